@@ -1,0 +1,171 @@
+/*
+ * placement: turn a machine's topology and a placement policy into a plan.
+ *
+ * A plan is an ordered list of OS PU indices, one per worker: worker i runs
+ * on plan->pu[i].  The API has hwloc's shape: opaque handles with
+ * init/load/destroy, noun_verb names, and functions that return 0 on success
+ * and -1 with errno set on failure.  Where a failure needs more than errno to
+ * be understood (which value was bad, what is accepted) the message is kept
+ * in the handle or in a caller's buffer; the library itself never prints.
+ */
+#ifndef PLACEMENT_H
+#define PLACEMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <hwloc.h>
+
+/* The most workers a plan may hold. */
+#define PL_MAX_WORKERS 4096u
+
+typedef struct pl_topology *pl_topology_t;
+
+/*
+ * Allocate a topology handle.  Until pl_topology_set_source() is called,
+ * pl_topology_load() reads the machine the process runs on.
+ */
+int pl_topology_init(pl_topology_t *topop);
+
+/*
+ * Read the topology from SPEC instead of this machine: the path of an hwloc
+ * XML export, or an hwloc synthetic description such as
+ * "numa:1 package:1 core:8 pu:8".  Must be called before pl_topology_load().
+ */
+int pl_topology_set_source(pl_topology_t topo, const char *spec);
+
+/*
+ * Load the topology.  For this machine the usable PUs are those the cgroup
+ * cpuset and the process's own affinity allow; for a synthetic or XML
+ * topology every PU is usable.  On failure the reason is in
+ * pl_topology_get_error().
+ */
+int pl_topology_load(pl_topology_t topo);
+
+/*
+ * Narrow the usable PUs to those of CPULIST (OS indices, "0,8,16-23").  A PU
+ * that does not exist or is not usable is an error (EINVAL).
+ */
+int pl_topology_restrict(pl_topology_t topo, const char *cpulist);
+
+/* Free the handle and everything it holds.  NULL is accepted. */
+void pl_topology_destroy(pl_topology_t topo);
+
+/* The message that explains the last failure on TOPO ("" when none). */
+const char *pl_topology_get_error(pl_topology_t topo);
+
+/* The underlying hwloc topology, valid after a successful load. */
+hwloc_topology_t pl_topology_get_hwloc(pl_topology_t topo);
+
+/* True when the topology describes the machine this process runs on. */
+bool pl_topology_is_thissystem(pl_topology_t topo);
+
+/* Counts over the whole topology and over the usable PUs. */
+unsigned pl_topology_get_nbpus(pl_topology_t topo);
+unsigned pl_topology_get_nbcores(pl_topology_t topo);
+unsigned pl_topology_get_nbusable(pl_topology_t topo);
+/* The most PUs (strands) any one core has. */
+unsigned pl_topology_get_max_strands(pl_topology_t topo);
+
+/*
+ * Write a short description of the topology to BUF, hwloc's synthetic form
+ * ("Package:1 Core:2 PU:1") where it exists, else counts.
+ */
+int pl_topology_describe(pl_topology_t topo, char *buf, size_t len);
+
+/* Where one PU sits: logical indices of its core, package and NUMA node. */
+struct pl_pu_info {
+	unsigned os_index;
+	int core;      /* -1 when the topology has no core level */
+	int strand;    /* position of the PU inside its core */
+	int package;   /* -1 when the topology has no package level */
+	int numa;      /* -1 when the topology has no NUMA node */
+	bool usable;
+};
+
+/* Fill INFO for the PU of OS index OS_INDEX; ENOENT when it does not exist. */
+int pl_topology_get_pu_info(pl_topology_t topo, unsigned os_index,
+			    struct pl_pu_info *info);
+
+enum pl_policy_kind {
+	PL_POLICY_COMPACT,
+	PL_POLICY_SCATTER,
+	PL_POLICY_PERCORE,
+	PL_POLICY_LIST,
+	PL_POLICY_NONE,
+};
+
+struct pl_policy {
+	enum pl_policy_kind kind;
+	unsigned per_core;  /* PL_POLICY_PERCORE: strands per core */
+	unsigned *list;     /* PL_POLICY_LIST: OS indices in the order given */
+	unsigned nlist;
+};
+
+/*
+ * Parse a policy name: compact, scatter, none, cK (K strands per core) or
+ * list:CPUS.  On failure write a message naming the value and what is
+ * accepted to ERR and return -1 (EINVAL).  Release with pl_policy_clear().
+ */
+int pl_policy_parse(const char *text, struct pl_policy *policy,
+		    char *err, size_t errlen);
+
+/* Write the canonical name of POLICY ("c2", "list:0,8,16") to BUF. */
+int pl_policy_name(const struct pl_policy *policy, char *buf, size_t len);
+
+/* A space-separated list of the accepted policy forms, for messages. */
+const char *pl_policy_choices(void);
+
+void pl_policy_clear(struct pl_policy *policy);
+
+/*
+ * Parse a CPU list of OS indices ("0,8,16-23"), keeping the order written.
+ * Ranges may be descending ("7-4" is 7,6,5,4).  Returns the count, or -1
+ * with a message in ERR.  The caller frees *OUT.
+ */
+int pl_cpulist_parse(const char *text, unsigned **out, char *err,
+		     size_t errlen);
+
+/* Refuse rather than wrap when workers outnumber the usable PUs. */
+#define PL_PLAN_STRICT 1ul
+
+struct pl_plan {
+	unsigned nworkers;
+	int *pu;            /* OS index per worker, -1 for "not bound" */
+	unsigned distinct;  /* how many different PUs the plan uses */
+	bool wrapped;       /* more workers than PUs: some PUs run several */
+	bool bound;         /* false for the "none" policy */
+};
+
+/*
+ * Compute the plan for NWORKERS workers under POLICY on the usable PUs of
+ * TOPO.  With more workers than the policy has PUs, workers wrap round-robin
+ * (plan->wrapped is set so the caller can warn), unless FLAGS holds
+ * PL_PLAN_STRICT, which refuses with ERANGE.  The message of a failure is in
+ * pl_topology_get_error().  Release with pl_plan_destroy().
+ */
+int pl_plan_compute(pl_topology_t topo, const struct pl_policy *policy,
+		    unsigned nworkers, unsigned long flags,
+		    struct pl_plan **planp);
+
+void pl_plan_destroy(struct pl_plan *plan);
+
+/*
+ * Format the plan as an OS index list in worker order, joined by SEP
+ * (",": "3,5,7"), or as OpenMP places ("{3},{5},{7}") with
+ * pl_plan_format_places().  Return 0, or -1 (ENOSPC) when LEN is too small.
+ */
+int pl_plan_format(const struct pl_plan *plan, const char *sep, char *buf,
+		   size_t len);
+int pl_plan_format_places(const struct pl_plan *plan, char *buf, size_t len);
+
+/* Bind the calling thread to PU (an OS index). */
+int pl_thread_bind(unsigned pu);
+
+/* Restrict the calling process to the PUs of PLAN (all of its threads). */
+int pl_process_restrict(const struct pl_plan *plan);
+
+/* The OS index of the PU the calling thread runs on now, or -1. */
+int pl_thread_get_cpu(void);
+
+#endif

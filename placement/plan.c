@@ -1,0 +1,248 @@
+/* From a policy and a worker count to a plan: worker i runs on pu[i]. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "placement_private.h"
+
+/* The policy's own order of PUs before any wrapping (its "base"). */
+struct base {
+	int *pu;
+	unsigned n;
+};
+
+/* compact: usable PUs in hwloc logical order, every strand of a core before
+ * the next core. */
+static int base_compact(pl_topology_t topo, struct base *b)
+{
+	hwloc_obj_t pu = NULL;
+
+	while ((pu = hwloc_get_next_obj_by_type(topo->topo, HWLOC_OBJ_PU, pu)))
+		if (hwloc_bitmap_isset(topo->usable, pu->os_index))
+			b->pu[b->n++] = (int)pu->os_index;
+	return 0;
+}
+
+/* cK: the first K usable strands of each core, cores in logical order.  A
+ * core with fewer than K usable strands is left out, so that every worker
+ * really shares its core with K-1 others. */
+static int base_percore(pl_topology_t topo, unsigned k, struct base *b)
+{
+	unsigned max = pl_topology_get_max_strands(topo);
+	hwloc_obj_t core = NULL, pu;
+	hwloc_bitmap_t set;
+	unsigned taken;
+
+	if (k > max) {
+		pl_set_error(topo, EINVAL,
+			     "per-core: %u strands per core is more than a core has here, allowed 1..%u",
+			     k, max);
+		return -1;
+	}
+	set = hwloc_bitmap_alloc();
+	if (!set)
+		return -1;
+	while ((core = hwloc_get_next_obj_by_type(topo->topo, HWLOC_OBJ_CORE, core))) {
+		hwloc_bitmap_and(set, core->cpuset, topo->usable);
+		if ((unsigned)hwloc_bitmap_weight(set) < k)
+			continue;
+		pu = NULL;
+		taken = 0;
+		while (taken < k &&
+		       (pu = hwloc_get_next_obj_inside_cpuset_by_type(topo->topo, set,
+								      HWLOC_OBJ_PU, pu))) {
+			b->pu[b->n++] = (int)pu->os_index;
+			taken++;
+		}
+	}
+	hwloc_bitmap_free(set);
+	/* A topology without a core level: every PU is its own core. */
+	if (hwloc_get_nbobjs_by_type(topo->topo, HWLOC_OBJ_CORE) <= 0 && k == 1)
+		return base_compact(topo, b);
+	if (b->n == 0) {
+		pl_set_error(topo, EINVAL,
+			     "per-core: no core has %u usable strands, allowed 1..%u here", k,
+			     max);
+		return -1;
+	}
+	return 0;
+}
+
+/* scatter: hwloc_distrib() over the usable part of the machine, one PU from
+ * each set it returns, in its order (so it matches hwloc-distrib --single). */
+static int base_scatter(pl_topology_t topo, unsigned want, struct base *b)
+{
+	hwloc_topology_t dup = NULL;
+	hwloc_bitmap_t *sets = NULL;
+	hwloc_obj_t root;
+	unsigned n = pl_topology_get_nbusable(topo), i;
+	int ret = -1;
+
+	if (want < n)
+		n = want;
+	if (hwloc_topology_dup(&dup, topo->topo) < 0)
+		goto out;
+	if (hwloc_topology_restrict(dup, topo->usable, 0) < 0)
+		goto out;
+	sets = calloc(n, sizeof(*sets));
+	if (!sets)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (!(sets[i] = hwloc_bitmap_alloc()))
+			goto out;
+	root = hwloc_get_root_obj(dup);
+	if (hwloc_distrib(dup, &root, 1, sets, n, (int)hwloc_topology_get_depth(dup), 0) < 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		b->pu[b->n++] = hwloc_bitmap_first(sets[i]);
+	ret = 0;
+out:
+	if (ret < 0 && !topo->err[0])
+		pl_set_error(topo, errno ? errno : ENOMEM, "scatter: hwloc could not distribute");
+	for (i = 0; sets && i < n; i++)
+		hwloc_bitmap_free(sets[i]);
+	free(sets);
+	if (dup)
+		hwloc_topology_destroy(dup);
+	return ret;
+}
+
+static int base_list(pl_topology_t topo, const struct pl_policy *policy, struct base *b)
+{
+	unsigned i;
+
+	if (policy->nlist == 0) {
+		pl_set_error(topo, EINVAL, "list: the CPU list is empty");
+		return -1;
+	}
+	for (i = 0; i < policy->nlist; i++) {
+		if (pl_check_pu(topo, policy->list[i], "list") < 0)
+			return -1;
+		b->pu[b->n++] = (int)policy->list[i];
+	}
+	return 0;
+}
+
+static unsigned count_distinct(const int *pu, unsigned n)
+{
+	hwloc_bitmap_t seen = hwloc_bitmap_alloc();
+	unsigned i;
+	int w;
+
+	if (!seen)
+		return 0;
+	for (i = 0; i < n; i++)
+		hwloc_bitmap_set(seen, (unsigned)pu[i]);
+	w = hwloc_bitmap_weight(seen);
+	hwloc_bitmap_free(seen);
+	return w > 0 ? (unsigned)w : 0;
+}
+
+int pl_plan_compute(pl_topology_t topo, const struct pl_policy *policy,
+		    unsigned nworkers, unsigned long flags, struct pl_plan **planp)
+{
+	struct pl_plan *plan = NULL;
+	struct base b = { 0 };
+	unsigned size, i;
+	char name[64];
+	int ret = -1;
+
+	topo->err[0] = '\0';
+	if (nworkers < 1 || nworkers > PL_MAX_WORKERS) {
+		pl_set_error(topo, ERANGE, "threads: %u is out of range, allowed 1..%u",
+			     nworkers, PL_MAX_WORKERS);
+		return -1;
+	}
+	size = pl_topology_get_nbpus(topo);
+	if (policy->kind == PL_POLICY_LIST && policy->nlist > size)
+		size = policy->nlist;
+	plan = calloc(1, sizeof(*plan));
+	b.pu = calloc(size, sizeof(*b.pu));
+	if (!plan || !b.pu)
+		goto out;
+	plan->pu = calloc(nworkers, sizeof(*plan->pu));
+	if (!plan->pu)
+		goto out;
+	plan->nworkers = nworkers;
+	plan->bound = policy->kind != PL_POLICY_NONE;
+
+	switch (policy->kind) {
+	case PL_POLICY_NONE:
+		for (i = 0; i < nworkers; i++)
+			plan->pu[i] = -1;
+		plan->distinct = 0;
+		*planp = plan;
+		plan = NULL;
+		ret = 0;
+		goto out;
+	case PL_POLICY_COMPACT: ret = base_compact(topo, &b); break;
+	case PL_POLICY_PERCORE: ret = base_percore(topo, policy->per_core, &b); break;
+	case PL_POLICY_SCATTER: ret = base_scatter(topo, nworkers, &b); break;
+	case PL_POLICY_LIST:    ret = base_list(topo, policy, &b); break;
+	}
+	if (ret < 0)
+		goto out;
+	ret = -1;
+	if (nworkers > b.n) {
+		if (flags & PL_PLAN_STRICT) {
+			pl_policy_name(policy, name, sizeof(name));
+			pl_set_error(topo, ERANGE,
+				     "threads: %u workers but policy %s has only %u PUs here; strict mode refuses to share, allowed 1..%u",
+				     nworkers, name, b.n, b.n);
+			goto out;
+		}
+		plan->wrapped = true;
+	}
+	for (i = 0; i < nworkers; i++)
+		plan->pu[i] = b.pu[i % b.n];
+	plan->distinct = count_distinct(plan->pu, nworkers);
+	*planp = plan;
+	plan = NULL;
+	ret = 0;
+out:
+	if (ret < 0 && !topo->err[0])
+		pl_set_error(topo, errno ? errno : ENOMEM, "plan: out of memory");
+	free(b.pu);
+	pl_plan_destroy(plan);
+	return ret;
+}
+
+void pl_plan_destroy(struct pl_plan *plan)
+{
+	if (!plan)
+		return;
+	free(plan->pu);
+	free(plan);
+}
+
+static int format_entries(const struct pl_plan *plan, const char *pre, const char *post,
+			  const char *sep, char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned i;
+	int n;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < plan->nworkers; i++) {
+		n = snprintf(buf + used, len - used, "%s%s%d%s", i ? sep : "", pre,
+			     plan->pu[i], post);
+		if (n < 0 || (size_t)n >= len - used) {
+			errno = ENOSPC;
+			return -1;
+		}
+		used += (size_t)n;
+	}
+	return 0;
+}
+
+int pl_plan_format(const struct pl_plan *plan, const char *sep, char *buf, size_t len)
+{
+	return format_entries(plan, "", "", sep, buf, len);
+}
+
+int pl_plan_format_places(const struct pl_plan *plan, char *buf, size_t len)
+{
+	return format_entries(plan, "{", "}", ",", buf, len);
+}

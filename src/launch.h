@@ -1,0 +1,43 @@
+/* Running the program: finding it, starting it pinned, waiting for it. */
+#ifndef LAUNCH_H
+#define LAUNCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "placement.h"
+
+/*
+ * Find PROGRAM: a path as given, else among the project's programs (the
+ * directory threadrun itself lives in), else on PATH.  Writes the path to
+ * BUF.  Returns 0, or the exit status to use: 127 not found, 126 not
+ * executable, with a message in ERR.
+ */
+int launch_resolve(const char *program, char *buf, size_t len, char *err, size_t errlen);
+
+/* The directory of the running executable (for the project's programs and
+ * its default results folder). */
+int launch_self_dir(char *buf, size_t len);
+
+struct launch_result {
+	int status;             /* threadrun's exit status: the child's, 128+N */
+	int signal;             /* the signal that ended it, or 0 */
+	double wall_s, user_s, sys_s;
+	pid_t pid;
+};
+
+/*
+ * Run PATH with ARGV, restricted to PLAN's PUs (when bound), forwarding
+ * SIGINT, SIGTERM and SIGHUP to it, and wait for it (wait4: its user and
+ * system time).  The environment must already be set by the caller.
+ * Returns 0 with R filled, or -1 with a message in ERR when the program could
+ * not be started at all (R->status says 126 or 127).
+ */
+int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
+	       struct launch_result *r, char *err, size_t errlen);
+
+/* The signal forwarded to the last child, if any arrived (0 otherwise). */
+int launch_interrupted(void);
+
+#endif

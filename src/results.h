@@ -1,0 +1,81 @@
+/*
+ * The results file: one CSV schema, written and read only through this
+ * module (format in results/README.md).  A row is one measurement and
+ * carries its own provenance, so files from several machines merge.
+ */
+#ifndef RESULTS_H
+#define RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Columns, in file order.  The names are in results.c's const table. */
+enum results_col {
+	RC_TIME, RC_HOST, RC_CPU_MODEL, RC_TOPOLOGY, RC_CORES, RC_PUS, RC_VERSIONS,
+	RC_WORKLOAD, RC_ALGORITHM, RC_BACKEND, RC_IMPL, RC_SIZE, RC_SIZE_UNIT,
+	RC_THREADS, RC_POLICY, RC_CPUS, RC_CPUS_SEEN, RC_REPEAT,
+	RC_OPS, RC_BYTES, RC_WALL_S, RC_USER_S, RC_SYS_S, RC_RATE, RC_UNIT,
+	RC_VERIFIED, RC_PLACEMENT_OK, RC_MIGRATIONS, RC_STATUS, RC_NOTE,
+	RC_COUNT
+};
+
+struct results_row {
+	char *val[RC_COUNT];    /* NULL: empty (or missing from an old file) */
+};
+
+const char *results_col_name(enum results_col col);
+/* The column of NAME, or -1. */
+int results_col_find(const char *name);
+
+void results_row_init(struct results_row *row);
+void results_row_clear(struct results_row *row);
+int results_row_set(struct results_row *row, enum results_col col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *results_row_get(const struct results_row *row, enum results_col col);
+/* The column as a number; NAN when empty or not a number. */
+double results_row_num(const struct results_row *row, enum results_col col);
+
+/*
+ * Fill time, host, CPU model, topology, core and PU counts, and VERSIONS
+ * (the program's libraries; hwloc's is added here).  The topology comes from
+ * threadrun's THREADRUN_TOPOLOGY when set, else from hwloc.
+ */
+int results_row_provenance(struct results_row *row, const char *versions);
+
+/*
+ * Check up front that PATH can be appended to (its directory exists and is
+ * writable, and an existing file has this schema's header).  0 or -1 with a
+ * message in ERR.
+ */
+int results_check(const char *path, char *err, size_t errlen);
+
+/*
+ * Append ROW whole: under an exclusive lock, with signals held off, in one
+ * write; a write that fails part-way (a full disk) is cut back so the file
+ * ends where it did.  A new file gets the header first.
+ */
+int results_append(const char *path, const struct results_row *row, char *err,
+		   size_t errlen);
+
+/* Called once per data row with its 1-based line number; non-zero stops. */
+typedef int (*results_cb)(const struct results_row *row, unsigned line, void *arg);
+
+/* What results_read() found besides the rows. */
+struct results_info {
+	unsigned rows;
+	unsigned bad_lines;        /* malformed lines, each reported to ERRF */
+	char missing[512];         /* schema columns the file does not have */
+};
+
+/*
+ * Read PATH (or "-" for stdin), mapping columns by name so older files and
+ * files with extra columns read too.  Each malformed line is reported on
+ * ERRF with its number and skipped, never silently.  Returns 0, or -1 with
+ * a message in ERR when the file is missing, empty, binary or has no
+ * usable header.
+ */
+int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
+		 struct results_info *info, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * The launcher -> program contract: the variables threadrun exports and the
+ * project's workloads read (besides OMP_NUM_THREADS, OMP_PLACES and
+ * OMP_PROC_BIND, which any OpenMP program honours).
+ */
+#ifndef RUNENV_H
+#define RUNENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define ENV_THREADS  "THREADRUN_THREADS"   /* worker count */
+#define ENV_PLAN     "THREADRUN_PLAN"      /* OS PU per worker: "3,5,7"; "none" */
+#define ENV_POLICY   "THREADRUN_POLICY"    /* canonical policy name */
+#define ENV_RESULTS  "THREADRUN_RESULTS"   /* results file to append rows to */
+#define ENV_REPEAT   "THREADRUN_REPEAT"    /* repeat number within a sweep */
+#define ENV_TOPOLOGY "THREADRUN_TOPOLOGY"  /* machine description for rows */
+#define ENV_CORES    "THREADRUN_CORES"
+#define ENV_PUS      "THREADRUN_PUS"
+
+struct run_env {
+	unsigned nthreads;
+	int *plan;              /* NULL when unbound */
+	unsigned nplan;
+	char policy[128];
+	const char *results;    /* NULL: write no rows */
+	unsigned repeat;
+};
+
+/*
+ * Read the variables.  The worker count is THREADRUN_THREADS, else
+ * OMP_NUM_THREADS (its first value), else DEFAULT_THREADS.  A malformed
+ * value is an error with a message in ERR.
+ */
+int run_env_load(struct run_env *env, unsigned default_threads, char *err,
+		 size_t errlen);
+void run_env_free(struct run_env *env);
+
+/* The planned PU of WORKER (plans wrap round-robin), or -1 when unbound. */
+int run_env_planned(const struct run_env *env, unsigned worker);
+
+/* The planned PUs of the first N workers as "3,5,7", or "-" when unbound. */
+int run_env_format_plan(const struct run_env *env, unsigned n, char *buf, size_t len);
+
+#endif

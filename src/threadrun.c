@@ -1,0 +1,333 @@
+/* threadrun: run a program with N workers pinned to a placement plan. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "opt.h"
+#include "placement.h"
+#include "results.h"
+#include "runenv.h"
+
+#define PROG "threadrun"
+
+enum { OPT_STRICT = 256, OPT_ALLOWED };
+
+static const struct opt_spec options[] = {
+	{ 'p', 'p', "policy", "POLICY", "compact, scatter, none, cK or list:CPUS (default compact)" },
+	{ 'c', 'c', "per-core", "K", "K strands on each core, cores in order (same as -p cK)" },
+	{ 't', 't', "topology", "SPEC", "plan for an hwloc synthetic topology or XML file (implies -n)" },
+	{ 'n', 'n', "dry-run", NULL, "print the plan (worker, PU, core, package, NUMA node), run nothing" },
+	{ OPT_STRICT, 0, "strict", NULL, "refuse more workers than PUs instead of wrapping round-robin" },
+	{ OPT_ALLOWED, 0, "allowed", "CPUS", "use only these OS PUs (besides the cgroup and affinity limits)" },
+	{ 'o', 'o', "results", "FILE", "results file workloads append to (default results/runs.csv)" },
+	{ 'q', 'q', "quiet", NULL, "no summary line on stderr" },
+	{ 'h', 'h', "help", NULL, "show this help" },
+};
+
+static const char usage[] = "[options] N PROGRAM [ARGS...]";
+static const char help_after[] =
+	"Runs PROGRAM with N workers placed by the policy.  PROGRAM is looked up among\n"
+	"threadrun's own programs (t2accel, linpack) and then on PATH.  It gets\n"
+	"OMP_NUM_THREADS, OMP_PLACES (the plan as {3},{5},...), OMP_PROC_BIND=close and\n"
+	"THREADRUN_PLAN/_POLICY/_RESULTS/_THREADS, so any OpenMP program is placed.\n"
+	"\n"
+	"Examples:\n"
+	"  threadrun 16 t2accel -a rsa\n"
+	"  threadrun -p scatter 2 linpack 2000\n"
+	"  threadrun -t 'numa:1 package:1 core:8 pu:8' -c 2 -n 16   # plan for a T2\n"
+	"\n"
+	"Exit status: the program's; 2 usage error; 126 cannot run it; 127 not found;\n"
+	"128+N when it died of signal N.\n";
+
+struct args {
+	const char *policy_text;
+	const char *topology;
+	const char *allowed;
+	const char *results;
+	unsigned per_core;
+	bool dry_run, strict, quiet;
+	unsigned nthreads;
+	int argc;               /* PROGRAM and its arguments */
+	char **argv;
+};
+
+/* Parse the command line; 0 to go on, else the exit status (help: 0 via -1). */
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	struct opt_parser p;
+	const char *arg;
+	char err[256];
+	int c, ret = 2;
+
+	memset(a, 0, sizeof(*a));
+	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0])) < 0)
+		return 1;
+	while ((c = opt_next(&p, argc, argv, &arg)) != OPT_END) {
+		switch (c) {
+		case 'p': a->policy_text = arg; break;
+		case 'c':
+			if (num_parse_unsigned("per-core", arg, 1, PL_MAX_WORKERS, &a->per_core,
+					       err, sizeof(err)) < 0)
+				goto bad;
+			break;
+		case 't': a->topology = arg; a->dry_run = true; break;
+		case 'n': a->dry_run = true; break;
+		case OPT_STRICT: a->strict = true; break;
+		case OPT_ALLOWED: a->allowed = arg; break;
+		case 'o': a->results = arg; break;
+		case 'q': a->quiet = true; break;
+		case 'h':
+			opt_help(&p, stdout, usage, help_after);
+			ret = -1;
+			goto out;
+		default:
+			goto out;
+		}
+	}
+	if (a->per_core && a->policy_text) {
+		snprintf(err, sizeof(err), "-c %u and -p %s both set the policy; give one",
+			 a->per_core, a->policy_text);
+		goto bad;
+	}
+	if (optind >= argc) {
+		snprintf(err, sizeof(err), "threads: missing, usage: %s %s", PROG, usage);
+		goto bad;
+	}
+	if (num_parse_unsigned("threads", argv[optind], 1, PL_MAX_WORKERS, &a->nthreads,
+			       err, sizeof(err)) < 0)
+		goto bad;
+	a->argc = argc - optind - 1;
+	a->argv = argv + optind + 1;
+	if (a->argc == 0 && !a->dry_run) {
+		snprintf(err, sizeof(err), "program: missing, usage: %s %s", PROG, usage);
+		goto bad;
+	}
+	ret = 0;
+	goto out;
+bad:
+	msg_error(PROG, "%s", err);
+out:
+	opt_fini(&p);
+	return ret;
+}
+
+static void print_plan(pl_topology_t topo, const struct pl_plan *plan, const char *policy)
+{
+	struct pl_pu_info info;
+	char desc[256];
+	unsigned i;
+
+	pl_topology_describe(topo, desc, sizeof(desc));
+	printf("# topology: %s (%u cores, %u PUs, %u usable)%s\n", desc,
+	       pl_topology_get_nbcores(topo), pl_topology_get_nbpus(topo),
+	       pl_topology_get_nbusable(topo),
+	       pl_topology_is_thissystem(topo) ? "" : " -- not this machine, plan only");
+	printf("# policy: %s, %u workers on %u PUs%s\n", policy, plan->nworkers,
+	       plan->distinct, plan->wrapped ? " (wrapped round-robin)" : "");
+	printf("%-6s %5s %5s %7s %5s\n", "worker", "pu", "core", "package", "numa");
+	for (i = 0; i < plan->nworkers; i++) {
+		if (plan->pu[i] < 0) {
+			printf("%-6u %5s %5s %7s %5s\n", i, "-", "-", "-", "-");
+			continue;
+		}
+		pl_topology_get_pu_info(topo, (unsigned)plan->pu[i], &info);
+		printf("%-6u %5d %5d %7d %5d\n", i, plan->pu[i], info.core, info.package,
+		       info.numa);
+	}
+}
+
+/* Export the launcher -> program contract (DESIGN.md). */
+static int export_env(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
+		      const char *results)
+{
+	size_t len = (size_t)plan->nworkers * 16 + 16;
+	char *list = malloc(len), num[32], desc[256];
+	int ret = -1;
+
+	if (!list)
+		return -1;
+	snprintf(num, sizeof(num), "%u", plan->nworkers);
+	setenv("OMP_NUM_THREADS", num, 1);
+	setenv(ENV_THREADS, num, 1);
+	if (plan->bound) {
+		if (pl_plan_format_places(plan, list, len) < 0)
+			goto out;
+		setenv("OMP_PLACES", list, 1);
+		setenv("OMP_PROC_BIND", "close", 1);
+		if (pl_plan_format(plan, ",", list, len) < 0)
+			goto out;
+		setenv(ENV_PLAN, list, 1);
+	} else {
+		unsetenv("OMP_PLACES");
+		setenv("OMP_PROC_BIND", "false", 1);
+		setenv(ENV_PLAN, "none", 1);
+	}
+	setenv(ENV_POLICY, policy, 1);
+	setenv(ENV_RESULTS, results, 1);
+	pl_topology_describe(topo, desc, sizeof(desc));
+	setenv(ENV_TOPOLOGY, desc, 1);
+	snprintf(num, sizeof(num), "%u", pl_topology_get_nbcores(topo));
+	setenv(ENV_CORES, num, 1);
+	snprintf(num, sizeof(num), "%u", pl_topology_get_nbusable(topo));
+	setenv(ENV_PUS, num, 1);
+	ret = 0;
+out:
+	free(list);
+	return ret;
+}
+
+/* Default results file: results/runs.csv of the project threadrun was built in. */
+static void default_results(char *buf, size_t len)
+{
+	char dir[PATH_MAX];
+
+	if (getenv(ENV_RESULTS) && *getenv(ENV_RESULTS)) {
+		snprintf(buf, len, "%s", getenv(ENV_RESULTS));
+		return;
+	}
+	if (launch_self_dir(dir, sizeof(dir)) < 0 ||
+	    (size_t)snprintf(buf, len, "%s/../results/runs.csv", dir) >= len)
+		snprintf(buf, len, "results/runs.csv");
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* The row threadrun writes for a program that wrote none of its own. */
+static int append_own_row(const char *results, const char *program, const struct pl_plan *plan,
+			  const char *policy, const struct launch_result *r)
+{
+	struct results_row row;
+	char *cpus = malloc((size_t)plan->nworkers * 16 + 16), err[512];
+	const char *base = strrchr(program, '/');
+	int ret;
+
+	results_row_init(&row);
+	results_row_provenance(&row, NULL);
+	results_row_set(&row, RC_WORKLOAD, "%s", base ? base + 1 : program);
+	results_row_set(&row, RC_BACKEND, "threadrun");
+	results_row_set(&row, RC_THREADS, "%u", plan->nworkers);
+	results_row_set(&row, RC_POLICY, "%s", policy);
+	if (cpus && plan->bound && pl_plan_format(plan, ",", cpus, (size_t)plan->nworkers * 16 + 16) == 0)
+		results_row_set(&row, RC_CPUS, "%s", cpus);
+	results_row_set(&row, RC_REPEAT, "%s", getenv(ENV_REPEAT) ? getenv(ENV_REPEAT) : "0");
+	results_row_set(&row, RC_OPS, "1");
+	results_row_set(&row, RC_WALL_S, "%.6f", r->wall_s);
+	results_row_set(&row, RC_USER_S, "%.6f", r->user_s);
+	results_row_set(&row, RC_SYS_S, "%.6f", r->sys_s);
+	results_row_set(&row, RC_RATE, "%.6g", r->wall_s > 0 ? 1.0 / r->wall_s : 0.0);
+	results_row_set(&row, RC_UNIT, "runs/s");
+	results_row_set(&row, RC_STATUS, "%d", r->status);
+	results_row_set(&row, RC_NOTE, "measured by threadrun (the program wrote no row)");
+	ret = results_append(results, &row, err, sizeof(err));
+	if (ret < 0)
+		msg_error(PROG, "%s", err);
+	results_row_clear(&row);
+	free(cpus);
+	return ret;
+}
+
+static int run(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
+	       const struct args *a)
+{
+	char path[PATH_MAX], results[PATH_MAX], err[PATH_MAX + 256];
+	struct launch_result r;
+	off_t before;
+	int st;
+
+	st = launch_resolve(a->argv[0], path, sizeof(path), err, sizeof(err));
+	if (st) {
+		msg_error(PROG, "%s", err);
+		return st;
+	}
+	if (a->results)
+		snprintf(results, sizeof(results), "%s", a->results);
+	else
+		default_results(results, sizeof(results));
+	if (results_check(results, err, sizeof(err)) < 0) {
+		msg_error(PROG, "%s", err);
+		return 2;
+	}
+	if (export_env(topo, plan, policy, results) < 0) {
+		msg_error(PROG, "cannot set the environment: %s", strerror(errno));
+		return 1;
+	}
+	before = file_size(results);
+	if (launch_run(path, a->argv, plan, &r, err, sizeof(err)) < 0) {
+		msg_error(PROG, "%s", err);
+		return r.status;
+	}
+	if (file_size(results) == before)
+		append_own_row(results, path, plan, policy, &r);
+	if (!a->quiet) {
+		fprintf(stderr, "%s: %s: %u workers, %s: ", PROG, a->argv[0], plan->nworkers, policy);
+		if (r.signal)
+			fprintf(stderr, "killed by signal %d (%s)", r.signal, strsignal(r.signal));
+		else
+			fprintf(stderr, "exit %d", r.status);
+		fprintf(stderr, ", wall %.3f s, user %.3f s, sys %.3f s\n", r.wall_s, r.user_s,
+			r.sys_s);
+	}
+	return r.status;
+}
+
+int main(int argc, char **argv)
+{
+	struct pl_policy policy = { 0 };
+	struct pl_plan *plan = NULL;
+	pl_topology_t topo = NULL;
+	char err[512], name[256], pc[32];
+	struct args a;
+	int ret;
+
+	ret = parse_args(argc, argv, &a);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	ret = 2;
+	if (a.per_core)
+		snprintf(pc, sizeof(pc), "c%u", a.per_core);
+	if (pl_policy_parse(a.per_core ? pc : a.policy_text ? a.policy_text : "compact",
+			    &policy, err, sizeof(err)) < 0) {
+		msg_error(PROG, "%s", err);
+		goto out;
+	}
+	if (pl_topology_init(&topo) < 0 ||
+	    (a.topology && pl_topology_set_source(topo, a.topology) < 0)) {
+		msg_error(PROG, "out of memory");
+		ret = 1;
+		goto out;
+	}
+	if (pl_topology_load(topo) < 0 ||
+	    (a.allowed && pl_topology_restrict(topo, a.allowed) < 0) ||
+	    pl_plan_compute(topo, &policy, a.nthreads, a.strict ? PL_PLAN_STRICT : 0, &plan) < 0) {
+		msg_error(PROG, "%s", pl_topology_get_error(topo));
+		goto out;
+	}
+	pl_policy_name(&policy, name, sizeof(name));
+	if (plan->wrapped)
+		fprintf(stderr,
+			"%s: warning: %u workers on %u PUs of policy %s: wrapping round-robin, up to %u per PU (--strict refuses)\n",
+			PROG, plan->nworkers, plan->distinct, name,
+			(plan->nworkers + plan->distinct - 1) / plan->distinct);
+	if (a.dry_run) {
+		print_plan(topo, plan, name);
+		ret = 0;
+		goto out;
+	}
+	ret = run(topo, plan, name, &a);
+out:
+	pl_plan_destroy(plan);
+	pl_topology_destroy(topo);
+	pl_policy_clear(&policy);
+	return ret;
+}

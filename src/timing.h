@@ -1,0 +1,32 @@
+/* Wall-clock (CLOCK_MONOTONIC) and CPU time: rates divide by the former. */
+#ifndef TIMING_H
+#define TIMING_H
+
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <time.h>
+
+static inline double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
+}
+
+/* User and system seconds of this process so far (all threads). */
+static inline void cpu_times(double *user, double *sys)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	*user = tv_s(ru.ru_utime);
+	*sys = tv_s(ru.ru_stime);
+}
+
+#endif
