@@ -332,10 +332,13 @@ int results_append(const char *path, const struct results_row *row, char *err,
 	}
 	if (write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
 		saved = errno;
-		if (ftruncate(fd, st.st_size) < 0)
-			saved = errno;
-		snprintf(err, errlen, "results: cannot append to '%s': %s (earlier rows kept)",
-			 path, strerror(saved));
+		/* Cut back a part-written row; a device (no size) has nothing to cut. */
+		if (ftruncate(fd, st.st_size) < 0 && S_ISREG(st.st_mode))
+			snprintf(err, errlen, "results: cannot append to '%s': %s, and cutting back failed: %s",
+				 path, strerror(saved), strerror(errno));
+		else
+			snprintf(err, errlen, "results: cannot append to '%s': %s (earlier rows kept)",
+				 path, strerror(saved));
 		goto out;
 	}
 	ret = 0;
@@ -478,8 +481,12 @@ int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
 			continue;
 		}
 		if (n != nhead) {
-			fprintf(errf, "%s:%u: malformed row (%d fields, header has %d), skipped\n",
-				path, lineno, n, nhead);
+			if (n < 0)
+				fprintf(errf, "%s:%u: malformed row (unterminated quote), skipped\n",
+					path, lineno);
+			else
+				fprintf(errf, "%s:%u: malformed row (%d fields, header has %d), skipped\n",
+					path, lineno, n, nhead);
 			info->bad_lines++;
 			continue;
 		}
