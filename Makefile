@@ -22,12 +22,13 @@ OBJ := build
 PLACEMENT_SRC := $(wildcard placement/*.c)
 COMMON_SRC    := src/opt.c src/results.c src/runenv.c src/cputrack.c src/launch.c
 THREADRUN_SRC := src/threadrun.c
+T2ACCEL_SRC   := $(wildcard workloads/crypto/*.c)
 
 PLACEMENT_OBJ := $(PLACEMENT_SRC:%.c=$(OBJ)/%.o)
 COMMON_OBJ    := $(COMMON_SRC:%.c=$(OBJ)/%.o)
 LIBS          := $(OBJ)/libcommon.a $(OBJ)/libplacement.a
 
-PROGRAMS := $(BIN)/threadrun
+PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel
 
 TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common \
               $(BIN)/tests/omp_where
@@ -49,6 +50,11 @@ $(OBJ)/libcommon.a: $(COMMON_OBJ)
 	$(Q)$(AR) rcs $@ $^
 
 $(BIN)/threadrun: $(THREADRUN_SRC:%.c=$(OBJ)/%.o) $(LIBS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BIN)/t2accel: $(T2ACCEL_SRC:%.c=$(OBJ)/%.o) $(LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

@@ -244,8 +244,8 @@ int results_check(const char *path, char *err, size_t errlen)
 		goto out;
 	}
 	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen, "results: '%s' is a directory, give a file", path);
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "results: '%s' is not a regular file, give a file", path);
 			goto out;
 		}
 		fd = open(path, O_RDWR | O_APPEND);

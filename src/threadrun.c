@@ -267,7 +267,8 @@ static int run(pl_topology_t topo, const struct pl_plan *plan, const char *polic
 		msg_error(PROG, "%s", err);
 		return r.status;
 	}
-	if (file_size(results) == before)
+	/* An interrupted run is not a measurement: no row for it. */
+	if (file_size(results) == before && !launch_interrupted())
 		append_own_row(results, path, plan, policy, &r);
 	if (!a->quiet) {
 		fprintf(stderr, "%s: %s: %u workers, %s: ", PROG, a->argv[0], plan->nworkers, policy);

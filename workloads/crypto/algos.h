@@ -1,0 +1,46 @@
+/* The crypto algorithms t2accel measures: one const table (algos.c). */
+#ifndef ALGOS_H
+#define ALGOS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum algo_kind { ALGO_CIPHER, ALGO_DIGEST, ALGO_SIGN };
+
+/* What one measurement times: RSA signs and verifies are measured apart, as
+ * openssl speed does. */
+enum algo_mode { MODE_ONE, MODE_SIGN, MODE_VERIFY };
+
+/* A published known answer, in hex. */
+struct kat {
+	const char *key, *iv, *in, *out;
+	const char *source;
+};
+
+struct algo {
+	const char *name;       /* what -a takes: "aes" */
+	const char *label;      /* in tables and rows: "aes-128-cbc" */
+	enum algo_kind kind;
+	const char *evp_name;   /* OpenSSL fetch name */
+	unsigned key_len;
+	unsigned block;         /* cipher block; sizes must be multiples */
+	bool legacy;            /* in OpenSSL 3's legacy provider */
+	struct kat kat;
+	/* PKCS#11 mechanism for this algorithm (CKM_* value). */
+	unsigned long p11_mech;
+};
+
+extern const struct algo algos[];
+extern const size_t nalgos;
+
+const struct algo *algo_find(const char *name);
+/* The -a names from the table, "aes des ... sha256", for messages. */
+void algo_choices(char *buf, size_t len);
+
+/* The row/table name of one measurement: "aes-128-cbc", "rsa-sign". */
+const char *algo_mode_label(const struct algo *a, enum algo_mode mode);
+
+/* Decode hex into OUT (at most MAX bytes); returns the length or -1. */
+int hex_decode(const char *hex, unsigned char *out, size_t max);
+
+#endif

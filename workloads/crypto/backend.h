@@ -1,0 +1,74 @@
+/*
+ * A crypto backend: how one worker runs one algorithm.  The runner
+ * (runner.c) owns threads, placement, timing and sampling; a backend owns
+ * contexts, keys, buffers and the operations.  Backends are listed in one
+ * const table (t2accel.c).
+ */
+#ifndef BACKEND_H
+#define BACKEND_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algos.h"
+
+/* Exit codes of DESIGN.md, returned by setup and support checks. */
+enum { BE_OK = 0, BE_FAIL = 1, BE_USAGE = 2, BE_SKIP = 3 };
+
+/* One measurement's parameters, shared read-only by its workers. */
+struct job {
+	const struct algo *algo;
+	enum algo_mode mode;
+	size_t size;            /* bytes per operation (ciphers, digests) */
+	unsigned bits;          /* RSA key bits */
+	void *shared;           /* backend data prepared once per job (a key) */
+};
+
+/* What the command line says about the backend. */
+struct backend_opts {
+	const char *module;     /* PKCS#11 module path, NULL for the default */
+	bool slot_set;
+	uint64_t slot;
+	const char *token_label;
+	const char *pin_file;
+};
+
+struct backend {
+	const char *name;       /* what -b takes */
+	/* Once per process: load providers or a module.  BE_OK, BE_SKIP (with a
+	 * reason), BE_USAGE or BE_FAIL; the message in ERR. */
+	int (*setup)(void **ctx, const struct backend_opts *o, char *err, size_t errlen);
+	void (*teardown)(void *ctx);
+	/* Describe the implementation for output and rows. */
+	void (*describe)(void *ctx, char *buf, size_t len);
+	/* Can this algorithm run here?  BE_OK or BE_SKIP with the reason. */
+	int (*supports)(void *ctx, const struct algo *a, char *err, size_t errlen);
+	/* Once per job before the workers start (RSA key generation). */
+	int (*job_init)(void *ctx, struct job *job, char *err, size_t errlen);
+	void (*job_fini)(void *ctx, struct job *job);
+	/* In the worker's thread, after it is bound: its own state. */
+	int (*worker_init)(void *ctx, const struct job *job, void **state, char *err,
+			   size_t errlen);
+	/* Known-answer test on this worker's contexts, before timing. */
+	int (*kat)(void *state, char *err, size_t errlen);
+	/*
+	 * Run up to MAX operations, stopping early when *STOP is set; add the
+	 * count done to *DONE.  0, or -1 with the error in ERR.
+	 */
+	int (*run)(void *state, uint64_t max, const atomic_int *stop, uint64_t *done,
+		   char *err, size_t errlen);
+	/*
+	 * One operation whose output is checked independently (decrypt what was
+	 * encrypted, a second digest, verify the signature).  With CORRUPT, one
+	 * bit of the output is flipped before the check (the test-only fault
+	 * switch): the check must catch it.  0, or -1 with the mismatch in ERR.
+	 */
+	int (*checked_op)(void *state, bool corrupt, char *err, size_t errlen);
+	void (*worker_fini)(void *state);
+};
+
+extern const struct backend backend_evp;
+
+#endif

@@ -1,0 +1,215 @@
+/* Tables like openssl speed's, on wall-clock rates, and per-worker lines. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+void report_init(struct report *rep, const uint64_t *sizes, int nsizes, unsigned bits,
+		 unsigned nworkers)
+{
+	unsigned i;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->sizes = sizes;
+	rep->nsizes = nsizes;
+	rep->bits = bits;
+	rep->nworkers = nworkers;
+	rep->workers = calloc(nworkers, sizeof(*rep->workers));
+	for (i = 0; rep->workers && i < nworkers; i++)
+		cpu_track_init(&rep->workers[i].seen, -1);
+}
+
+void report_fini(struct report *rep)
+{
+	unsigned i;
+
+	for (i = 0; i < rep->nlines; i++)
+		free(rep->lines[i].rate);
+	free(rep->workers);
+}
+
+double report_rate(const struct job *job, const struct run_result *r)
+{
+	double ops = (double)r->ops;
+
+	if (r->wall_s <= 0)
+		return 0;
+	return job->algo->kind == ALGO_SIGN ? ops / r->wall_s : ops * (double)job->size / r->wall_s;
+}
+
+const char *report_size_text(const struct job *job, char *buf, size_t len)
+{
+	if (job->algo->kind == ALGO_SIGN)
+		snprintf(buf, len, "%u bits", job->bits);
+	else
+		snprintf(buf, len, "%zu bytes", job->size);
+	return buf;
+}
+
+void report_header(FILE *out, const struct run_env *env, const char *backend, const char *impl,
+		   uint64_t reps, double seconds)
+{
+	char plan[256];
+
+	if (run_env_format_plan(env, env->nthreads, plan, sizeof(plan)) < 0)
+		snprintf(plan, sizeof(plan), "(long list)");
+	fprintf(out, "t2accel: %u worker%s, policy %s, planned CPUs %s\n", env->nthreads,
+		env->nthreads == 1 ? "" : "s", env->policy, plan);
+	fprintf(out, "backend %s: %s\n", backend, impl);
+	if (reps)
+		fprintf(out, "%llu operations per measurement, shared among the workers\n",
+			(unsigned long long)reps);
+	else
+		fprintf(out, "%g s per measurement; rates are wall-clock\n", seconds);
+}
+
+static struct report_line *line_for(struct report *rep, const struct algo *a)
+{
+	unsigned i;
+
+	for (i = 0; i < rep->nlines; i++)
+		if (rep->lines[i].algo == a)
+			return &rep->lines[i];
+	if (rep->nlines == sizeof(rep->lines) / sizeof(rep->lines[0]))
+		return NULL;
+	rep->lines[rep->nlines] = (struct report_line){ .algo = a };
+	rep->lines[rep->nlines].rate = calloc((size_t)rep->nsizes, sizeof(double));
+	return &rep->lines[rep->nlines++];
+}
+
+void report_add(struct report *rep, const struct job *job, const struct run_result *r)
+{
+	struct report_line *l = line_for(rep, job->algo);
+	unsigned i, cpu;
+	int j;
+
+	if (l && job->mode == MODE_SIGN)
+		l->sign = report_rate(job, r);
+	else if (l && job->mode == MODE_VERIFY)
+		l->verify = report_rate(job, r);
+	else if (l && l->rate)
+		for (j = 0; j < rep->nsizes; j++)
+			if (rep->sizes[j] == job->size)
+				l->rate[j] = report_rate(job, r);
+	for (i = 0; rep->workers && i < r->nworkers && i < rep->nworkers; i++) {
+		struct report_worker *w = &rep->workers[i];
+
+		w->planned = r->w[i].track.planned;
+		w->ops += r->w[i].ops;
+		w->migrations += r->w[i].track.migrations;
+		for (cpu = 0; cpu < CPUTRACK_MAX / 64; cpu++)
+			w->seen.seen[cpu] |= r->w[i].track.seen[cpu];
+		w->seen.off_plan += r->w[i].track.off_plan;
+		w->seen.samples += r->w[i].track.samples;
+	}
+}
+
+void report_skip(struct report *rep, const struct algo *a, const char *why)
+{
+	struct report_line *l = line_for(rep, a);
+
+	if (l && rep->nskips < 4) {
+		snprintf(rep->skips[rep->nskips], sizeof(rep->skips[0]), "%s", why);
+		l->skipped = rep->skips[rep->nskips++];
+	}
+}
+
+void report_progress(FILE *out, const struct job *job, const struct run_result *r)
+{
+	char size[32];
+
+	fprintf(out, "t2accel: %s %s: %llu ops by %u workers in %.2f s wall (%.2f s user, %.2f s sys)%s%s\n",
+		algo_mode_label(job->algo, job->mode), report_size_text(job, size, sizeof(size)),
+		(unsigned long long)r->ops, r->nworkers, r->wall_s, r->user_s, r->sys_s,
+		r->verified ? ", verified" : ", NOT VERIFIED",
+		r->interrupted ? ", interrupted" : "");
+}
+
+static void print_ciphers(FILE *out, const struct report *rep)
+{
+	unsigned i;
+	int j;
+	bool any = false;
+	char head[32];
+
+	for (i = 0; i < rep->nlines; i++)
+		any |= rep->lines[i].algo->kind != ALGO_SIGN;
+	if (!any)
+		return;
+	fprintf(out, "The 'numbers' are in 1000s of bytes per second processed (wall-clock, all workers).\n");
+	fprintf(out, "%-16s", "type");
+	for (j = 0; j < rep->nsizes; j++) {
+		snprintf(head, sizeof(head), "%llu bytes", (unsigned long long)rep->sizes[j]);
+		fprintf(out, " %13s", head);
+	}
+	fputc('\n', out);
+	for (i = 0; i < rep->nlines; i++) {
+		const struct report_line *l = &rep->lines[i];
+
+		if (l->algo->kind == ALGO_SIGN)
+			continue;
+		fprintf(out, "%-16s", l->algo->label);
+		if (l->skipped) {
+			fprintf(out, " skipped: %s\n", l->skipped);
+			continue;
+		}
+		for (j = 0; j < rep->nsizes; j++)
+			if (l->rate[j] > 0)
+				fprintf(out, " %12.2fk", l->rate[j] / 1000.0);
+			else
+				fprintf(out, " %13s", "-");
+		fputc('\n', out);
+	}
+}
+
+static void print_rsa(FILE *out, const struct report *rep)
+{
+	unsigned i;
+
+	for (i = 0; i < rep->nlines; i++) {
+		const struct report_line *l = &rep->lines[i];
+
+		if (l->algo->kind != ALGO_SIGN)
+			continue;
+		fprintf(out, "%-18s %11s %11s %11s %11s\n", "", "sign", "verify", "sign/s", "verify/s");
+		if (l->skipped) {
+			fprintf(out, "rsa %4u bits     skipped: %s\n", rep->bits, l->skipped);
+			continue;
+		}
+		fprintf(out, "rsa %4u bits      %10.6fs %10.6fs %11.1f %11.1f\n", rep->bits,
+			l->sign > 0 ? 1.0 / l->sign : 0.0, l->verify > 0 ? 1.0 / l->verify : 0.0,
+			l->sign, l->verify);
+	}
+}
+
+static void print_workers(FILE *out, const struct report *rep)
+{
+	uint64_t total = 0;
+	char seen[256], planned[16];
+	unsigned i;
+
+	for (i = 0; i < rep->nworkers; i++)
+		total += rep->workers[i].ops;
+	fprintf(out, "\n%-7s %8s %10s %11s %8s %8s\n", "worker", "planned", "seen", "migrations",
+		"on plan", "share");
+	for (i = 0; i < rep->nworkers; i++) {
+		const struct report_worker *w = &rep->workers[i];
+
+		cpu_track_format_seen(&w->seen, seen, sizeof(seen));
+		if (w->planned >= 0)
+			snprintf(planned, sizeof(planned), "%d", w->planned);
+		else
+			snprintf(planned, sizeof(planned), "-");
+		fprintf(out, "%-7u %8s %10s %11lu %8s %7.1f%%\n", i, planned, seen, w->migrations,
+			w->planned < 0 ? "-" : w->seen.off_plan ? "NO" : "yes",
+			total ? 100.0 * (double)w->ops / (double)total : 0.0);
+	}
+}
+
+void report_print(FILE *out, const struct report *rep, bool quiet)
+{
+	print_ciphers(out, rep);
+	print_rsa(out, rep);
+	if (!quiet && rep->workers)
+		print_workers(out, rep);
+}

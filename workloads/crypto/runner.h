@@ -1,0 +1,55 @@
+/*
+ * Running one measurement: N worker threads, each bound from inside itself
+ * to its planned PU, own state, a common start gate, wall-clock timing from
+ * that start to the last worker's end, sampled checks and CPU samples.
+ */
+#ifndef RUNNER_H
+#define RUNNER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "cputrack.h"
+#include "runenv.h"
+
+struct run_params {
+	const struct backend *be;
+	void *bectx;
+	const struct job *job;
+	unsigned nworkers;
+	const struct run_env *env;
+	double seconds;         /* time-based: every worker runs this long */
+	uint64_t reps;          /* count-based (when > 0): shared among workers */
+	int fault_worker;       /* test-only: this worker corrupts a checked op, or -1 */
+	volatile sig_atomic_t *interrupted;   /* set by a signal handler */
+};
+
+struct worker_result {
+	uint64_t ops;
+	double end;
+	struct cpu_track track;
+	bool failed;
+	int cpu;                /* where it was when it failed */
+	char err[256];
+};
+
+struct run_result {
+	uint64_t ops;
+	double wall_s, user_s, sys_s;
+	bool verified;          /* every check passed */
+	bool interrupted;
+	bool honoured;          /* every worker stayed on its planned PU */
+	unsigned long migrations;
+	unsigned nworkers;
+	struct worker_result *w;
+	char err[512];          /* the first failure, naming worker and CPU */
+};
+
+/* Run it.  0 when every worker ran and checked clean; -1 otherwise, with
+ * R->err set (R is filled either way; free it with runner_result_free). */
+int runner_run(const struct run_params *p, struct run_result *r);
+void runner_result_free(struct run_result *r);
+
+#endif

@@ -1,0 +1,411 @@
+/* t2accel: threaded crypto throughput, verified, placed by threadrun. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "opt.h"
+#include "report.h"
+#include "results.h"
+#include "runenv.h"
+#include "runner.h"
+
+#define PROG "t2accel"
+#define MAX_SIZE (64u << 20)
+
+static const struct backend *const backends[] = { &backend_evp };
+
+static const unsigned rsa_bits[] = { 1024, 2048, 3072, 4096 };
+static const char default_sizes[] = "16,64,256,1024,8192,16384";
+
+static const struct opt_spec options[] = {
+	{ 'a', 'a', "algorithm", "ALGS", "aes des des3 rsa md5 sha1 sha256, a comma list, or all (default all)" },
+	{ 's', 's', "size", "BYTES", "buffer sizes, comma list (default 16,64,256,1024,8192,16384)" },
+	{ 'k', 'k', "bits", "BITS", "RSA key size: 1024, 2048, 3072 or 4096 (default 2048)" },
+	{ 'd', 'd', "seconds", "S", "time-based: every worker runs S seconds (default 3; 0.5 allowed)" },
+	{ 'r', 'r', "reps", "R", "count-based: R operations in total, shared among the workers" },
+	{ 'b', 'b', "backend", "NAME", "evp: OpenSSL libcrypto (the default)" },
+	{ 'o', 'o', "results", "FILE", "append result rows to FILE (default: threadrun's file)" },
+	{ 'q', 'q', "quiet", NULL, "print the table only" },
+	{ 'h', 'h', "help", NULL, "show this help" },
+};
+
+static const char help_after[] =
+	"Workers: THREADRUN_THREADS (set by threadrun), else OMP_NUM_THREADS, else 1.\n"
+	"Each worker binds itself to its planned PU (THREADRUN_PLAN), checks known\n"
+	"answers, warms up, then all start together; rates are wall-clock.\n"
+	"\n"
+	"  threadrun 16 t2accel -a rsa -d 1\n"
+	"  threadrun -p scatter 2 t2accel -a aes,sha256 -s 16,8192\n"
+	"\n"
+	"Exit status: 0 ok; 1 a check failed or a crypto call failed; 2 usage;\n"
+	"3 an algorithm is not available here; 128+N interrupted by signal N.\n";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+struct opts {
+	const struct algo *algos[16];
+	unsigned nalgos;
+	uint64_t *sizes;
+	int nsizes;
+	unsigned bits;
+	double seconds;
+	uint64_t reps;
+	const struct backend *be;
+	const char *results;
+	bool quiet, seconds_set;
+	struct backend_opts beo;
+};
+
+static int parse_algos(const char *text, struct opts *o, char *err, size_t errlen)
+{
+	char *copy = strdup(text), *save = NULL, *tok, choices[128];
+	const struct algo *a;
+	size_t i;
+	int ret = -1;
+
+	if (!copy)
+		return -1;
+	algo_choices(choices, sizeof(choices));
+	o->nalgos = 0;
+	if (strcmp(text, "all") == 0) {
+		for (i = 0; i < nalgos; i++)
+			o->algos[o->nalgos++] = &algos[i];
+		ret = 0;
+		goto out;
+	}
+	if (!*text || text[strlen(text) - 1] == ',') {
+		snprintf(err, errlen, "algorithm '%s' not known, choices are: %s (or all)", text, choices);
+		goto out;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		a = algo_find(tok);
+		if (!a) {
+			snprintf(err, errlen, "algorithm '%s' not known, choices are: %s (or all)", tok,
+				 choices);
+			goto out;
+		}
+		for (i = 0; i < o->nalgos && o->algos[i] != a; i++)
+			;
+		if (i == o->nalgos && o->nalgos < 16)
+			o->algos[o->nalgos++] = a;
+	}
+	ret = 0;
+out:
+	free(copy);
+	return ret;
+}
+
+static int parse_bits(const char *text, unsigned *bits, char *err, size_t errlen)
+{
+	uint64_t v;
+	size_t i;
+
+	if (num_parse_u64("bits", text, 1, 65536, &v, err, errlen) == 0)
+		for (i = 0; i < sizeof(rsa_bits) / sizeof(rsa_bits[0]); i++)
+			if (v == rsa_bits[i]) {
+				*bits = (unsigned)v;
+				return 0;
+			}
+	snprintf(err, errlen, "bits: '%s' is not a supported RSA key size, allowed 1024, 2048, 3072, 4096",
+		 text);
+	return -1;
+}
+
+static const struct backend *find_backend(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
+		if (strcmp(backends[i]->name, name) == 0)
+			return backends[i];
+	return NULL;
+}
+
+/* Sizes must suit every cipher asked for (CBC without padding). */
+static int check_sizes(const struct opts *o, char *err, size_t errlen)
+{
+	unsigned i;
+	int j;
+
+	for (i = 0; i < o->nalgos; i++) {
+		if (o->algos[i]->kind != ALGO_CIPHER)
+			continue;
+		for (j = 0; j < o->nsizes; j++)
+			if (o->sizes[j] % o->algos[i]->block) {
+				snprintf(err, errlen,
+					 "size: %llu is not a multiple of %s's %u-byte block (CBC without padding)",
+					 (unsigned long long)o->sizes[j], o->algos[i]->label,
+					 o->algos[i]->block);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* Parse and check everything before any work: 0, -1 (help shown), or 2. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	struct opt_parser p;
+	const char *arg, *sizes = default_sizes;
+	char err[512];
+	int c, ret = 2;
+
+	memset(o, 0, sizeof(*o));
+	o->bits = 2048;
+	o->seconds = 3;
+	o->be = &backend_evp;
+	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0])) < 0)
+		return 1;
+	if (parse_algos("all", o, err, sizeof(err)) < 0)
+		goto bad;
+	while ((c = opt_next(&p, argc, argv, &arg)) != OPT_END) {
+		switch (c) {
+		case 'a':
+			if (parse_algos(arg, o, err, sizeof(err)) < 0)
+				goto bad;
+			break;
+		case 's': sizes = arg; break;
+		case 'k':
+			if (parse_bits(arg, &o->bits, err, sizeof(err)) < 0)
+				goto bad;
+			break;
+		case 'd':
+			if (num_parse_double("seconds", arg, 0.01, 86400, &o->seconds, err, sizeof(err)) < 0)
+				goto bad;
+			o->seconds_set = true;
+			break;
+		case 'r':
+			if (num_parse_u64("reps", arg, 1, UINT64_MAX / 2, &o->reps, err, sizeof(err)) < 0)
+				goto bad;
+			break;
+		case 'b':
+			o->be = find_backend(arg);
+			if (!o->be) {
+				snprintf(err, sizeof(err), "backend '%s' not known, choices are: evp", arg);
+				goto bad;
+			}
+			break;
+		case 'o': o->results = arg; break;
+		case 'q': o->quiet = true; break;
+		case 'h':
+			opt_help(&p, stdout, "[options]", help_after);
+			ret = -1;
+			goto out;
+		default:
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		snprintf(err, sizeof(err), "unexpected argument '%s', see '%s --help'", argv[optind], PROG);
+		goto bad;
+	}
+	if (o->seconds_set && o->reps) {
+		snprintf(err, sizeof(err), "-d (time-based) and -r (count-based) exclude each other; give one");
+		goto bad;
+	}
+	o->nsizes = num_parse_list("size", sizes, 1, MAX_SIZE, &o->sizes, err, sizeof(err));
+	if (o->nsizes < 0 || check_sizes(o, err, sizeof(err)) < 0)
+		goto bad;
+	ret = 0;
+	goto out;
+bad:
+	msg_error(PROG, "%s", err);
+out:
+	opt_fini(&p);
+	return ret;
+}
+
+/* Everything one measurement needs to become a row. */
+static int append_row(const char *path, const struct opts *o, const struct run_env *env,
+		       const char *impl, const struct job *job, const struct run_result *r)
+{
+	struct results_row row;
+	const struct cpu_track **tracks = calloc(r->nworkers, sizeof(*tracks));
+	size_t len = (size_t)r->nworkers * 24 + 16;
+	char *buf = malloc(len), err[512], versions[128];
+	unsigned long migrations;
+	bool honoured;
+	unsigned i;
+	int ret;
+
+	results_row_init(&row);
+	snprintf(versions, sizeof(versions), "%s", impl);
+	results_row_provenance(&row, versions);
+	results_row_set(&row, RC_WORKLOAD, PROG);
+	results_row_set(&row, RC_ALGORITHM, "%s", algo_mode_label(job->algo, job->mode));
+	results_row_set(&row, RC_BACKEND, "%s", o->be->name);
+	results_row_set(&row, RC_IMPL, "%s", impl);
+	if (job->algo->kind == ALGO_SIGN) {
+		results_row_set(&row, RC_SIZE, "%u", job->bits);
+		results_row_set(&row, RC_SIZE_UNIT, "bits");
+	} else {
+		results_row_set(&row, RC_SIZE, "%zu", job->size);
+		results_row_set(&row, RC_SIZE_UNIT, "bytes");
+		results_row_set(&row, RC_BYTES, "%.0f", (double)r->ops * (double)job->size);
+	}
+	results_row_set(&row, RC_THREADS, "%u", r->nworkers);
+	results_row_set(&row, RC_POLICY, "%s", env->policy);
+	if (buf && env->nplan && run_env_format_plan(env, r->nworkers, buf, len) == 0)
+		results_row_set(&row, RC_CPUS, "%s", buf);
+	if (buf && tracks) {
+		for (i = 0; i < r->nworkers; i++)
+			tracks[i] = &r->w[i].track;
+		cpu_track_summarise(tracks, r->nworkers, buf, len, &honoured, &migrations);
+		results_row_set(&row, RC_CPUS_SEEN, "%s", buf);
+	}
+	results_row_set(&row, RC_REPEAT, "%u", env->repeat);
+	results_row_set(&row, RC_OPS, "%llu", (unsigned long long)r->ops);
+	results_row_set(&row, RC_WALL_S, "%.6f", r->wall_s);
+	results_row_set(&row, RC_USER_S, "%.6f", r->user_s);
+	results_row_set(&row, RC_SYS_S, "%.6f", r->sys_s);
+	results_row_set(&row, RC_RATE, "%.6g", report_rate(job, r));
+	results_row_set(&row, RC_UNIT, "%s", job->algo->kind == ALGO_SIGN ? "ops/s" : "bytes/s");
+	results_row_set(&row, RC_VERIFIED, "%s", r->verified ? "yes" : "no");
+	if (env->nplan)
+		results_row_set(&row, RC_PLACEMENT_OK, "%s", r->honoured ? "yes" : "no");
+	results_row_set(&row, RC_MIGRATIONS, "%lu", r->migrations);
+	results_row_set(&row, RC_STATUS, "%d", r->verified ? 0 : 1);
+	if (!r->verified)
+		results_row_set(&row, RC_NOTE, "%s", r->err);
+	else if (env->nplan && r->nworkers > env->nplan)
+		results_row_set(&row, RC_NOTE, "wrapped: %u workers on %u planned PUs", r->nworkers,
+				env->nplan);
+	ret = results_append(path, &row, err, sizeof(err));
+	if (ret < 0)
+		msg_error(PROG, "%s", err);
+	results_row_clear(&row);
+	free(buf);
+	free(tracks);
+	return ret;
+}
+
+/* One measurement; returns 0, 1 (failed) or 128+N (interrupted). */
+static int measure(const struct opts *o, void *bectx, const struct run_env *env,
+		   const char *impl, struct job *job, struct report *rep)
+{
+	struct run_params p = {
+		.be = o->be, .bectx = bectx, .job = job, .nworkers = env->nthreads, .env = env,
+		.seconds = o->seconds, .reps = o->reps, .fault_worker = -1,
+		.interrupted = &interrupted,
+	};
+	const char *fault = getenv("T2ACCEL_FAULT_WORKER");
+	struct run_result r;
+	char err[512];
+	int ret = 0;
+
+	if (fault)
+		p.fault_worker = atoi(fault);
+	if (o->be->job_init(bectx, job, err, sizeof(err)) < 0) {
+		msg_error(PROG, "%s: %s", algo_mode_label(job->algo, job->mode), err);
+		return 1;
+	}
+	if (runner_run(&p, &r) < 0 && !r.interrupted) {
+		msg_error(PROG, "verification failed: %s %s: %s", algo_mode_label(job->algo, job->mode),
+			  report_size_text(job, err, sizeof(err)), r.err);
+		ret = 1;
+	}
+	report_add(rep, job, &r);
+	if (!o->quiet)
+		report_progress(stderr, job, &r);
+	if (r.interrupted)
+		ret = 128 + interrupted;
+	else if (o->results && append_row(o->results, o, env, impl, job, &r) < 0)
+		ret = 1;
+	o->be->job_fini(bectx, job);
+	runner_result_free(&r);
+	return ret;
+}
+
+/* Every measurement the options ask for, in order. */
+static int run_all(const struct opts *o, void *bectx, const struct run_env *env,
+		   const char *impl, struct report *rep)
+{
+	struct job job;
+	unsigned i;
+	int j, st, skipped = 0;
+	char why[512];
+
+	for (i = 0; i < o->nalgos; i++) {
+		const struct algo *a = o->algos[i];
+
+		if (o->be->supports(bectx, a, why, sizeof(why)) != BE_OK) {
+			msg_error(PROG, "skipping %s", why);
+			report_skip(rep, a, why);
+			skipped = 1;
+			continue;
+		}
+		if (a->kind == ALGO_SIGN) {
+			for (enum algo_mode m = MODE_SIGN; m <= MODE_VERIFY; m++) {
+				job = (struct job){ .algo = a, .mode = m, .bits = o->bits };
+				if ((st = measure(o, bectx, env, impl, &job, rep)))
+					return st;
+			}
+			continue;
+		}
+		for (j = 0; j < o->nsizes; j++) {
+			job = (struct job){ .algo = a, .mode = MODE_ONE, .size = (size_t)o->sizes[j] };
+			if ((st = measure(o, bectx, env, impl, &job, rep)))
+				return st;
+		}
+	}
+	return skipped ? BE_SKIP : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct run_env env = { 0 };
+	struct report rep = { 0 };
+	struct opts o;
+	void *bectx = NULL;
+	char err[512], impl[256];
+	int ret;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	ret = 2;
+	if (run_env_load(&env, 1, err, sizeof(err)) < 0) {
+		msg_error(PROG, "%s", err);
+		goto out;
+	}
+	if (!o.results)
+		o.results = env.results;
+	if (o.results && results_check(o.results, err, sizeof(err)) < 0) {
+		msg_error(PROG, "%s", err);
+		goto out;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ret = o.be->setup(&bectx, &o.beo, err, sizeof(err));
+	if (ret != BE_OK) {
+		msg_error(PROG, "%s", err);
+		goto out;
+	}
+	o.be->describe(bectx, impl, sizeof(impl));
+	report_init(&rep, o.sizes, o.nsizes, o.bits, env.nthreads);
+	if (!o.quiet)
+		report_header(stdout, &env, o.be->name, impl, o.reps, o.seconds);
+	ret = run_all(&o, bectx, &env, impl, &rep);
+	report_print(stdout, &rep, o.quiet);
+	if (ret > 128)
+		msg_error(PROG, "interrupted by signal %d; measurements finished before it are kept",
+			  ret - 128);
+	report_fini(&rep);
+out:
+	if (bectx)
+		o.be->teardown(bectx);
+	run_env_free(&env);
+	free(o.sizes);
+	return ret;
+}
