@@ -23,17 +23,22 @@ PLACEMENT_SRC := $(wildcard placement/*.c)
 COMMON_SRC    := src/opt.c src/results.c src/runenv.c src/cputrack.c src/launch.c
 THREADRUN_SRC := src/threadrun.c
 T2ACCEL_SRC   := $(wildcard workloads/crypto/*.c)
+LINPACK_SRC   := $(wildcard workloads/linpack/*.c)
+LU_OBJ        := $(filter-out %/linpack.o,$(LINPACK_SRC:%.c=$(OBJ)/%.o))
+# The FPU workload is built for this machine's vector units (FMA, AVX):
+# it is compiled where it runs.  LINPACK_ARCH= builds it generic.
+LINPACK_ARCH  ?= -march=native
 
 PLACEMENT_OBJ := $(PLACEMENT_SRC:%.c=$(OBJ)/%.o)
 COMMON_OBJ    := $(COMMON_SRC:%.c=$(OBJ)/%.o)
 LIBS          := $(OBJ)/libcommon.a $(OBJ)/libplacement.a
 
-PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel
+PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack
 
 TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common \
-              $(BIN)/tests/omp_where
+              $(BIN)/tests/test_lu $(BIN)/tests/omp_where $(BIN)/tests/results_get
 
-.PHONY: all deps check run clean
+.PHONY: all deps check run bench clean
 all: $(PROGRAMS)
 
 deps:
@@ -59,10 +64,25 @@ $(BIN)/t2accel: $(T2ACCEL_SRC:%.c=$(OBJ)/%.o) $(LIBS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+$(OBJ)/workloads/linpack/%.o: CFLAGS += $(OMPFLAGS) -O3 $(LINPACK_ARCH)
+$(BIN)/linpack: $(LINPACK_SRC:%.c=$(OBJ)/%.o) $(LIBS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(LDLIBS)
+
 # Tests -------------------------------------------------------------------
+$(OBJ)/tests/unit/test_lu.o: CFLAGS += $(OMPFLAGS) -Iworkloads/linpack
+$(BIN)/tests/test_lu: $(OBJ)/tests/unit/test_lu.o $(LU_OBJ) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
 $(BIN)/tests/test_%: $(OBJ)/tests/unit/test_%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+$(BIN)/tests/results_get: $(OBJ)/tests/progs/results_get.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BIN)/tests/omp_where: tests/progs/omp_where.c
 	@mkdir -p $(dir $@)
@@ -76,6 +96,17 @@ run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)bin/threadrun -n -p scatter $$(nproc)
 	$(Q)bin/threadrun -p scatter $$(nproc) bin/tests/omp_where 2>/dev/null || true
+
+# Benchmarks against the peers (not tests: ratios, never time limits).
+bench: deps all $(BIN)/bench/openblas_lu
+	$(Q)workloads/crypto/bench-speed
+	$(Q)workloads/linpack/bench/bench-openblas
+
+# The OpenBLAS peer, for the benchmark only (libopenblas-dev, liblapacke-dev).
+$(BIN)/bench/openblas_lu: workloads/linpack/bench/openblas_lu.c $(LU_OBJ) $(LIBS)
+	$(Q)sh src/install-deps bench
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -Iworkloads/linpack -o $@ $^ -llapacke -lopenblas $(LDLIBS)
 
 clean:
 	rm -rf $(BIN) $(OBJ) tests/out

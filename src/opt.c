@@ -21,7 +21,7 @@ void msg_error(const char *prog, const char *fmt, ...)
 }
 
 int opt_init(struct opt_parser *p, const char *prog, const struct opt_spec *specs,
-	     size_t nspecs)
+	     size_t nspecs, unsigned flags)
 {
 	struct option *longs = calloc(nspecs + 1, sizeof(*longs));
 	size_t i, n = 0;
@@ -33,7 +33,8 @@ int opt_init(struct opt_parser *p, const char *prog, const struct opt_spec *spec
 	p->nspecs = nspecs;
 	p->longs = longs;
 	/* '+': stop at the first operand; ':': report a missing value ourselves. */
-	n += (size_t)snprintf(p->shorts, sizeof(p->shorts), "+:");
+	n += (size_t)snprintf(p->shorts, sizeof(p->shorts), "%s:",
+			      flags & OPT_STOP_AT_OPERAND ? "+" : "");
 	for (i = 0; i < nspecs; i++) {
 		const struct opt_spec *s = &specs[i];
 		bool optional = s->arg && s->arg[0] == '[';

@@ -30,10 +30,12 @@ struct opt_parser {
 	void *longs;            /* struct option[], built from specs */
 };
 
-/* Prepare to parse argv; stops at the first non-option (so a launched
- * program's own options are left alone). */
+/* Prepare to parse argv.  A launcher stops at the first operand (so the
+ * launched program's options are left alone, OPT_STOP_AT_OPERAND); other
+ * programs take options anywhere. */
+#define OPT_STOP_AT_OPERAND 1u
 int opt_init(struct opt_parser *p, const char *prog, const struct opt_spec *specs,
-	     size_t nspecs);
+	     size_t nspecs, unsigned flags);
 void opt_fini(struct opt_parser *p);
 
 /* The next option's id, with its value in *ARG; OPT_END when the options

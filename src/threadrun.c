@@ -66,7 +66,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	int c, ret = 2;
 
 	memset(a, 0, sizeof(*a));
-	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0])) < 0)
+	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), OPT_STOP_AT_OPERAND) < 0)
 		return 1;
 	while ((c = opt_next(&p, argc, argv, &arg)) != OPT_END) {
 		switch (c) {

@@ -163,7 +163,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->bits = 2048;
 	o->seconds = 3;
 	o->be = &backend_evp;
-	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0])) < 0)
+	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), 0) < 0)
 		return 1;
 	if (parse_algos("all", o, err, sizeof(err)) < 0)
 		goto bad;

@@ -1,0 +1,56 @@
+# t2accel under threadrun on this machine: every algorithm verified and
+# placed, the wrap-around case, the fault switch, and SIGINT.
+. "$(dirname "$0")/tap.bash"
+PATH="$PWD/bin/tests:$PATH"
+f=$tmp/all.csv
+
+threadrun -q -o "$f" 2 t2accel -q -a all -d 0.1 >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "threadrun 2 t2accel -a all exits 0 (got $st)" [ $st -eq 0 ]
+rows=$(results_get "$f" algorithm | wc -l)
+check "one row per measurement: 6 algorithms x 6 sizes + rsa sign and verify ($rows)" [ "$rows" -eq 38 ]
+check "every row verified" bash -c "! results_get '$f' verified | grep -v '^yes$'"
+check "every row placement honoured on CPUs 0,1" bash -c \
+	"! results_get '$f' placement_ok cpus cpus_seen | grep -v \$'^yes\t0,1\t0,1$'"
+check "rates are positive" bash -c "results_get '$f' rate | awk '\$1 <= 0 {exit 1}'"
+check "rows carry provenance" bash -c "results_get '$f' host cpu_model versions | grep -q 'OpenSSL 3'"
+check "des ran (legacy provider)" grep -q '^des-cbc ' "$tmp/out"
+
+threadrun -q -o "$tmp/wrap.csv" -c 1 16 t2accel -q -a rsa -k 1024 -d 0.2 >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "threadrun -c 1 16 t2accel -a rsa exits 0 (got $st)" [ $st -eq 0 ]
+check "wrap-around warning shown" grep -q 'warning: 16 workers on 2 PUs of policy c1: wrapping' "$tmp/err"
+check "16 workers, sign and verify rows, verified" bash -c \
+	"[ \"\$(results_get '$tmp/wrap.csv' algorithm threads verified placement_ok | sort -u | tr '\n' ' ')\" = \$'rsa-sign\t16\tyes\tyes rsa-verify\t16\tyes\tyes ' ]"
+
+threadrun -q -o "$tmp/list.csv" -p list:1,0 2 t2accel -q -a sha1 -s 64 -d 0.1 >/dev/null 2>&1
+check "list:1,0 planned and seen in that order" bash -c \
+	"[ \"\$(results_get '$tmp/list.csv' cpus cpus_seen)\" = \$'1,0\t1,0' ]"
+
+# The fault switch: worker 1 flips a bit of one checked output.
+for a in aes des des3 md5 sha1 sha256 rsa; do
+	T2ACCEL_FAULT_WORKER=1 threadrun -q -o "$tmp/fault.csv" 2 t2accel -q -a $a -s 64 -k 1024 -d 0.2 \
+		>/dev/null 2>"$tmp/err"
+	st=$?
+	if [ $st -eq 1 ] && grep -q "verification failed: .* worker 1 on CPU [0-9]" "$tmp/err"; then
+		ok "corrupted $a output detected, named, exit 1"
+	else
+		notok "corrupted $a output" "exit $st" "$(cat "$tmp/err")"
+	fi
+done
+check "the failed measurements are rows marked unverified" bash -c \
+	"[ \"\$(results_get '$tmp/fault.csv' verified status | sort -u)\" = \$'no\t1' ]"
+
+# SIGINT in the middle of the second measurement: the first row is kept, no
+# partial row, exit 130, a table of what was measured.
+threadrun -q -o "$tmp/int.csv" 2 t2accel -a md5 -s 16,64,256 -d 1 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1.6
+kill -INT $pid
+wait $pid
+st=$?
+check "SIGINT: exit 130 (got $st)" [ $st -eq 130 ]
+check "SIGINT: exactly the finished measurement kept, file well-formed" bash -c \
+	"[ \"\$(results_get '$tmp/int.csv' algorithm size)\" = \$'md5\t16' ]"
+check "SIGINT: what was measured is printed" grep -q '^md5 ' "$tmp/out"
+check "SIGINT: said so" grep -q 'interrupted by signal 2' "$tmp/err"

@@ -1,0 +1,51 @@
+/*
+ * The peer for linpack's benchmark: OpenBLAS dgetrf + dgetrs (LAPACKE) on
+ * the same seeded matrix, timed and checked the same way.  Built and used by
+ * `make bench` only.  Prints: MFLOPS residual openblas-config
+ *   openblas_lu N [SEED]      (threads: OPENBLAS_NUM_THREADS)
+ */
+#include <lapacke.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lu.h"
+#include "timing.h"
+
+char *openblas_get_config(void);
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 0, info;
+	unsigned long seed = argc > 2 ? strtoul(argv[2], NULL, 10) : 1;
+	size_t lda = n % 256 == 0 ? (size_t)n + 8 : (size_t)n;
+	double *a0, *a, *b0, *x, t0, secs;
+	lapack_int *ipiv;
+
+	if (n < 1) {
+		fprintf(stderr, "usage: openblas_lu N [SEED]\n");
+		return 2;
+	}
+	a0 = malloc(sizeof(double) * lda * n);
+	a = malloc(sizeof(double) * lda * n);
+	b0 = malloc(sizeof(double) * n);
+	x = malloc(sizeof(double) * n);
+	ipiv = malloc(sizeof(lapack_int) * n);
+	if (!a0 || !a || !b0 || !x || !ipiv)
+		return 1;
+	matrix_random(n, a0, (int)lda, b0, seed);
+	memcpy(a, a0, sizeof(double) * lda * n);
+	memcpy(x, b0, sizeof(double) * n);
+	t0 = now_s();
+	info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, a, (lapack_int)lda, ipiv);
+	if (info == 0)
+		info = LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', n, 1, a, (lapack_int)lda, ipiv, x, n);
+	secs = now_s() - t0;
+	if (info) {
+		fprintf(stderr, "openblas_lu: dgetrf/dgetrs info %d\n", info);
+		return 1;
+	}
+	printf("%.1f %.4g %s\n", lu_flops(n) / secs / 1e6,
+	       lu_scaled_residual(n, a0, (int)lda, x, b0), openblas_get_config());
+	return 0;
+}

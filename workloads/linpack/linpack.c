@@ -1,0 +1,414 @@
+/* linpack: OpenMP LU factorisation + solve, MFLOPS, verified by residual. */
+#define _GNU_SOURCE
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cputrack.h"
+#include "gemm.h"
+#include "lu.h"
+#include "opt.h"
+#include "placement.h"
+#include "results.h"
+#include "runenv.h"
+#include "timing.h"
+
+#define PROG "linpack"
+#define MAX_N 1000000u
+#define RESIDUAL_LIMIT 16.0
+
+enum { OPT_PEAK = 256, OPT_MATRIX };
+
+static const struct opt_spec options[] = {
+	{ 'v', 'v', "variant", "V", "0 classic (fork/join per step), 1 region (barriers), 2 blocked (default)" },
+	{ 'b', 'b', "block", "NB", "block size of variant 2 (default 256, at most N)" },
+	{ 'r', 'r', "reps", "R", "factorisations to run; best and median are reported (default 1)" },
+	{ 's', 's', "seed", "SEED", "seed of the random matrix (default 1)" },
+	{ 'o', 'o', "results", "FILE", "append a result row to FILE (default: threadrun's file)" },
+	{ OPT_MATRIX, 0, "matrix", "KIND", "random (default) or singular (a zero column: tests the check)" },
+	{ OPT_PEAK, 0, "peak", NULL, "measure one core's FMA peak (GFLOPS) and exit" },
+	{ 'q', 'q', "quiet", NULL, "print only the summary line" },
+	{ 'h', 'h', "help", NULL, "show this help" },
+};
+
+static const char help_after[] =
+	"Threads: THREADRUN_THREADS or OMP_NUM_THREADS; each binds itself to its\n"
+	"planned PU (THREADRUN_PLAN).  Flops credited: 2/3 N^3 + 2 N^2 per run.\n"
+	"A run is verified when HPL's scaled residual\n"
+	"  ||Ax-b||_inf / (eps (||A||_inf ||x||_inf + ||b||_inf) N)  is below 16.\n"
+	"\n"
+	"  threadrun -p scatter 2 linpack 2000\n"
+	"  threadrun -c 1 16 linpack -v 0 500\n"
+	"\n"
+	"Exit status: 0 verified; 1 residual too large, singular matrix or no memory;\n"
+	"2 usage error.\n";
+
+struct opts {
+	unsigned n, nb, reps, variant;
+	uint64_t seed;
+	const char *results;
+	bool quiet, peak, singular, nb_set;
+};
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	struct opt_parser p;
+	const char *arg;
+	char err[512];
+	int c, ret = 2;
+
+	memset(o, 0, sizeof(*o));
+	o->variant = 2;
+	o->reps = 1;
+	o->seed = 1;
+	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), 0) < 0)
+		return 1;
+	while ((c = opt_next(&p, argc, argv, &arg)) != OPT_END) {
+		switch (c) {
+		case 'v':
+			if (num_parse_unsigned("variant", arg, 0, (unsigned)lu_nvariants - 1, &o->variant,
+					       err, sizeof(err)) < 0) {
+				snprintf(err, sizeof(err),
+					 "variant '%s' not known, choices are: 0 classic, 1 region, 2 blocked", arg);
+				goto bad;
+			}
+			break;
+		case 'b':
+			if (num_parse_unsigned("block", arg, 1, MAX_N, &o->nb, err, sizeof(err)) < 0)
+				goto bad;
+			o->nb_set = true;
+			break;
+		case 'r':
+			if (num_parse_unsigned("reps", arg, 1, 100000, &o->reps, err, sizeof(err)) < 0)
+				goto bad;
+			break;
+		case 's':
+			if (num_parse_u64("seed", arg, 0, UINT64_MAX, &o->seed, err, sizeof(err)) < 0)
+				goto bad;
+			break;
+		case 'o': o->results = arg; break;
+		case OPT_MATRIX:
+			if (strcmp(arg, "random") && strcmp(arg, "singular")) {
+				snprintf(err, sizeof(err), "matrix '%s' not known, choices are: random singular", arg);
+				goto bad;
+			}
+			o->singular = strcmp(arg, "singular") == 0;
+			break;
+		case OPT_PEAK: o->peak = true; break;
+		case 'q': o->quiet = true; break;
+		case 'h':
+			opt_help(&p, stdout, "[options] N", help_after);
+			ret = -1;
+			goto out;
+		default:
+			goto out;
+		}
+	}
+	if (o->peak) {
+		ret = 0;
+		goto out;
+	}
+	if (optind >= argc) {
+		snprintf(err, sizeof(err), "N: missing, usage: %s [options] N", PROG);
+		goto bad;
+	}
+	if (num_parse_unsigned("N", argv[optind], 1, MAX_N, &o->n, err, sizeof(err)) < 0)
+		goto bad;
+	if (optind + 1 < argc) {
+		snprintf(err, sizeof(err), "unexpected argument '%s', see '%s --help'", argv[optind + 1], PROG);
+		goto bad;
+	}
+	if (o->nb_set && o->nb > o->n) {
+		snprintf(err, sizeof(err), "block: %u is larger than N = %u, allowed 1..%u", o->nb, o->n, o->n);
+		goto bad;
+	}
+	if (!o->nb_set)
+		o->nb = o->n < 256 ? o->n : 256;
+	ret = 0;
+	goto out;
+bad:
+	msg_error(PROG, "%s", err);
+out:
+	opt_fini(&p);
+	return ret;
+}
+
+/* Every OpenMP thread binds itself to its planned PU and samples where it is. */
+static void bind_and_sample(const struct run_env *env, struct cpu_track *tracks, bool bind)
+{
+#pragma omp parallel
+	{
+		int t = omp_get_thread_num();
+
+		if (bind && run_env_planned(env, (unsigned)t) >= 0)
+			pl_thread_bind((unsigned)run_env_planned(env, (unsigned)t));
+		cpu_track_sample(&tracks[t]);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct outcome {
+	double *secs;           /* per rep: factor + solve */
+	double best_mflops, median_mflops, residual, total_s, user_s, sys_s;
+	int singular_at;        /* 1-based column of a zero pivot, 0 when none */
+	bool verified, honoured;
+	unsigned long migrations;
+};
+
+static int append_row(const char *path, const struct opts *o, const struct run_env *env,
+		      const struct outcome *r, const struct cpu_track *tracks)
+{
+	const struct cpu_track **tp = calloc(env->nthreads, sizeof(*tp));
+	size_t len = (size_t)env->nthreads * 24 + 16;
+	char *buf = malloc(len), err[512], versions[64];
+	struct results_row row;
+	unsigned long mig;
+	bool honoured;
+	unsigned i;
+	int ret;
+
+	results_row_init(&row);
+	snprintf(versions, sizeof(versions), "OpenMP %d, gcc %s", _OPENMP, __VERSION__);
+	results_row_provenance(&row, versions);
+	results_row_set(&row, RC_WORKLOAD, PROG);
+	results_row_set(&row, RC_ALGORITHM, "lu-%s", lu_variants[o->variant].name);
+	results_row_set(&row, RC_BACKEND, "openmp");
+	results_row_set(&row, RC_IMPL, "variant %u, NB %u", o->variant, o->nb);
+	results_row_set(&row, RC_SIZE, "%u", o->n);
+	results_row_set(&row, RC_SIZE_UNIT, "n");
+	results_row_set(&row, RC_THREADS, "%u", env->nthreads);
+	results_row_set(&row, RC_POLICY, "%s", env->policy);
+	if (buf && env->nplan && run_env_format_plan(env, env->nthreads, buf, len) == 0)
+		results_row_set(&row, RC_CPUS, "%s", buf);
+	if (buf && tp) {
+		for (i = 0; i < env->nthreads; i++)
+			tp[i] = &tracks[i];
+		cpu_track_summarise(tp, env->nthreads, buf, len, &honoured, &mig);
+		results_row_set(&row, RC_CPUS_SEEN, "%s", buf);
+	}
+	results_row_set(&row, RC_REPEAT, "%u", env->repeat);
+	results_row_set(&row, RC_OPS, "%.0f", lu_flops((int)o->n) * o->reps);
+	results_row_set(&row, RC_WALL_S, "%.6f", r->total_s);
+	results_row_set(&row, RC_USER_S, "%.6f", r->user_s);
+	results_row_set(&row, RC_SYS_S, "%.6f", r->sys_s);
+	results_row_set(&row, RC_RATE, "%.6g", r->median_mflops);
+	results_row_set(&row, RC_UNIT, "MFLOPS");
+	results_row_set(&row, RC_VERIFIED, "%s", r->verified ? "yes" : "no");
+	if (env->nplan)
+		results_row_set(&row, RC_PLACEMENT_OK, "%s", r->honoured ? "yes" : "no");
+	results_row_set(&row, RC_MIGRATIONS, "%lu", r->migrations);
+	results_row_set(&row, RC_STATUS, "%d", r->verified ? 0 : 1);
+	if (r->singular_at)
+		results_row_set(&row, RC_NOTE, "singular: zero pivot in column %d", r->singular_at);
+	else
+		results_row_set(&row, RC_NOTE, "median of %u reps; best %.1f MFLOPS; residual %.3g",
+				o->reps, r->best_mflops, r->residual);
+	ret = results_append(path, &row, err, sizeof(err));
+	if (ret < 0)
+		msg_error(PROG, "%s", err);
+	results_row_clear(&row);
+	free(buf);
+	free(tp);
+	return ret;
+}
+
+/* Refuse a matrix this machine cannot hold, saying how much it needs. */
+static int check_memory(unsigned n, size_t lda)
+{
+	double need = 2.0 * (double)n * (double)lda * sizeof(double);
+	double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+
+	if (have > 0 && need > 0.9 * have) {
+		msg_error(PROG, "N: %u needs %.1f GiB for the matrix and its copy, this machine has %.1f GiB",
+			  n, need / (1 << 30), have / (1 << 30));
+		return -1;
+	}
+	return 0;
+}
+
+/* Run the factorisations and the checks. */
+static int run(const struct opts *o, const struct run_env *env, struct cpu_track *tracks,
+	       struct outcome *r)
+{
+	const struct lu_variant *v = &lu_variants[o->variant];
+	/* A leading dimension off powers of two spares the caches' sets. */
+	size_t lda = o->n % 256 == 0 ? o->n + 8 : o->n;
+	double *a0 = NULL, *a = NULL, *b0 = NULL, *x = NULL, *mf = NULL;
+	double u0, s0, u1, s1, t0;
+	int *ipiv = NULL, info, ret = 1;
+	unsigned rep, i;
+
+	memset(r, 0, sizeof(*r));
+	a0 = big_alloc(sizeof(double) * lda * o->n);
+	a = big_alloc(sizeof(double) * lda * o->n);
+	b0 = malloc(sizeof(double) * o->n);
+	x = malloc(sizeof(double) * o->n);
+	ipiv = malloc(sizeof(int) * o->n);
+	r->secs = calloc(o->reps, sizeof(double));
+	mf = calloc(o->reps, sizeof(double));
+	if (!a0 || !a || !b0 || !x || !ipiv || !r->secs || !mf) {
+		msg_error(PROG, "N: cannot allocate %.1f MiB for N = %u",
+			  2.0 * sizeof(double) * lda * o->n / (1 << 20), o->n);
+		goto out;
+	}
+	matrix_random((int)o->n, a0, (int)lda, b0, o->seed);
+	if (o->singular)
+		memset(a0 + (size_t)(o->n / 2) * lda, 0, sizeof(double) * o->n);
+	r->verified = true;
+	r->residual = 0;
+	cpu_times(&u0, &s0);
+	for (rep = 0; rep < o->reps; rep++) {
+		memcpy(a, a0, sizeof(double) * lda * o->n);
+		memcpy(x, b0, sizeof(double) * o->n);
+		t0 = now_s();
+		info = v->factor((int)o->n, a, (int)lda, ipiv, (int)o->nb);
+		if (info == 0)
+			lu_solve((int)o->n, a, (int)lda, ipiv, x);
+		r->secs[rep] = now_s() - t0;
+		r->total_s += r->secs[rep];
+		bind_and_sample(env, tracks, false);
+		if (info < 0) {
+			msg_error(PROG, "out of memory for the packing buffers");
+			goto out;
+		}
+		if (info > 0) {
+			r->singular_at = info;
+			r->verified = false;
+			msg_error(PROG, "the matrix is singular: column %d has no nonzero pivot, so there is no solution to check (variant %u, N = %u)",
+				  info, o->variant, o->n);
+			ret = 1;
+			goto done;
+		}
+		mf[rep] = lu_flops((int)o->n) / r->secs[rep] / 1e6;
+		r->residual = fmax(r->residual, lu_scaled_residual((int)o->n, a0, (int)lda, x, b0));
+		if (!o->quiet)
+			printf("rep %-4u %10.4f s %12.1f MFLOPS   residual %.4g\n", rep + 1,
+			       r->secs[rep], mf[rep], lu_scaled_residual((int)o->n, a0, (int)lda, x, b0));
+	}
+	if (!(r->residual < RESIDUAL_LIMIT)) {
+		r->verified = false;
+		msg_error(PROG, "verification failed: scaled residual %.4g is not below %g (variant %u, N = %u)",
+			  r->residual, RESIDUAL_LIMIT, o->variant, o->n);
+		ret = 1;
+	} else {
+		ret = 0;
+	}
+	qsort(mf, o->reps, sizeof(double), cmp_double);
+	r->best_mflops = mf[o->reps - 1];
+	r->median_mflops = o->reps % 2 ? mf[o->reps / 2] : (mf[o->reps / 2 - 1] + mf[o->reps / 2]) / 2;
+done:
+	cpu_times(&u1, &s1);
+	r->user_s = u1 - u0;
+	r->sys_s = s1 - s0;
+	{
+		const struct cpu_track **tp = calloc(env->nthreads, sizeof(*tp));
+		char seen[64];
+
+		for (i = 0; tp && i < env->nthreads; i++)
+			tp[i] = &tracks[i];
+		if (tp)
+			cpu_track_summarise(tp, env->nthreads, seen, sizeof(seen), &r->honoured,
+					    &r->migrations);
+		free(tp);
+	}
+out:
+	free(a0);
+	free(a);
+	free(b0);
+	free(x);
+	free(ipiv);
+	free(mf);
+	return ret;
+}
+
+static void print_summary(const struct opts *o, const struct run_env *env, const struct outcome *r,
+			  const struct cpu_track *tracks)
+{
+	char plan[256], seen[128];
+	unsigned i;
+
+	if (run_env_format_plan(env, env->nthreads, plan, sizeof(plan)) < 0)
+		snprintf(plan, sizeof(plan), "(long list)");
+	printf("linpack: N %u, NB %u, variant %u (%s), %u threads, policy %s, planned CPUs %s\n",
+	       o->n, o->nb, o->variant, lu_variants[o->variant].name, env->nthreads, env->policy, plan);
+	if (!r->singular_at)
+		printf("best %.1f MFLOPS, median %.1f MFLOPS over %u rep%s; %.3f s wall, %.3f s user, %.3f s sys; residual %.4g (%s)\n",
+		       r->best_mflops, r->median_mflops, o->reps, o->reps == 1 ? "" : "s", r->total_s,
+		       r->user_s, r->sys_s, r->residual, r->verified ? "verified" : "NOT VERIFIED");
+	if (o->quiet)
+		return;
+	printf("%-7s %8s %10s %11s %8s\n", "thread", "planned", "seen", "migrations", "on plan");
+	for (i = 0; i < env->nthreads; i++) {
+		cpu_track_format_seen(&tracks[i], seen, sizeof(seen));
+		if (tracks[i].planned >= 0)
+			snprintf(plan, sizeof(plan), "%d", tracks[i].planned);
+		else
+			snprintf(plan, sizeof(plan), "-");
+		printf("%-7u %8s %10s %11lu %8s\n", i, plan, seen, tracks[i].migrations,
+		       tracks[i].planned < 0 ? "-" : tracks[i].off_plan ? "NO" : "yes");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct run_env env = { 0 };
+	struct cpu_track *tracks = NULL;
+	struct outcome r = { 0 };
+	struct opts o;
+	char err[512];
+	unsigned i;
+	int ret;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	if (o.peak) {
+		printf("FMA peak of one core: %.1f GFLOPS (measured, 12 independent 4-wide FMA chains)\n",
+		       fma_peak_gflops(0.5));
+		return 0;
+	}
+	ret = 2;
+	if (run_env_load(&env, (unsigned)omp_get_max_threads(), err, sizeof(err)) < 0) {
+		msg_error(PROG, "%s", err);
+		goto out;
+	}
+	if (!o.results)
+		o.results = env.results;
+	if ((o.results && results_check(o.results, err, sizeof(err)) < 0)) {
+		msg_error(PROG, "%s", err);
+		goto out;
+	}
+	if (check_memory(o.n, o.n % 256 == 0 ? o.n + 8 : o.n) < 0)
+		goto out;
+	omp_set_num_threads((int)env.nthreads);
+	omp_set_dynamic(0);
+	tracks = calloc(env.nthreads, sizeof(*tracks));
+	if (!tracks) {
+		ret = 1;
+		goto out;
+	}
+	for (i = 0; i < env.nthreads; i++)
+		cpu_track_init(&tracks[i], run_env_planned(&env, i));
+	bind_and_sample(&env, tracks, true);
+	ret = run(&o, &env, tracks, &r);
+	if (r.secs && (ret == 0 || r.singular_at || r.residual > 0)) {
+		print_summary(&o, &env, &r, tracks);
+		if (o.results && append_row(o.results, &o, &env, &r, tracks) < 0)
+			ret = 1;
+	}
+out:
+	free(r.secs);
+	free(tracks);
+	run_env_free(&env);
+	return ret;
+}
