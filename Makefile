@@ -20,7 +20,8 @@ BIN := bin
 OBJ := build
 
 PLACEMENT_SRC := $(wildcard placement/*.c)
-COMMON_SRC    := src/opt.c src/results.c src/runenv.c src/cputrack.c src/launch.c
+COMMON_SRC    := src/opt.c src/results.c src/runenv.c src/cputrack.c src/launch.c \
+                 src/execute.c
 THREADRUN_SRC := src/threadrun.c
 T2ACCEL_SRC   := $(wildcard workloads/crypto/*.c)
 LINPACK_SRC   := $(wildcard workloads/linpack/*.c)

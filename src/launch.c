@@ -114,7 +114,7 @@ int launch_interrupted(void)
 	return got_signal;
 }
 
-int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
+int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int output_fd,
 	       struct launch_result *r, char *err, size_t errlen)
 {
 	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
@@ -148,7 +148,9 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 		for (i = 0; i < 3; i++)
 			sigaction(forwarded[i], &old[i], NULL);
 		close(pipefd[0]);
-		if (plan && pl_process_restrict(plan) < 0)
+		if (output_fd >= 0 && (dup2(output_fd, 1) < 0 || dup2(output_fd, 2) < 0))
+			child_errno = errno;
+		else if (plan && pl_process_restrict(plan) < 0)
 			child_errno = errno;
 		else
 			execv(path, argv), child_errno = errno;

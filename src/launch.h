@@ -30,11 +30,11 @@ struct launch_result {
 /*
  * Run PATH with ARGV, restricted to PLAN's PUs (when bound), forwarding
  * SIGINT, SIGTERM and SIGHUP to it, and wait for it (wait4: its user and
- * system time).  The environment must already be set by the caller.
+ * system time).  With OUTPUT_FD >= 0 its stdout and stderr go there.  The environment must already be set by the caller.
  * Returns 0 with R filled, or -1 with a message in ERR when the program could
  * not be started at all (R->status says 126 or 127).
  */
-int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
+int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int output_fd,
 	       struct launch_result *r, char *err, size_t errlen);
 
 /* The signal forwarded to the last child, if any arrived (0 otherwise). */

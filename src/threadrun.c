@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launch.h"
+#include "execute.h"
 #include "opt.h"
 #include "placement.h"
 #include "results.h"
@@ -142,134 +142,23 @@ static void print_plan(pl_topology_t topo, const struct pl_plan *plan, const cha
 	}
 }
 
-/* Export the launcher -> program contract (DESIGN.md). */
-static int export_env(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
-		      const char *results)
+static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
+		      const struct args *a)
 {
-	size_t len = (size_t)plan->nworkers * 16 + 16;
-	char *list = malloc(len), num[32], desc[256];
-	int ret = -1;
-
-	if (!list)
-		return -1;
-	snprintf(num, sizeof(num), "%u", plan->nworkers);
-	setenv("OMP_NUM_THREADS", num, 1);
-	setenv(ENV_THREADS, num, 1);
-	if (plan->bound) {
-		if (pl_plan_format_places(plan, list, len) < 0)
-			goto out;
-		setenv("OMP_PLACES", list, 1);
-		setenv("OMP_PROC_BIND", "close", 1);
-		if (pl_plan_format(plan, ",", list, len) < 0)
-			goto out;
-		setenv(ENV_PLAN, list, 1);
-	} else {
-		unsetenv("OMP_PLACES");
-		setenv("OMP_PROC_BIND", "false", 1);
-		setenv(ENV_PLAN, "none", 1);
-	}
-	setenv(ENV_POLICY, policy, 1);
-	setenv(ENV_RESULTS, results, 1);
-	pl_topology_describe(topo, desc, sizeof(desc));
-	setenv(ENV_TOPOLOGY, desc, 1);
-	snprintf(num, sizeof(num), "%u", pl_topology_get_nbcores(topo));
-	setenv(ENV_CORES, num, 1);
-	snprintf(num, sizeof(num), "%u", pl_topology_get_nbusable(topo));
-	setenv(ENV_PUS, num, 1);
-	ret = 0;
-out:
-	free(list);
-	return ret;
-}
-
-/* Default results file: results/runs.csv of the project threadrun was built in. */
-static void default_results(char *buf, size_t len)
-{
-	char dir[PATH_MAX];
-
-	if (getenv(ENV_RESULTS) && *getenv(ENV_RESULTS)) {
-		snprintf(buf, len, "%s", getenv(ENV_RESULTS));
-		return;
-	}
-	if (launch_self_dir(dir, sizeof(dir)) < 0 ||
-	    (size_t)snprintf(buf, len, "%s/../results/runs.csv", dir) >= len)
-		snprintf(buf, len, "results/runs.csv");
-}
-
-static off_t file_size(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 ? st.st_size : -1;
-}
-
-/* The row threadrun writes for a program that wrote none of its own. */
-static int append_own_row(const char *results, const char *program, const struct pl_plan *plan,
-			  const char *policy, const struct launch_result *r)
-{
-	struct results_row row;
-	char *cpus = malloc((size_t)plan->nworkers * 16 + 16), err[512];
-	const char *base = strrchr(program, '/');
-	int ret;
-
-	results_row_init(&row);
-	results_row_provenance(&row, NULL);
-	results_row_set(&row, RC_WORKLOAD, "%s", base ? base + 1 : program);
-	results_row_set(&row, RC_BACKEND, "threadrun");
-	results_row_set(&row, RC_THREADS, "%u", plan->nworkers);
-	results_row_set(&row, RC_POLICY, "%s", policy);
-	if (cpus && plan->bound && pl_plan_format(plan, ",", cpus, (size_t)plan->nworkers * 16 + 16) == 0)
-		results_row_set(&row, RC_CPUS, "%s", cpus);
-	results_row_set(&row, RC_REPEAT, "%s", getenv(ENV_REPEAT) ? getenv(ENV_REPEAT) : "0");
-	results_row_set(&row, RC_OPS, "1");
-	results_row_set(&row, RC_WALL_S, "%.6f", r->wall_s);
-	results_row_set(&row, RC_USER_S, "%.6f", r->user_s);
-	results_row_set(&row, RC_SYS_S, "%.6f", r->sys_s);
-	results_row_set(&row, RC_RATE, "%.6g", r->wall_s > 0 ? 1.0 / r->wall_s : 0.0);
-	results_row_set(&row, RC_UNIT, "runs/s");
-	results_row_set(&row, RC_STATUS, "%d", r->status);
-	results_row_set(&row, RC_NOTE, "measured by threadrun (the program wrote no row)");
-	ret = results_append(results, &row, err, sizeof(err));
-	if (ret < 0)
-		msg_error(PROG, "%s", err);
-	results_row_clear(&row);
-	free(cpus);
-	return ret;
-}
-
-static int run(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
-	       const struct args *a)
-{
-	char path[PATH_MAX], results[PATH_MAX], err[PATH_MAX + 256];
-	struct launch_result r;
-	off_t before;
+	struct execute ex = { .topo = topo, .output_fd = -1 };
+	struct launch_result r = { 0 };
+	char err[PATH_MAX + 256];
 	int st;
 
-	st = launch_resolve(a->argv[0], path, sizeof(path), err, sizeof(err));
+	st = execute_prepare(&ex, a->argv[0], a->results, err, sizeof(err));
 	if (st) {
 		msg_error(PROG, "%s", err);
 		return st;
 	}
-	if (a->results)
-		snprintf(results, sizeof(results), "%s", a->results);
-	else
-		default_results(results, sizeof(results));
-	if (results_check(results, err, sizeof(err)) < 0) {
+	if (execute_run(&ex, plan, policy, a->argv, 0, &r, err, sizeof(err)) < 0) {
 		msg_error(PROG, "%s", err);
-		return 2;
+		return r.status ? r.status : 1;
 	}
-	if (export_env(topo, plan, policy, results) < 0) {
-		msg_error(PROG, "cannot set the environment: %s", strerror(errno));
-		return 1;
-	}
-	before = file_size(results);
-	if (launch_run(path, a->argv, plan, &r, err, sizeof(err)) < 0) {
-		msg_error(PROG, "%s", err);
-		return r.status;
-	}
-	/* An interrupted run is not a measurement: no row for it. */
-	if (file_size(results) == before && !launch_interrupted())
-		append_own_row(results, path, plan, policy, &r);
 	if (!a->quiet) {
 		fprintf(stderr, "%s: %s: %u workers, %s: ", PROG, a->argv[0], plan->nworkers, policy);
 		if (r.signal)
@@ -325,7 +214,7 @@ int main(int argc, char **argv)
 		ret = 0;
 		goto out;
 	}
-	ret = run(topo, plan, name, &a);
+	ret = run_single(topo, plan, name, &a);
 out:
 	pl_plan_destroy(plan);
 	pl_topology_destroy(topo);

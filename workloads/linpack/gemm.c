@@ -7,15 +7,33 @@
 #include "gemm.h"
 #include "timing.h"
 
-/* Register tile MR x NR, cache blocks MC x KC of A and KC x NC of B. */
-#define MR 8
+/* Register tile MR x NR, cache blocks MC x KC of A and KC x NC of B.  The
+ * tile is MRV vectors tall; with AVX-512 (32 vector registers) 3 x 8 doubles
+ * by 8 columns, else 2 x 4 by 6, so the accumulators fill the registers. */
+#if defined(__AVX512F__)
+#define VW 8
+#define MRV 3
+#define NR 8
+#else
+#define VW 4
+#define MRV 2
 #define NR 6
-#define MC 120
-#define KC 256
+#endif
+#define MR (VW * MRV)
+#ifndef MC
+#ifndef MC
+#define MC (6 * MR)
+#endif
+#endif
+#ifndef KC
+#ifndef KC
+#define KC 384
+#endif
+#endif
 #define NC 3072
 
 #if defined(__GNUC__)
-typedef double v4d __attribute__((vector_size(32)));
+typedef double vd __attribute__((vector_size(VW * sizeof(double))));
 #define HAVE_VECTORS 1
 #endif
 
@@ -102,30 +120,27 @@ static void pack_b(int kc, int nc, const double *b, int ldb, double *p)
 static void kernel(int kc, const double *restrict ap, const double *restrict bp, double *restrict t)
 {
 #ifdef HAVE_VECTORS
-	v4d c00 = { 0 }, c10 = { 0 }, c01 = { 0 }, c11 = { 0 }, c02 = { 0 }, c12 = { 0 };
-	v4d c03 = { 0 }, c13 = { 0 }, c04 = { 0 }, c14 = { 0 }, c05 = { 0 }, c15 = { 0 };
-	int k;
+	vd c[MRV][NR], a[MRV];
+	int k, v, j;
 
+	memset(c, 0, sizeof(c));
 	for (k = 0; k < kc; k++) {
-		v4d a0, a1;
-
-		memcpy(&a0, ap, sizeof(a0));
-		memcpy(&a1, ap + 4, sizeof(a1));
-		c00 += a0 * bp[0]; c10 += a1 * bp[0];
-		c01 += a0 * bp[1]; c11 += a1 * bp[1];
-		c02 += a0 * bp[2]; c12 += a1 * bp[2];
-		c03 += a0 * bp[3]; c13 += a1 * bp[3];
-		c04 += a0 * bp[4]; c14 += a1 * bp[4];
-		c05 += a0 * bp[5]; c15 += a1 * bp[5];
+#pragma GCC unroll 4
+		for (v = 0; v < MRV; v++)
+			memcpy(&a[v], ap + v * VW, sizeof(vd));
+#pragma GCC unroll 8
+		for (j = 0; j < NR; j++) {
+			const double b = bp[j];
+#pragma GCC unroll 4
+			for (v = 0; v < MRV; v++)
+				c[v][j] += a[v] * b;
+		}
 		ap += MR;
 		bp += NR;
 	}
-	memcpy(t + 0, &c00, 32); memcpy(t + 4, &c10, 32);
-	memcpy(t + 8, &c01, 32); memcpy(t + 12, &c11, 32);
-	memcpy(t + 16, &c02, 32); memcpy(t + 20, &c12, 32);
-	memcpy(t + 24, &c03, 32); memcpy(t + 28, &c13, 32);
-	memcpy(t + 32, &c04, 32); memcpy(t + 36, &c14, 32);
-	memcpy(t + 40, &c05, 32); memcpy(t + 44, &c15, 32);
+	for (j = 0; j < NR; j++)
+		for (v = 0; v < MRV; v++)
+			memcpy(t + j * MR + v * VW, &c[v][j], sizeof(vd));
 #else
 	int i, j, k;
 
@@ -208,28 +223,36 @@ void gemm_sub_serial(struct gemm_ws *ws, int tid, int m, int n, int k, const dou
 double fma_peak_gflops(double seconds)
 {
 #ifdef HAVE_VECTORS
-	/* Twelve independent chains hide the FMA latency, as the kernel does. */
-	v4d x[12], m = { 1.0000001, 1.0000001, 1.0000001, 1.0000001 }, a = { 1e-9, 1e-9, 1e-9, 1e-9 };
-	const int unroll = 12, inner = 1000;
+	/* Independent chains, as many as the kernel's accumulators, hide the
+	 * FMA latency; the vectors are the kernel's, the widest built for. */
+	enum { CHAINS = MRV * NR };
+	vd x[CHAINS], m, a;
+	const int inner = 1000;
 	double start = now_s(), el, sum = 0;
 	long iters = 0;
 	int i, j;
 
-	for (j = 0; j < unroll; j++)
-		x[j] = (v4d){ j, j, j, j };
+	for (j = 0; j < VW; j++) {
+		m[j] = 1.0000001;
+		a[j] = 1e-9;
+	}
+	for (j = 0; j < CHAINS; j++)
+		for (i = 0; i < VW; i++)
+			x[j][i] = j;
 	do {
 		for (i = 0; i < inner; i++)
-			for (j = 0; j < unroll; j++)
+#pragma GCC unroll 32
+			for (j = 0; j < CHAINS; j++)
 				x[j] = x[j] * m + a;
 		iters += inner;
 		el = now_s() - start;
 	} while (el < seconds);
-	for (j = 0; j < unroll; j++)
+	for (j = 0; j < CHAINS; j++)
 		sum += x[j][0];
 	/* Keep the result alive. */
 	if (sum == 42.4242)
 		return 0;
-	return (double)iters * unroll * 4 * 2 / el / 1e9;
+	return (double)iters * CHAINS * VW * 2 / el / 1e9;
 #else
 	(void)seconds;
 	return 0;

@@ -1,0 +1,149 @@
+/* Running one plan: the environment, the launch, the run row. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "execute.h"
+#include "results.h"
+#include "runenv.h"
+
+/* Export the launcher -> program contract (DESIGN.md). */
+static int export_env(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
+		      const char *results)
+{
+	size_t len = (size_t)plan->nworkers * 16 + 16;
+	char *list = malloc(len), num[32], desc[256];
+	int ret = -1;
+
+	if (!list)
+		return -1;
+	snprintf(num, sizeof(num), "%u", plan->nworkers);
+	setenv("OMP_NUM_THREADS", num, 1);
+	setenv(ENV_THREADS, num, 1);
+	if (plan->bound) {
+		if (pl_plan_format_places(plan, list, len) < 0)
+			goto out;
+		setenv("OMP_PLACES", list, 1);
+		setenv("OMP_PROC_BIND", "close", 1);
+		if (pl_plan_format(plan, ",", list, len) < 0)
+			goto out;
+		setenv(ENV_PLAN, list, 1);
+	} else {
+		unsetenv("OMP_PLACES");
+		setenv("OMP_PROC_BIND", "false", 1);
+		setenv(ENV_PLAN, "none", 1);
+	}
+	setenv(ENV_POLICY, policy, 1);
+	setenv(ENV_RESULTS, results, 1);
+	pl_topology_describe(topo, desc, sizeof(desc));
+	setenv(ENV_TOPOLOGY, desc, 1);
+	snprintf(num, sizeof(num), "%u", pl_topology_get_nbcores(topo));
+	setenv(ENV_CORES, num, 1);
+	snprintf(num, sizeof(num), "%u", pl_topology_get_nbusable(topo));
+	setenv(ENV_PUS, num, 1);
+	ret = 0;
+out:
+	free(list);
+	return ret;
+}
+
+/* Default results file: results/runs.csv of the project threadrun was built in. */
+static void default_results(char *buf, size_t len)
+{
+	char dir[PATH_MAX];
+
+	if (getenv(ENV_RESULTS) && *getenv(ENV_RESULTS)) {
+		snprintf(buf, len, "%s", getenv(ENV_RESULTS));
+		return;
+	}
+	if (launch_self_dir(dir, sizeof(dir)) < 0 ||
+	    (size_t)snprintf(buf, len, "%s/../results/runs.csv", dir) >= len)
+		snprintf(buf, len, "results/runs.csv");
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* The row threadrun writes itself: what it measured of the whole run. */
+static int append_run_row(const char *results, const char *program, const struct pl_plan *plan,
+			  const char *policy, unsigned repeat, const struct launch_result *r,
+			  char *err, size_t errlen)
+{
+	struct results_row row;
+	char *cpus = malloc((size_t)plan->nworkers * 16 + 16);
+	const char *base = strrchr(program, '/');
+	int ret;
+
+	results_row_init(&row);
+	results_row_provenance(&row, NULL);
+	results_row_set(&row, RC_WORKLOAD, "%s", base ? base + 1 : program);
+	results_row_set(&row, RC_ALGORITHM, "%s", EXECUTE_RUN_ALGORITHM);
+	results_row_set(&row, RC_BACKEND, "threadrun");
+	results_row_set(&row, RC_THREADS, "%u", plan->nworkers);
+	results_row_set(&row, RC_POLICY, "%s", policy);
+	if (cpus && plan->bound && pl_plan_format(plan, ",", cpus, (size_t)plan->nworkers * 16 + 16) == 0)
+		results_row_set(&row, RC_CPUS, "%s", cpus);
+	results_row_set(&row, RC_REPEAT, "%u", repeat);
+	results_row_set(&row, RC_OPS, "1");
+	results_row_set(&row, RC_WALL_S, "%.6f", r->wall_s);
+	results_row_set(&row, RC_USER_S, "%.6f", r->user_s);
+	results_row_set(&row, RC_SYS_S, "%.6f", r->sys_s);
+	results_row_set(&row, RC_RATE, "%.6g", r->wall_s > 0 ? 1.0 / r->wall_s : 0.0);
+	results_row_set(&row, RC_UNIT, "runs/s");
+	results_row_set(&row, RC_STATUS, "%d", r->status);
+	results_row_set(&row, RC_NOTE, "the whole run, measured by threadrun");
+	ret = results_append(results, &row, err, errlen);
+	results_row_clear(&row);
+	free(cpus);
+	return ret;
+}
+
+int execute_prepare(struct execute *ex, const char *program, const char *results, char *err,
+		    size_t errlen)
+{
+	int st = launch_resolve(program, ex->path, sizeof(ex->path), err, errlen);
+
+	if (st)
+		return st;
+	if (results)
+		snprintf(ex->results, sizeof(ex->results), "%s", results);
+	else
+		default_results(ex->results, sizeof(ex->results));
+	if (results_check(ex->results, err, errlen) < 0)
+		return 2;
+	return 0;
+}
+
+int execute_run(const struct execute *ex, const struct pl_plan *plan, const char *policy,
+		char *const argv[], unsigned repeat, struct launch_result *r, char *err,
+		size_t errlen)
+{
+	char num[16];
+	off_t before;
+
+	snprintf(num, sizeof(num), "%u", repeat);
+	setenv(ENV_REPEAT, num, 1);
+	if (export_env(ex->topo, plan, policy, ex->results) < 0) {
+		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
+		r->status = 1;
+		return -1;
+	}
+	before = file_size(ex->results);
+	if (launch_run(ex->path, argv, plan, ex->output_fd, r, err, errlen) < 0)
+		return -1;
+	/* An interrupted run is not a measurement: no row for it.  A sweep
+	 * always records the run, which also marks it done for --resume. */
+	if (!launch_interrupted() && (ex->always_row || file_size(ex->results) == before) &&
+	    append_run_row(ex->results, ex->path, plan, policy, repeat, r, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+

@@ -1,0 +1,44 @@
+/*
+ * Running a program on one plan, shared by a single run and a sweep: the
+ * launcher -> program environment (DESIGN.md), the launch, and the row
+ * threadrun writes itself.
+ */
+#ifndef EXECUTE_H
+#define EXECUTE_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "launch.h"
+#include "placement.h"
+
+/* The algorithm column of the rows threadrun writes about whole runs. */
+#define EXECUTE_RUN_ALGORITHM "(run)"
+
+struct execute {
+	pl_topology_t topo;
+	char path[PATH_MAX];    /* the resolved program */
+	char results[PATH_MAX];
+	bool always_row;        /* a run row even when the program wrote rows */
+	int output_fd;          /* the program's stdout and stderr go here; -1: inherited */
+};
+
+/*
+ * Find PROGRAM and check the results file (RESULTS, else THREADRUN_RESULTS,
+ * else results/runs.csv of the project).  0, or the exit status (2, 126,
+ * 127) with a message in ERR.
+ */
+int execute_prepare(struct execute *ex, const char *program, const char *results, char *err,
+		    size_t errlen);
+
+/*
+ * Run ARGV on PLAN as repeat REPEAT and wait for it.  R gets its status and
+ * times.  Appends threadrun's run row when the program wrote none (or
+ * always, with always_row), unless the run was interrupted.  0, or -1 with
+ * a message in ERR (R->status says which exit status fits).
+ */
+int execute_run(const struct execute *ex, const struct pl_plan *plan, const char *policy,
+		char *const argv[], unsigned repeat, struct launch_result *r, char *err,
+		size_t errlen);
+
+#endif

@@ -1,0 +1,39 @@
+/* threadrun --sweep: one run per (thread count, policy, repeat). */
+#ifndef SWEEP_H
+#define SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "placement.h"
+
+/*
+ * Thread counts: "1,2,4,8", ranges "1-8", doubling "1-64x2" (any factor
+ * >= 2), mixed with commas; strictly ascending, each 1..4096.  Returns the
+ * count (array in *OUT, caller frees) or -1 with a message in ERR.
+ */
+int sweep_parse_counts(const char *text, unsigned **out, char *err, size_t errlen);
+
+/*
+ * Policies: a comma list of policy names (compact,scatter,c1,c2,none); a
+ * list: policy takes the rest of the text, commas and all, so it comes last.
+ * Returns the count (*OUT, release each with pl_policy_clear and free) or -1.
+ */
+int sweep_parse_policies(const char *text, struct pl_policy **out, char *err, size_t errlen);
+
+struct sweep_opts {
+	const unsigned *counts;
+	int ncounts;
+	const struct pl_policy *policies;
+	int npolicies;
+	unsigned repeat;
+	bool resume, strict, quiet, dry_run;
+	const char *results;    /* NULL: the default file */
+	char **argv;            /* the program and its arguments */
+};
+
+/* Run the sweep; returns threadrun's exit status (0 all ran, 1 a run
+ * failed, 2 usage, 128+N interrupted). */
+int sweep_run(pl_topology_t topo, const struct sweep_opts *o);
+
+#endif
