@@ -20,16 +20,8 @@
 #define NR 6
 #endif
 #define MR (VW * MRV)
-#ifndef MC
-#ifndef MC
 #define MC (6 * MR)
-#endif
-#endif
-#ifndef KC
-#ifndef KC
 #define KC 384
-#endif
-#endif
 #define NC 3072
 
 #if defined(__GNUC__)
