@@ -21,8 +21,9 @@ OBJ := build
 
 PLACEMENT_SRC := $(wildcard placement/*.c)
 COMMON_SRC    := src/opt.c src/results.c src/runenv.c src/cputrack.c src/launch.c \
-                 src/execute.c
+                 src/execute.c src/sweep.c
 THREADRUN_SRC := src/threadrun.c
+REPORT_SRC    := src/threadreport.c src/dataset.c src/analysis.c
 T2ACCEL_SRC   := $(wildcard workloads/crypto/*.c)
 LINPACK_SRC   := $(wildcard workloads/linpack/*.c)
 LU_OBJ        := $(filter-out %/linpack.o,$(LINPACK_SRC:%.c=$(OBJ)/%.o))
@@ -34,9 +35,9 @@ PLACEMENT_OBJ := $(PLACEMENT_SRC:%.c=$(OBJ)/%.o)
 COMMON_OBJ    := $(COMMON_SRC:%.c=$(OBJ)/%.o)
 LIBS          := $(OBJ)/libcommon.a $(OBJ)/libplacement.a
 
-PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack
+PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport
 
-TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common \
+TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/test_analysis \
               $(BIN)/tests/test_lu $(BIN)/tests/omp_where $(BIN)/tests/results_get
 
 .PHONY: all deps check run bench clean
@@ -60,6 +61,11 @@ $(BIN)/threadrun: $(THREADRUN_SRC:%.c=$(OBJ)/%.o) $(LIBS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+$(BIN)/threadreport: $(REPORT_SRC:%.c=$(OBJ)/%.o) $(LIBS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BIN)/t2accel: $(T2ACCEL_SRC:%.c=$(OBJ)/%.o) $(LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -76,6 +82,11 @@ $(OBJ)/tests/unit/test_lu.o: CFLAGS += $(OMPFLAGS) -Iworkloads/linpack
 $(BIN)/tests/test_lu: $(OBJ)/tests/unit/test_lu.o $(LU_OBJ) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+$(BIN)/tests/test_analysis: $(OBJ)/tests/unit/test_analysis.o $(OBJ)/src/analysis.o \
+                            $(OBJ)/src/dataset.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 $(BIN)/tests/test_%: $(OBJ)/tests/unit/test_%.o $(LIBS)
 	@mkdir -p $(dir $@)

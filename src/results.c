@@ -51,6 +51,27 @@ int results_col_find(const char *name)
 	return -1;
 }
 
+/* Names other tables give our columns (the published figures in
+ * shared/reference use these), so they read as results files too. */
+static const struct { const char *name; enum results_col col; } col_aliases[] = {
+	{ "tool", RC_WORKLOAD },
+	{ "machine", RC_HOST },
+	{ "size_bytes", RC_SIZE },
+	{ "key_bits", RC_SIZE },
+	{ "seconds", RC_WALL_S },
+};
+
+static int col_find_or_alias(const char *name)
+{
+	int c = results_col_find(name);
+	size_t i;
+
+	for (i = 0; c < 0 && i < sizeof(col_aliases) / sizeof(col_aliases[0]); i++)
+		if (strcmp(col_aliases[i].name, name) == 0)
+			c = (int)col_aliases[i].col;
+	return c;
+}
+
 void results_row_init(struct results_row *row)
 {
 	memset(row, 0, sizeof(*row));
@@ -467,7 +488,7 @@ int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
 		n = split_csv(line, fields, MAX_FIELDS);
 		if (nhead == 0) {
 			for (i = 0; i < n; i++) {
-				map[i] = results_col_find(fields[i]);
+				map[i] = col_find_or_alias(fields[i]);
 				if (map[i] >= 0)
 					have[map[i]] = true;
 			}
@@ -492,8 +513,10 @@ int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
 		}
 		results_row_init(&row);
 		for (i = 0; i < n; i++)
-			if (map[i] >= 0 && *fields[i])
+			if (map[i] >= 0 && *fields[i]) {
+				free(row.val[map[i]]);
 				row.val[map[i]] = strdup(fields[i]);
+			}
 		info->rows++;
 		i = cb ? cb(&row, lineno, arg) : 0;
 		results_row_clear(&row);
@@ -504,6 +527,7 @@ int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
 		snprintf(err, errlen, "'%s' has no header line", path);
 		goto out;
 	}
+	memcpy(info->has, have, sizeof(have));
 	for (i = 0, used = 0; i < RC_COUNT; i++)
 		if (!have[i] && used < sizeof(info->missing))
 			used += (size_t)snprintf(info->missing + used, sizeof(info->missing) - used,

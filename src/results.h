@@ -66,6 +66,7 @@ struct results_info {
 	unsigned rows;
 	unsigned bad_lines;        /* malformed lines, each reported to ERRF */
 	char missing[512];         /* schema columns the file does not have */
+	bool has[RC_COUNT];        /* which columns the file has */
 };
 
 /*

@@ -306,7 +306,7 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 		char el[32];
 
 		clock_text(now_s() - pg.start, el, sizeof(el));
-		fprintf(stderr, "%s%s: sweep done: %u runs, %u failed, %u already in %s (--resume); %s; rows in %s, output in %s\n",
+		fprintf(stderr, "%s%s: sweep done: %u runs, %u failed, %u skipped (already in %s); %s; rows in %s, output in %s\n",
 			pg.tty ? "\n" : "", PROG, pg.total - skipped, failed, skipped, ex.results, el,
 			ex.results, log);
 	}

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "execute.h"
+#include "sweep.h"
 #include "opt.h"
 #include "placement.h"
 #include "results.h"
@@ -16,7 +17,7 @@
 
 #define PROG "threadrun"
 
-enum { OPT_STRICT = 256, OPT_ALLOWED };
+enum { OPT_STRICT = 256, OPT_ALLOWED, OPT_SWEEP, OPT_REPEAT, OPT_RESUME };
 
 static const struct opt_spec options[] = {
 	{ 'p', 'p', "policy", "POLICY", "compact, scatter, none, cK or list:CPUS (default compact)" },
@@ -26,11 +27,15 @@ static const struct opt_spec options[] = {
 	{ OPT_STRICT, 0, "strict", NULL, "refuse more workers than PUs instead of wrapping round-robin" },
 	{ OPT_ALLOWED, 0, "allowed", "CPUS", "use only these OS PUs (besides the cgroup and affinity limits)" },
 	{ 'o', 'o', "results", "FILE", "results file workloads append to (default results/runs.csv)" },
+	{ OPT_SWEEP, 0, "sweep", "LIST", "sweep thread counts: 1,2,4,8 or 1-8 or 1-64x2 (doubling); -p takes a comma list" },
+	{ OPT_REPEAT, 0, "repeat", "R", "sweep: run every combination R times (default 1)" },
+	{ OPT_RESUME, 0, "resume", NULL, "sweep: skip the combinations the results file already holds" },
 	{ 'q', 'q', "quiet", NULL, "no summary line on stderr" },
 	{ 'h', 'h', "help", NULL, "show this help" },
 };
 
-static const char usage[] = "[options] N PROGRAM [ARGS...]";
+static const char usage[] = "[options] N PROGRAM [ARGS...]\n"
+			    "       threadrun --sweep LIST [-p POLICIES] [--repeat R] [-o FILE] -- PROGRAM [ARGS...]";
 static const char help_after[] =
 	"Runs PROGRAM with N workers placed by the policy.  PROGRAM is looked up among\n"
 	"threadrun's own programs (t2accel, linpack) and then on PATH.  It gets\n"
@@ -41,6 +46,12 @@ static const char help_after[] =
 	"  threadrun 16 t2accel -a rsa\n"
 	"  threadrun -p scatter 2 linpack 2000\n"
 	"  threadrun -t 'numa:1 package:1 core:8 pu:8' -c 2 -n 16   # plan for a T2\n"
+	"  threadrun --sweep 1-8x2 -p compact,scatter,c1 --repeat 3 -o results/rsa.csv \\\n"
+	"            -- t2accel -a rsa -d 1\n"
+	"\n"
+	"A sweep runs PROGRAM once per (thread count, policy, repeat), appends each\n"
+	"run's rows as it ends and its output to FILE.log; Ctrl-C keeps every\n"
+	"finished row and --resume carries on where it stopped.\n"
 	"\n"
 	"Exit status: the program's; 2 usage error; 126 cannot run it; 127 not found;\n"
 	"128+N when it died of signal N.\n";
@@ -51,8 +62,10 @@ struct args {
 	const char *allowed;
 	const char *results;
 	unsigned per_core;
-	bool dry_run, strict, quiet;
+	bool dry_run, strict, quiet, resume;
 	unsigned nthreads;
+	const char *sweep;
+	unsigned repeat;
 	int argc;               /* PROGRAM and its arguments */
 	char **argv;
 };
@@ -81,6 +94,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_STRICT: a->strict = true; break;
 		case OPT_ALLOWED: a->allowed = arg; break;
 		case 'o': a->results = arg; break;
+		case OPT_SWEEP: a->sweep = arg; break;
+		case OPT_REPEAT:
+			if (num_parse_unsigned("repeat", arg, 1, 10000, &a->repeat, err, sizeof(err)) < 0)
+				goto bad;
+			break;
+		case OPT_RESUME: a->resume = true; break;
 		case 'q': a->quiet = true; break;
 		case 'h':
 			opt_help(&p, stdout, usage, help_after);
@@ -95,8 +114,25 @@ static int parse_args(int argc, char **argv, struct args *a)
 			 a->per_core, a->policy_text);
 		goto bad;
 	}
+	if (!a->sweep && (a->repeat || a->resume)) {
+		snprintf(err, sizeof(err), "--repeat and --resume go with --sweep");
+		goto bad;
+	}
+	if (!a->repeat)
+		a->repeat = 1;
+	if (a->sweep) {
+		a->argc = argc - optind;
+		a->argv = argv + optind;
+		if (a->argc == 0) {
+			snprintf(err, sizeof(err), "program: missing, usage: %s --sweep LIST [options] -- PROGRAM [ARGS...]",
+				 PROG);
+			goto bad;
+		}
+		ret = 0;
+		goto out;
+	}
 	if (optind >= argc) {
-		snprintf(err, sizeof(err), "threads: missing, usage: %s %s", PROG, usage);
+		snprintf(err, sizeof(err), "threads: missing, usage: %s [options] N PROGRAM [ARGS...]", PROG);
 		goto bad;
 	}
 	if (num_parse_unsigned("threads", argv[optind], 1, PL_MAX_WORKERS, &a->nthreads,
@@ -105,7 +141,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->argc = argc - optind - 1;
 	a->argv = argv + optind + 1;
 	if (a->argc == 0 && !a->dry_run) {
-		snprintf(err, sizeof(err), "program: missing, usage: %s %s", PROG, usage);
+		snprintf(err, sizeof(err), "program: missing, usage: %s [options] N PROGRAM [ARGS...]", PROG);
 		goto bad;
 	}
 	ret = 0;
@@ -171,6 +207,51 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 	return r.status;
 }
 
+static int sweep_main(const struct args *a)
+{
+	struct sweep_opts so = { .repeat = a->repeat, .resume = a->resume, .strict = a->strict,
+				 .quiet = a->quiet, .results = a->results, .argv = a->argv };
+	struct pl_policy *pols = NULL;
+	unsigned *counts = NULL;
+	pl_topology_t topo = NULL;
+	char err[512], pc[32];
+	int n, ret = 2;
+
+	if (a->dry_run) {
+		msg_error(PROG, "--sweep runs; plan one combination with -n N instead");
+		return 2;
+	}
+	so.ncounts = sweep_parse_counts(a->sweep, &counts, err, sizeof(err));
+	if (so.ncounts < 0) {
+		msg_error(PROG, "%s", err);
+		goto out;
+	}
+	if (a->per_core)
+		snprintf(pc, sizeof(pc), "c%u", a->per_core);
+	n = sweep_parse_policies(a->per_core ? pc : a->policy_text ? a->policy_text : "compact",
+				 &pols, err, sizeof(err));
+	if (n < 0) {
+		msg_error(PROG, "%s", err);
+		goto out;
+	}
+	so.counts = counts;
+	so.policies = pols;
+	so.npolicies = n;
+	if (pl_topology_init(&topo) < 0 || pl_topology_load(topo) < 0 ||
+	    (a->allowed && pl_topology_restrict(topo, a->allowed) < 0)) {
+		msg_error(PROG, "%s", topo ? pl_topology_get_error(topo) : "out of memory");
+		goto out;
+	}
+	ret = sweep_run(topo, &so);
+out:
+	while (pols && n > 0)
+		pl_policy_clear(&pols[--n]);
+	free(pols);
+	free(counts);
+	pl_topology_destroy(topo);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct pl_policy policy = { 0 };
@@ -183,6 +264,8 @@ int main(int argc, char **argv)
 	ret = parse_args(argc, argv, &a);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	if (a.sweep)
+		return sweep_main(&a);
 	ret = 2;
 	if (a.per_core)
 		snprintf(pc, sizeof(pc), "c%u", a.per_core);

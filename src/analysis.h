@@ -1,0 +1,41 @@
+/*
+ * The reporter's arithmetic, kept apart from reading and printing so it can
+ * be tested on hand-made numbers: medians, speedup and efficiency, the
+ * Universal Scalability Law fit, and the cutoff where one backend overtakes
+ * another.
+ */
+#ifndef ANALYSIS_H
+#define ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Median of N values (sorted in place); NAN when N is 0. */
+double stats_median(double *v, size_t n);
+
+/*
+ * Universal Scalability Law: C(N) = N / (1 + s (N - 1) + k N (N - 1)).
+ * Fitted by least squares on the linear form N/C(N) - 1 = s (N-1) + k N(N-1)
+ * (Gunther), with s and k kept >= 0.  N_peak = sqrt((1 - s) / k) (infinite
+ * when k = 0); rms_error is the root mean square of the relative error of
+ * the fitted C against the measured one.
+ */
+struct usl_fit {
+	double s, k, n_peak, rms_error;
+	bool ok;                /* enough points (4 distinct N, N=1 among them) */
+	bool poor;              /* rms_error above 10% */
+};
+
+int usl_fit(const double *n, const double *capacity, size_t count, struct usl_fit *fit);
+double usl_capacity(const struct usl_fit *fit, double n);
+
+/*
+ * The cutoff between two series measured at the same sizes: the size at
+ * which A's rate crosses B's, interpolated on log size and log ratio between
+ * the two neighbouring sizes.  Returns 1 with *SIZE set (and *A_WINS_ABOVE
+ * saying which side wins past it), 0 when one is faster at every size.
+ */
+int cutoff_find(const double *size, const double *rate_a, const double *rate_b, size_t n,
+		double *cut, bool *a_wins_above);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * The reporter's view of result files: every row as an observation,
+ * grouped into series (one workload, algorithm, backend, size) and cells
+ * (one policy at one thread count, the median of its repeats).
+ */
+#ifndef DATASET_H
+#define DATASET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analysis.h"
+
+struct obs {
+	char *host, *workload, *algorithm, *backend, *impl, *unit, *policy, *size_unit, *note;
+	double size, rate;
+	unsigned threads, pus, cores;
+	int repeat;             /* -1 when the file has no repeat column */
+	int verified, placed;   /* 1 yes, 0 no, -1 not said */
+	const char *file;
+	unsigned line;
+	bool dropped;           /* superseded by a later row of the same repeat */
+};
+
+struct cell {
+	const char *policy;
+	unsigned threads;
+	size_t n;
+	double median, min, max, speedup, efficiency;
+	bool oversubscribed;
+};
+
+struct series {
+	const struct obs *key;  /* the first observation: names and units */
+	struct cell *cells;     /* by policy (first-seen order), then threads */
+	size_t ncells;
+	const char **policies;
+	size_t npolicies;
+	unsigned pus, cores;
+	size_t unverified, misplaced;
+	bool speedup_from_smallest;  /* no 1-thread point: speedup vs the smallest */
+};
+
+struct dataset {
+	struct obs *obs;
+	size_t nobs, cap;
+	struct series *series;
+	size_t nseries;
+	bool multi_host;
+	unsigned bad_lines;
+};
+
+/*
+ * Read one results file into DS.  Columns are matched by name (with the
+ * published-figures aliases: tool, machine, size_bytes, key_bits); columns
+ * a file lacks are named on ERRF.  -1 with a message in ERR for a file
+ * that is missing, empty, binary or has no usable header.
+ */
+int dataset_read(struct dataset *ds, const char *path, FILE *errf, char *err, size_t errlen);
+
+/* Drop superseded repeats and threadrun's whole-run rows where the program
+ * wrote its own, then build the series and their cells. */
+int dataset_build(struct dataset *ds);
+void dataset_free(struct dataset *ds);
+
+/* The cell of POLICY at THREADS in S, or NULL. */
+const struct cell *series_cell(const struct series *s, const char *policy, unsigned threads);
+
+/* The fitted USL of one policy of S (see usl_fit). */
+void series_usl(const struct series *s, const char *policy, struct usl_fit *fit);
+
+#endif

@@ -1,0 +1,161 @@
+/* The reporter's arithmetic on numbers with known answers. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "dataset.h"
+
+#define NEAR(a, b, tol) (fabs((double)(a) - (double)(b)) <= (tol) * fabs((double)(b)))
+
+static void medians(void **state)
+{
+	double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 };
+
+	(void)state;
+	assert_true(stats_median(odd, 3) == 3);
+	assert_true(stats_median(even, 4) == 2.5);
+	assert_true(isnan(stats_median(odd, 0)));
+}
+
+/* Synthetic USL data: the fit must give s and k back within 1%. */
+static void usl_recovers(void **state)
+{
+	static const double cases[][2] = { { 0.05, 0.001 }, { 0.2, 0.0001 }, { 0.01, 0.02 } };
+	double n[] = { 1, 2, 4, 8, 16, 32, 64 }, c[7];
+	struct usl_fit fit;
+
+	(void)state;
+	for (size_t k = 0; k < 3; k++) {
+		struct usl_fit truth = { .s = cases[k][0], .k = cases[k][1] };
+
+		for (int i = 0; i < 7; i++)
+			c[i] = usl_capacity(&truth, n[i]);
+		usl_fit(n, c, 7, &fit);
+		assert_true(fit.ok);
+		if (!NEAR(fit.s, truth.s, 0.01) || !NEAR(fit.k, truth.k, 0.01))
+			fail_msg("s %g k %g, want %g %g", fit.s, fit.k, truth.s, truth.k);
+		assert_true(NEAR(fit.n_peak, sqrt((1 - truth.s) / truth.k), 0.01));
+		assert_true(fit.rms_error < 1e-9);
+		assert_false(fit.poor);
+	}
+	/* Too few points: no fit. */
+	usl_fit(n, c, 3, &fit);
+	assert_false(fit.ok);
+	/* Linear scaling: s = k = 0, no peak. */
+	usl_fit(n, n, 7, &fit);
+	assert_true(fit.ok && fit.s < 1e-12 && fit.k < 1e-12 && isinf(fit.n_peak));
+}
+
+static void cutoff_interpolates(void **state)
+{
+	/* A: 10 and 40; B: 20 and 20 at sizes 16 and 1024.  log(A/B) goes
+	 * from -ln2 to +ln2: the crossing is half way on log size, at 128. */
+	double size[] = { 16, 1024 }, a[] = { 10, 40 }, b[] = { 20, 20 }, cut;
+	bool a_above;
+
+	(void)state;
+	assert_int_equal(cutoff_find(size, a, b, 2, &cut, &a_above), 1);
+	assert_true(NEAR(cut, 128, 1e-9));
+	assert_true(a_above);
+	assert_int_equal(cutoff_find(size, b, a, 2, &cut, &a_above), 1);
+	assert_false(a_above);
+	double faster[] = { 30, 50 };
+	assert_int_equal(cutoff_find(size, faster, b, 2, &cut, &a_above), 0);
+}
+
+static const char *data_file(const char *name)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", getenv("TEST_DATA") ? getenv("TEST_DATA") : "tests/data",
+		 name);
+	return path;
+}
+
+/* A hand-made file: medians, the rerun that replaces a repeat, speedup,
+ * efficiency, warnings' counts. */
+static void handmade_series(void **state)
+{
+	struct dataset ds = { 0 };
+	const struct series *s;
+	const struct cell *c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(dataset_read(&ds, data_file("handmade.csv"), stderr, err, sizeof(err)), 0);
+	assert_int_equal(dataset_build(&ds), 0);
+	assert_int_equal(ds.nseries, 1);
+	s = &ds.series[0];
+	assert_int_equal(s->npolicies, 2);
+	c = series_cell(s, "c1", 1);
+	assert_true(c->median == 100 && c->min == 90 && c->max == 110 && c->n == 3);
+	c = series_cell(s, "c1", 4);
+	/* repeat 1 was written twice: the later row (380) counts. */
+	assert_true(c->median == 370 && c->min == 360 && c->n == 3);
+	assert_true(NEAR(c->speedup, 3.7, 1e-12) && NEAR(c->efficiency, 0.925, 1e-12));
+	/* c2 has no 1-thread point: speedup against 2 threads, scaled. */
+	c = series_cell(s, "c2", 4);
+	assert_true(NEAR(c->speedup, 2 * 222.0 / 120, 1e-12));
+	assert_true(s->speedup_from_smallest);
+	c = series_cell(s, "c2", 16);
+	assert_true(c->oversubscribed);
+	assert_int_equal(s->unverified, 1);
+	assert_int_equal(s->misplaced, 1);
+	assert_int_equal(s->pus, 8);
+	dataset_free(&ds);
+}
+
+/* The published T2-era scaling figures read as a real input. */
+static void published_figures(void **state)
+{
+	struct dataset ds = { 0 };
+	const char *ref = getenv("REFERENCE_CSV");
+	char err[256];
+	size_t i, found = 0;
+
+	(void)state;
+	if (!ref)
+		ref = "../shared/reference/published-figures.csv";
+	if (access(ref, R_OK) != 0)
+		skip();
+	assert_int_equal(dataset_read(&ds, ref, stderr, err, sizeof(err)), 0);
+	assert_int_equal(dataset_build(&ds), 0);
+	for (i = 0; i < ds.nseries; i++) {
+		const struct series *s = &ds.series[i];
+		const struct cell *c4 = series_cell(s, "-", 4);
+		struct usl_fit fit;
+
+		if (strcmp(s->key->workload, "src4_scale kernel module") ||
+		    strcmp(s->key->impl, "before the assembly patch"))
+			continue;
+		/* 409836000 / 107758000 at 4 threads. */
+		assert_true(NEAR(c4->speedup, 409836000.0 / 107758000.0, 1e-9));
+		series_usl(s, "-", &fit);
+		assert_true(fit.ok && fit.s > 0 && fit.s < 0.1 && !fit.poor);
+		found++;
+	}
+	assert_int_equal(found, 1);
+	dataset_free(&ds);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(medians),
+		cmocka_unit_test(usl_recovers),
+		cmocka_unit_test(cutoff_interpolates),
+		cmocka_unit_test(handmade_series),
+		cmocka_unit_test(published_figures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
