@@ -106,8 +106,7 @@ check: deps
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)bin/threadrun -n -p scatter $$(nproc)
-	$(Q)bin/threadrun -p scatter $$(nproc) bin/tests/omp_where 2>/dev/null || true
+	$(Q)src/study
 
 # Benchmarks against the peers (not tests: ratios, never time limits).
 bench: deps all $(BIN)/bench/openblas_lu
