@@ -7,6 +7,8 @@ PKGS    := hwloc libcrypto
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
            $(shell pkg-config --cflags $(PKGS)) -Iplacement -Isrc
+# PKCS#11 types and constants only: modules are dlopen()ed, nothing links.
+P11_CFLAGS := $(shell pkg-config --cflags p11-kit-1)
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 OMPFLAGS := -fopenmp
 
@@ -38,7 +40,8 @@ LIBS          := $(OBJ)/libcommon.a $(OBJ)/libplacement.a
 PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport
 
 TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/test_analysis \
-              $(BIN)/tests/test_lu $(BIN)/tests/omp_where $(BIN)/tests/results_get
+              $(BIN)/tests/test_lu $(BIN)/tests/omp_where $(BIN)/tests/results_get \
+              $(BIN)/tests/libfakep11.so
 
 .PHONY: all deps check run bench clean
 all: $(PROGRAMS)
@@ -66,10 +69,11 @@ $(BIN)/threadreport: $(REPORT_SRC:%.c=$(OBJ)/%.o) $(LIBS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+$(OBJ)/workloads/crypto/%.o: CFLAGS += $(P11_CFLAGS)
 $(BIN)/t2accel: $(T2ACCEL_SRC:%.c=$(OBJ)/%.o) $(LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -ldl
 
 $(OBJ)/workloads/linpack/%.o: CFLAGS += $(OMPFLAGS) -O3 $(LINPACK_ARCH)
 $(BIN)/linpack: $(LINPACK_SRC:%.c=$(OBJ)/%.o) $(LIBS)
@@ -95,6 +99,11 @@ $(BIN)/tests/test_%: $(OBJ)/tests/unit/test_%.o $(LIBS)
 $(BIN)/tests/results_get: $(OBJ)/tests/progs/results_get.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# A fake PKCS#11 module with faults on demand (tests/progs/fake_p11.c).
+$(BIN)/tests/libfakep11.so: tests/progs/fake_p11.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(P11_CFLAGS) -Wno-cast-function-type -shared -fPIC -o $@ $< $(LDLIBS)
 
 $(BIN)/tests/omp_where: tests/progs/omp_where.c
 	@mkdir -p $(dir $@)

@@ -70,5 +70,6 @@ struct backend {
 };
 
 extern const struct backend backend_evp;
+extern const struct backend backend_pkcs11;
 
 #endif

@@ -42,7 +42,7 @@ EVP_PKEY *evp_rsa_keygen(unsigned bits, char *err, size_t errlen)
 	return k;
 }
 
-static EVP_PKEY_CTX *pkcs1_ctx(EVP_PKEY *pkey, bool sign)
+EVP_PKEY_CTX *evp_rsa_ctx(EVP_PKEY *pkey, bool sign)
 {
 	EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
 
@@ -61,7 +61,7 @@ int evp_rsa_worker_init(EVP_PKEY *shared, EVP_PKEY **pkey, EVP_PKEY_CTX **sctx,
 {
 	/* Each worker has its own key object: no shared blinding state. */
 	*pkey = EVP_PKEY_dup(shared);
-	if (!*pkey || !(*sctx = pkcs1_ctx(*pkey, true)) || !(*vctx = pkcs1_ctx(*pkey, false))) {
+	if (!*pkey || !(*sctx = evp_rsa_ctx(*pkey, true)) || !(*vctx = evp_rsa_ctx(*pkey, false))) {
 		rsa_error(err, errlen, "RSA context set-up");
 		return -1;
 	}

@@ -13,6 +13,9 @@
 /* A fresh key of BITS bits, or NULL with the error in ERR. */
 EVP_PKEY *evp_rsa_keygen(unsigned bits, char *err, size_t errlen);
 
+/* A sign (or verify) context for PKCS#1 v1.5 with SHA-256 on PKEY. */
+EVP_PKEY_CTX *evp_rsa_ctx(EVP_PKEY *pkey, bool sign);
+
 /* A worker's own copy of the key, its sign and verify contexts, a random
  * digest to sign and a first signature of it. */
 int evp_rsa_worker_init(EVP_PKEY *shared, EVP_PKEY **pkey, EVP_PKEY_CTX **sctx,

@@ -293,7 +293,8 @@ int runner_run(const struct run_params *p, struct run_result *r)
 	cpu_times(&u0, &s0);
 	start = now_s();
 	gate_wait(&sh.start);
-	if (!atomic_load(&sh.abort))
+	r->started = !atomic_load(&sh.abort);
+	if (r->started)
 		supervise(&sh, start, created, r);
 	else
 		atomic_store(&sh.stop, 1);

@@ -40,6 +40,7 @@ struct run_result {
 	double wall_s, user_s, sys_s;
 	bool verified;          /* every check passed */
 	bool interrupted;
+	bool started;           /* the workers passed the start: a measurement exists */
 	bool honoured;          /* every worker stayed on its planned PU */
 	unsigned long migrations;
 	unsigned nworkers;

@@ -16,7 +16,9 @@
 #define PROG "t2accel"
 #define MAX_SIZE (64u << 20)
 
-static const struct backend *const backends[] = { &backend_evp };
+static const struct backend *const backends[] = { &backend_evp, &backend_pkcs11 };
+
+enum { OPT_MODULE = 256, OPT_SLOT, OPT_TOKEN, OPT_PIN_FILE };
 
 static const unsigned rsa_bits[] = { 1024, 2048, 3072, 4096 };
 static const char default_sizes[] = "16,64,256,1024,8192,16384";
@@ -27,7 +29,11 @@ static const struct opt_spec options[] = {
 	{ 'k', 'k', "bits", "BITS", "RSA key size: 1024, 2048, 3072 or 4096 (default 2048)" },
 	{ 'd', 'd', "seconds", "S", "time-based: every worker runs S seconds (default 3; 0.5 allowed)" },
 	{ 'r', 'r', "reps", "R", "count-based: R operations in total, shared among the workers" },
-	{ 'b', 'b', "backend", "NAME", "evp: OpenSSL libcrypto (the default)" },
+	{ 'b', 'b', "backend", "NAME", "evp (OpenSSL libcrypto, the default) or pkcs11 (a PKCS#11 token)" },
+	{ OPT_MODULE, 0, "module", "PATH", "PKCS#11 module to load (default: SoftHSM2, on a temporary token)" },
+	{ OPT_SLOT, 0, "slot", "N", "PKCS#11: use the existing token in slot N" },
+	{ OPT_TOKEN, 0, "token-label", "LABEL", "PKCS#11: use the existing token labelled LABEL" },
+	{ OPT_PIN_FILE, 0, "pin-file", "FILE", "PKCS#11: the user PIN is FILE's first line (else T2ACCEL_PIN)" },
 	{ 'o', 'o', "results", "FILE", "append result rows to FILE (default: threadrun's file)" },
 	{ 'q', 'q', "quiet", NULL, "print the table only" },
 	{ 'h', 'h', "help", NULL, "show this help" },
@@ -190,10 +196,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'b':
 			o->be = find_backend(arg);
 			if (!o->be) {
-				snprintf(err, sizeof(err), "backend '%s' not known, choices are: evp", arg);
+				snprintf(err, sizeof(err), "backend '%s' not known, choices are: evp pkcs11", arg);
 				goto bad;
 			}
 			break;
+		case OPT_MODULE: o->beo.module = arg; break;
+		case OPT_SLOT:
+			if (num_parse_u64("slot", arg, 0, UINT32_MAX, &o->beo.slot, err, sizeof(err)) < 0)
+				goto bad;
+			o->beo.slot_set = true;
+			break;
+		case OPT_TOKEN: o->beo.token_label = arg; break;
+		case OPT_PIN_FILE: o->beo.pin_file = arg; break;
 		case 'o': o->results = arg; break;
 		case 'q': o->quiet = true; break;
 		case 'h':
@@ -309,16 +323,18 @@ static int measure(const struct opts *o, void *bectx, const struct run_env *env,
 		return 1;
 	}
 	if (runner_run(&p, &r) < 0 && !r.interrupted) {
-		msg_error(PROG, "verification failed: %s %s: %s", algo_mode_label(job->algo, job->mode),
+		msg_error(PROG, "failed: %s %s: %s", algo_mode_label(job->algo, job->mode),
 			  report_size_text(job, err, sizeof(err)), r.err);
 		ret = 1;
 	}
 	report_add(rep, job, &r);
 	if (!o->quiet)
 		report_progress(stderr, job, &r);
+	/* A measurement that never started (a worker failed to set up) is no
+	 * row; one that ran and failed is, marked unverified. */
 	if (r.interrupted)
 		ret = 128 + interrupted;
-	else if (o->results && append_row(o->results, o, env, impl, job, &r) < 0)
+	else if (r.started && o->results && append_row(o->results, o, env, impl, job, &r) < 0)
 		ret = 1;
 	o->be->job_fini(bectx, job);
 	runner_result_free(&r);

@@ -1,0 +1,84 @@
+# t2accel -b pkcs11: SoftHSM2 out of the box on a temporary token, cross-
+# checked against EVP; 8 workers on 2 PUs; existing tokens and PINs; bad
+# modules; a module lacking a mechanism; faults from a fake module.
+. "$(dirname "$0")/tap.bash"
+PATH="$PWD/bin/tests:$PATH"
+fake=$PWD/bin/tests/libfakep11.so
+export TMPDIR=$tmp
+tokens_left() { ls -d "$tmp"/t2accel-token-* 2>/dev/null | wc -l; }
+
+threadrun -q -o "$tmp/p.csv" 2 t2accel -q -b pkcs11 -a all -s 16,8192 -d 0.1 >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "threadrun 2 t2accel -b pkcs11 -a all: exit 0 (got $st)" [ $st -eq 0 ]
+check "one row per measurement, all pkcs11, all verified (cross-checked with EVP)" bash -c \
+	"[ \"\$(results_get '$tmp/p.csv' backend verified | sort | uniq -c | awk '{print \$1, \$2, \$3}')\" = '14 pkcs11 yes' ]"
+check "rows name the module and the token" bash -c "results_get '$tmp/p.csv' impl | grep -q 'SoftHSM.*temporary'"
+check "no temporary token left behind" [ "$(tokens_left)" -eq 0 ]
+
+# The concurrency case SoftHSM2 users report crashes with: 8 workers, 2 PUs.
+threadrun -q -o "$tmp/p8.csv" 8 t2accel -q -b pkcs11 -a all -s 64 -k 1024 -d 0.2 >/dev/null 2>"$tmp/err"
+st=$?
+check "8 workers through SoftHSM2, every algorithm: exit 0 (got $st)" [ $st -eq 0 ]
+check "8 workers: 8 rows, all verified" bash -c \
+	"[ \"\$(results_get '$tmp/p8.csv' threads verified | sort | uniq -c | awk '{print \$1, \$2, \$3}')\" = '8 8 yes' ]"
+
+# A corrupted token output is caught by the EVP cross-check.
+T2ACCEL_FAULT_WORKER=1 threadrun -q -o "$tmp/f.csv" 2 t2accel -q -b pkcs11 -a aes -s 64 -d 0.2 >/dev/null 2>"$tmp/err"
+st=$?
+check "corrupted pkcs11 output detected: exit 1 (got $st)" [ $st -eq 1 ]
+check "named: algorithm, size, worker, CPU" grep -q 'failed: aes-128-cbc 64 bytes: worker 1 on CPU [0-9]: the token.s ciphertext of 64 bytes differs from OpenSSL EVP' "$tmp/err"
+check "no temporary token left behind after a failure" [ "$(tokens_left)" -eq 0 ]
+
+# SIGINT: stops, and still removes the token.
+t2accel -q -b pkcs11 -a sha1 -s 64 -d 5 >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+st=$?
+check "SIGINT: exit 130 (got $st)" [ $st -eq 130 ]
+check "SIGINT: no temporary token left behind" [ "$(tokens_left)" -eq 0 ]
+
+# An existing SoftHSM2 token: by label and by slot, PIN from the environment
+# or a file; a wrong PIN said plainly and never printed.
+mkdir -p "$tmp/store"
+printf 'directories.tokendir = %s/store\nobjectstore.backend = file\nlog.level = ERROR\n' "$tmp" >"$tmp/sh.conf"
+export SOFTHSM2_CONF=$tmp/sh.conf
+softhsm2-util --init-token --free --label mytoken --so-pin 87654321 --pin 24681357 >/dev/null 2>&1
+slot=$(softhsm2-util --show-slots 2>/dev/null | awk '/^Slot [0-9]+/ {s = $2} /Label: *mytoken/ {print s; exit}')
+T2ACCEL_PIN=24681357 t2accel -q -b pkcs11 --token-label mytoken -a sha256 -s 64 -d 0.1 >/dev/null 2>"$tmp/err"
+check "existing token by label, PIN from T2ACCEL_PIN: exit 0 ($?)" [ $? -eq 0 ]
+echo 24681357 >"$tmp/pin"
+t2accel -q -b pkcs11 --slot "$slot" --pin-file "$tmp/pin" -a aes -s 64 -d 0.1 >/dev/null 2>"$tmp/err"
+check "existing token by slot $slot, PIN from --pin-file: exit 0 ($?)" [ $? -eq 0 ]
+T2ACCEL_PIN=11112222 t2accel -q -b pkcs11 --token-label mytoken -a sha256 >/dev/null 2>"$tmp/err"
+st=$?
+check "wrong PIN: exit 2 (got $st)" [ $st -eq 2 ]
+check "wrong PIN: said plainly" grep -q 'PIN: the token refused the user PIN (CKR_PIN_INCORRECT)' "$tmp/err"
+check "wrong PIN: the PIN is not printed" bash -c "! grep -q 11112222 '$tmp/err'"
+check "wrong PIN: one line" [ "$(wc -l <"$tmp/err")" -eq 1 ]
+unset SOFTHSM2_CONF
+
+# Faults of a module: the fake module (slot 0, PIN 1234, only CKM_SHA256).
+export T2ACCEL_PIN=1234
+t2accel -q -b pkcs11 --module "$fake" --slot 0 -a sha256,md5 -s 64 -d 0.1 >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "a mechanism the module lacks: skipped and said, the rest runs, exit 3 (got $st)" bash -c \
+	"[ $st -eq 3 ] && grep -q 'skipping md5: the module lacks CKM_MD5 (CKR_MECHANISM_INVALID)' '$tmp/err' && grep -q '^sha256 ' '$tmp/out'"
+for fault in initialize:1:'C_Initialize failed: CKR_GENERAL_ERROR' login:1:'opening a session and logging in failed: CKR_DEVICE_ERROR' \
+	     open:1:'opening a session and logging in failed: CKR_DEVICE_ERROR' \
+	     open2:1:'worker [01] on CPU [0-9]: C_OpenSession failed: CKR_DEVICE_ERROR' digest:1:'C_Digest failed: CKR_DEVICE_ERROR'; do
+	mode=${fault%%:*} rest=${fault#*:} want=${rest%%:*} msg=${rest#*:}
+	case $mode in digest) mode=digest-after:0.4 ;; open) mode=open:1 ;; open2) mode=open:2 ;; esac
+	FAKE_P11_FAIL=$mode threadrun -q -o "$tmp/fault.csv" 2 t2accel -q -b pkcs11 --module "$fake" --slot 0 -a sha256 -s 64 -d 1 \
+		>/dev/null 2>"$tmp/err"
+	st=$?
+	if [ $st -eq "$want" ] && grep -q "$msg" "$tmp/err"; then
+		ok "fake module failing at $mode: exit $want, '$msg'"
+	else
+		notok "fake module failing at $mode" "exit $st" "$(cat "$tmp/err")"
+	fi
+done
+check "a failure mid-run leaves an unverified row; what never started, none (threadrun's run rows aside)" bash -c \
+	"[ \"\$(results_get '$tmp/fault.csv' algorithm verified | grep -v '^(run)')\" = \$'sha256\tno' ]"
+unset T2ACCEL_PIN

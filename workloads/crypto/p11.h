@@ -1,0 +1,45 @@
+/*
+ * A PKCS#11 module and the token t2accel works on: loading any v2.x module,
+ * C_Initialize with OS locking, a throwaway SoftHSM2 token when none is
+ * named, login, and removal of everything temporary at the end.
+ */
+#ifndef P11_H
+#define P11_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <p11-kit/pkcs11.h>
+
+#include "backend.h"
+
+struct p11 {
+	void *dl;
+	CK_FUNCTION_LIST_PTR f;
+	bool initialized;
+	CK_SLOT_ID slot;
+	CK_SESSION_HANDLE login;    /* kept open: the token stays logged in */
+	char tmpdir[256];           /* the throwaway token's home, or "" */
+	char impl[384];             /* module, library version, token, slot */
+	CK_MECHANISM_TYPE *mechs;
+	CK_ULONG nmechs;
+};
+
+/* Where SoftHSM2 lives when --module is not given, or NULL. */
+const char *p11_default_module(void);
+
+/*
+ * Load the module, initialise it, find or create the token, log in.
+ * Returns BE_OK, or BE_USAGE (a bad module path, slot, label or PIN),
+ * BE_FAIL (the module failed), with the message in ERR.  On failure what
+ * was set up is undone (p11_close need not be called).
+ */
+int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errlen);
+void p11_close(struct p11 *p);
+
+bool p11_has_mechanism(const struct p11 *p, CK_MECHANISM_TYPE m);
+
+/* "CKR_PIN_INCORRECT" and the like. */
+const char *p11_rv_name(CK_RV rv);
+
+#endif
