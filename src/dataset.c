@@ -66,6 +66,10 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->pus = isnan(v) ? 0 : (unsigned)v;
 	v = results_row_num(row, RC_CORES);
 	o->cores = isnan(v) ? 0 : (unsigned)v;
+	o->migrations = results_row_num(row, RC_MIGRATIONS);
+	o->off_plan = results_row_num(row, RC_OFF_PLAN);
+	o->steal_pct = results_row_num(row, RC_STEAL_PCT);
+	o->sys_share = results_row_num(row, RC_SYS_SHARE);
 	o->verified = yes_no(row, RC_VERIFIED);
 	o->placed = yes_no(row, RC_PLACEMENT_OK);
 	o->file = rd->file;
@@ -164,6 +168,32 @@ static int cmp_unsigned(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The monitor's figures for a cell come from threadrun's whole-run rows of
+ * the same workload, policy and thread count (kept even where the run's
+ * own rows stand in for its rate).  SCRATCH holds ds->nobs doubles. */
+static void monitor_figures(const struct dataset *ds, struct series *s, struct cell *c,
+			    double *scratch)
+{
+	size_t i, n = 0;
+
+	c->migrations = c->off_plan = c->steal_pct = 0;
+	for (i = 0; i < ds->nobs; i++) {
+		const struct obs *o = &ds->obs[i];
+
+		if (isnan(o->off_plan) || !same(o->algorithm, EXECUTE_RUN_ALGORITHM) ||
+		    !same(o->workload, s->key->workload) || o->threads != c->threads ||
+		    !same(o->policy, c->policy) || (ds->multi_host && !same(o->host, s->key->host)))
+			continue;
+		c->migrations += isnan(o->migrations) ? 0 : o->migrations;
+		c->off_plan += o->off_plan;
+		c->steal_pct = fmax(c->steal_pct, isnan(o->steal_pct) ? 0 : o->steal_pct);
+		scratch[n++] = isnan(o->sys_share) ? 0 : o->sys_share;
+	}
+	c->monitored = n;
+	c->sys_share = stats_median(scratch, n);
+	s->monitored |= n > 0;
+}
+
 /* The cells of one series: every policy x thread count it has. */
 static int build_cells(struct dataset *ds, struct series *s)
 {
@@ -218,6 +248,7 @@ static int build_cells(struct dataset *ds, struct series *s)
 			c->min = rates[0];
 			c->max = rates[n - 1];
 			c->oversubscribed = s->pus && c->threads > s->pus;
+			monitor_figures(ds, s, c, rates);
 			if (!base)
 				base = c;
 			/* Speedup against 1 thread of the same policy, or against the

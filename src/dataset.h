@@ -18,6 +18,7 @@ struct obs {
 	unsigned threads, pus, cores;
 	int repeat;             /* -1 when the file has no repeat column */
 	int verified, placed;   /* 1 yes, 0 no, -1 not said */
+	double migrations, off_plan, steal_pct, sys_share;   /* NAN: not monitored */
 	const char *file;
 	unsigned line;
 	bool dropped;           /* superseded by a later row of the same repeat */
@@ -29,6 +30,9 @@ struct cell {
 	size_t n;
 	double median, min, max, speedup, efficiency;
 	bool oversubscribed;
+	/* What threadrun --monitor saw of the runs behind this cell. */
+	size_t monitored;
+	double migrations, off_plan, steal_pct, sys_share;  /* sums, max, max, median */
 };
 
 struct series {
@@ -40,6 +44,7 @@ struct series {
 	unsigned pus, cores;
 	size_t unverified, misplaced;
 	bool speedup_from_smallest;  /* no 1-thread point: speedup vs the smallest */
+	bool monitored;              /* some cell has monitor figures */
 };
 
 struct dataset {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "execute.h"
+#include "monitor.h"
 #include "results.h"
 #include "runenv.h"
 
@@ -75,7 +76,7 @@ static off_t file_size(const char *path)
 /* The row threadrun writes itself: what it measured of the whole run. */
 static int append_run_row(const char *results, const char *program, const struct pl_plan *plan,
 			  const char *policy, unsigned repeat, const struct launch_result *r,
-			  char *err, size_t errlen)
+			  const struct monitor_summary *ms, char *err, size_t errlen)
 {
 	struct results_row row;
 	char *cpus = malloc((size_t)plan->nworkers * 16 + 16);
@@ -99,7 +100,16 @@ static int append_run_row(const char *results, const char *program, const struct
 	results_row_set(&row, RC_RATE, "%.6g", r->wall_s > 0 ? 1.0 / r->wall_s : 0.0);
 	results_row_set(&row, RC_UNIT, "runs/s");
 	results_row_set(&row, RC_STATUS, "%d", r->status);
-	results_row_set(&row, RC_NOTE, "the whole run, measured by threadrun");
+	if (ms) {
+		if (plan->bound)
+			results_row_set(&row, RC_PLACEMENT_OK, "%s", ms->off_plan ? "no" : "yes");
+		results_row_set(&row, RC_MIGRATIONS, "%lu", ms->migrations);
+		results_row_set(&row, RC_OFF_PLAN, "%lu", ms->off_plan);
+		results_row_set(&row, RC_STEAL_PCT, "%.2f", ms->steal_pct);
+		results_row_set(&row, RC_SYS_SHARE, "%.2f", ms->sys_share);
+	}
+	results_row_set(&row, RC_NOTE, "the whole run, measured by threadrun%s%s",
+			ms && ms->warnings[0] ? "; monitor: " : "", ms ? ms->warnings : "");
 	ret = results_append(results, &row, err, errlen);
 	results_row_clear(&row);
 	free(cpus);
@@ -119,15 +129,52 @@ int execute_prepare(struct execute *ex, const char *program, const char *results
 		default_results(ex->results, sizeof(ex->results));
 	if (results_check(ex->results, err, errlen) < 0)
 		return 2;
+	if (ex->monitor > 0) {
+		snprintf(ex->series_path, sizeof(ex->series_path), "%s.monitor.csv", ex->results);
+		ex->series = fopen(ex->series_path, "a");
+		if (!ex->series) {
+			snprintf(err, errlen, "monitor: cannot write '%s': %s", ex->series_path,
+				 strerror(errno));
+			return 2;
+		}
+		if (ftell(ex->series) == 0)
+			fputs(monitor_series_header, ex->series);
+	}
 	return 0;
+}
+
+void execute_finish(struct execute *ex)
+{
+	if (ex->series)
+		fclose(ex->series);
+	ex->series = NULL;
+}
+
+struct monitor_start_arg {
+	const struct execute *ex;
+	const struct pl_plan *plan;
+	struct monitor *m;
+	char err[256];
+};
+
+static void start_monitor(pid_t pid, void *arg)
+{
+	struct monitor_start_arg *a = arg;
+
+	a->m = monitor_start(pid, a->ex->monitor, a->plan, a->ex->series, a->err, sizeof(a->err));
 }
 
 int execute_run(const struct execute *ex, const struct pl_plan *plan, const char *policy,
 		char *const argv[], unsigned repeat, struct launch_result *r, char *err,
 		size_t errlen)
 {
+	struct monitor_start_arg ma = { .ex = ex, .plan = plan };
+	struct launch_hook hook = { start_monitor, &ma };
+	struct monitor_summary ms;
+	bool monitored = false;
 	char num[16];
 	off_t before;
+	int ret = 0;
 
 	snprintf(num, sizeof(num), "%u", repeat);
 	setenv(ENV_REPEAT, num, 1);
@@ -137,13 +184,27 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 		return -1;
 	}
 	before = file_size(ex->results);
-	if (launch_run(ex->path, argv, plan, ex->output_fd, r, err, errlen) < 0)
-		return -1;
+	if (ex->series)
+		fprintf(ex->series, "# run %u threads, %s, repeat %u\n", plan->nworkers, policy, repeat);
+	if (launch_run(ex->path, argv, plan, ex->output_fd, ex->monitor > 0 ? &hook : NULL, r, err,
+		       errlen) < 0)
+		ret = -1;
+	if (ex->monitor > 0 && !ma.m)
+		fprintf(stderr, "threadrun: %s\n", ma.err);
+	if (ma.m) {
+		monitor_stop(ma.m);
+		monitor_print(ma.m, stderr, ex->quiet);
+		monitor_summarise(ma.m, &ms);
+		monitor_free(ma.m);
+		monitored = true;
+	}
 	/* An interrupted run is not a measurement: no row for it.  A sweep
-	 * always records the run, which also marks it done for --resume. */
-	if (!launch_interrupted() && (ex->always_row || file_size(ex->results) == before) &&
-	    append_run_row(ex->results, ex->path, plan, policy, repeat, r, err, errlen) < 0)
-		return -1;
-	return 0;
+	 * (and a monitored run) always records the run: it marks it done for
+	 * --resume and carries what the monitor saw. */
+	if (!ret && !launch_interrupted() && (ex->always_row || file_size(ex->results) == before) &&
+	    append_run_row(ex->results, ex->path, plan, policy, repeat, r, monitored ? &ms : NULL, err,
+			   errlen) < 0)
+		ret = -1;
+	return ret;
 }
 

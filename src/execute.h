@@ -21,6 +21,10 @@ struct execute {
 	char results[PATH_MAX];
 	bool always_row;        /* a run row even when the program wrote rows */
 	int output_fd;          /* the program's stdout and stderr go here; -1: inherited */
+	double monitor;         /* --monitor interval in seconds, 0: off */
+	bool quiet;             /* the monitor prints its warnings only */
+	FILE *series;           /* the monitor's time series, beside the results */
+	char series_path[PATH_MAX + 16];
 };
 
 /*
@@ -37,6 +41,9 @@ int execute_prepare(struct execute *ex, const char *program, const char *results
  * always, with always_row), unless the run was interrupted.  0, or -1 with
  * a message in ERR (R->status says which exit status fits).
  */
+/* Close what execute_prepare opened. */
+void execute_finish(struct execute *ex);
+
 int execute_run(const struct execute *ex, const struct pl_plan *plan, const char *policy,
 		char *const argv[], unsigned repeat, struct launch_result *r, char *err,
 		size_t errlen);

@@ -115,7 +115,7 @@ int launch_interrupted(void)
 }
 
 int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int output_fd,
-	       struct launch_result *r, char *err, size_t errlen)
+	       const struct launch_hook *hook, struct launch_result *r, char *err, size_t errlen)
 {
 	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa = { 0 }, old[3];
@@ -160,6 +160,8 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 	}
 	child_pid = pid;
 	r->pid = pid;
+	if (hook && hook->started)
+		hook->started(pid, hook->arg);
 	close(pipefd[1]);
 	pipefd[1] = -1;
 	while (read(pipefd[0], &child_errno, sizeof(child_errno)) < 0 && errno == EINTR)

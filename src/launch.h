@@ -34,8 +34,14 @@ struct launch_result {
  * Returns 0 with R filled, or -1 with a message in ERR when the program could
  * not be started at all (R->status says 126 or 127).
  */
+/* Called in the parent right after the fork (a monitor starts there). */
+struct launch_hook {
+	void (*started)(pid_t pid, void *arg);
+	void *arg;
+};
+
 int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int output_fd,
-	       struct launch_result *r, char *err, size_t errlen);
+	       const struct launch_hook *hook, struct launch_result *r, char *err, size_t errlen);
 
 /* The signal forwarded to the last child, if any arrived (0 otherwise). */
 int launch_interrupted(void);

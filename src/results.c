@@ -33,6 +33,8 @@ static const char *const col_names[RC_COUNT] = {
 	[RC_SYS_S] = "sys_s",         [RC_RATE] = "rate",
 	[RC_UNIT] = "unit",           [RC_VERIFIED] = "verified",
 	[RC_PLACEMENT_OK] = "placement_ok", [RC_MIGRATIONS] = "migrations",
+	[RC_OFF_PLAN] = "off_plan",   [RC_STEAL_PCT] = "steal_pct",
+	[RC_SYS_SHARE] = "sys_share",
 	[RC_STATUS] = "status",       [RC_NOTE] = "note",
 };
 

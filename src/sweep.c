@@ -231,7 +231,8 @@ static int open_log(const char *results, char *path, size_t len)
 
 int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 {
-	struct execute ex = { .topo = topo, .always_row = true, .output_fd = -1 };
+	struct execute ex = { .topo = topo, .always_row = true, .output_fd = -1,
+			      .monitor = o->monitor, .quiet = true };
 	struct progress pg = { .tty = isatty(2), .quiet = o->quiet, .start = now_s() };
 	struct done done = { 0 };
 	struct results_info info;
@@ -248,17 +249,21 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 	st = execute_prepare(&ex, o->argv[0], o->results, err, sizeof(err));
 	if (st) {
 		msg_error(PROG, "%s", err);
+		execute_finish(&ex);
 		return st;
 	}
 	snprintf(done.workload, sizeof(done.workload), "%s", base);
 	if (o->resume && access(ex.results, F_OK) == 0 &&
 	    results_read(ex.results, collect_done, &done, stderr, &info, err, sizeof(err)) < 0) {
 		msg_error(PROG, "sweep: --resume: %s", err);
+		execute_finish(&ex);
 		return 2;
 	}
 	ex.output_fd = open_log(ex.results, log, sizeof(log));
-	if (ex.output_fd < 0)
+	if (ex.output_fd < 0) {
+		execute_finish(&ex);
 		return 2;
+	}
 	pg.total = (unsigned)(o->ncounts * o->npolicies) * o->repeat;
 	ret = 0;
 	for (rep = 0; rep < o->repeat; rep++)
@@ -313,6 +318,7 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 	ret = failed ? 1 : 0;
 out:
 	pl_plan_destroy(plan);
+	execute_finish(&ex);
 	close(ex.output_fd);
 	free(done.runs);
 	return ret;

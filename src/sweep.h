@@ -28,6 +28,7 @@ struct sweep_opts {
 	int npolicies;
 	unsigned repeat;
 	bool resume, strict, quiet, dry_run;
+	double monitor;         /* --monitor interval, 0: off */
 	const char *results;    /* NULL: the default file */
 	char **argv;            /* the program and its arguments */
 };

@@ -216,8 +216,11 @@ static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
 			fprintf(out, "== %s\n", f.title);
 			if (*s->key->impl)
 				fprintf(out, "   %s\n", s->key->impl);
-			fprintf(out, "%-16s %7s %14s %14s %14s %3s %8s %10s\n", "policy", "threads",
+			fprintf(out, "%-16s %7s %14s %14s %14s %3s %8s %10s", "policy", "threads",
 				"median", "min", "max", "n", "speedup", "efficiency");
+			if (s->monitored)
+				fprintf(out, "  %6s %7s %6s %5s", "migr", "offplan", "steal%", "sys%");
+			fputc('\n', out);
 		}
 		for (c = 0; c < s->ncells; c++) {
 			const struct cell *x = &s->cells[c];
@@ -226,10 +229,15 @@ static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
 			fmt_rate(x->median, med, sizeof(med));
 			fmt_rate(x->min, lo, sizeof(lo));
 			fmt_rate(x->max, hi, sizeof(hi));
-			fprintf(out, markdown ? "| %s | %u | %s | %s | %s | %zu | %.2f | %.2f |%s\n"
-					      : "%-16s %7u %14s %14s %14s %3zu %8.2f %10.2f%s\n",
-				x->policy, x->threads, med, lo, hi, x->n, x->speedup, x->efficiency,
-				x->oversubscribed ? (markdown ? " oversubscribed" : "  (oversubscribed)") : "");
+			fprintf(out, markdown ? "| %s | %u | %s | %s | %s | %zu | %.2f | %.2f |"
+					      : "%-16s %7u %14s %14s %14s %3zu %8.2f %10.2f",
+				x->policy, x->threads, med, lo, hi, x->n, x->speedup, x->efficiency);
+			if (!markdown && s->monitored && x->monitored)
+				fprintf(out, "  %6.0f %7.0f %6.1f %5.1f", x->migrations, x->off_plan,
+					x->steal_pct, x->sys_share);
+			else if (!markdown && s->monitored)
+				fprintf(out, "  %6s %7s %6s %5s", "-", "-", "-", "-");
+			fprintf(out, "%s\n", x->oversubscribed ? (markdown ? " oversubscribed" : "  (oversubscribed)") : "");
 		}
 		if (markdown)
 			fputc('\n', out);

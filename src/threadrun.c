@@ -17,7 +17,9 @@
 
 #define PROG "threadrun"
 
-enum { OPT_STRICT = 256, OPT_ALLOWED, OPT_SWEEP, OPT_REPEAT, OPT_RESUME };
+enum { OPT_STRICT = 256, OPT_ALLOWED, OPT_SWEEP, OPT_REPEAT, OPT_RESUME, OPT_MONITOR };
+
+#define MONITOR_DEFAULT_S 0.25
 
 static const struct opt_spec options[] = {
 	{ 'p', 'p', "policy", "POLICY", "compact, scatter, none, cK or list:CPUS (default compact)" },
@@ -30,7 +32,8 @@ static const struct opt_spec options[] = {
 	{ OPT_SWEEP, 0, "sweep", "LIST", "sweep thread counts: 1,2,4,8 or 1-8 or 1-64x2 (doubling); -p takes a comma list" },
 	{ OPT_REPEAT, 0, "repeat", "R", "sweep: run every combination R times (default 1)" },
 	{ OPT_RESUME, 0, "resume", NULL, "sweep: skip the combinations the results file already holds" },
-	{ 'q', 'q', "quiet", NULL, "no summary line on stderr" },
+	{ OPT_MONITOR, 0, "monitor", "[=S]", "watch every CPU and thread, sampling every S seconds (default 0.25)" },
+	{ 'q', 'q', "quiet", NULL, "no summary line on stderr; with --monitor, its warnings only" },
 	{ 'h', 'h', "help", NULL, "show this help" },
 };
 
@@ -66,6 +69,7 @@ struct args {
 	unsigned nthreads;
 	const char *sweep;
 	unsigned repeat;
+	double monitor;
 	int argc;               /* PROGRAM and its arguments */
 	char **argv;
 };
@@ -100,6 +104,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 				goto bad;
 			break;
 		case OPT_RESUME: a->resume = true; break;
+		case OPT_MONITOR:
+			a->monitor = MONITOR_DEFAULT_S;
+			if (arg && num_parse_double("monitor", arg, 0.01, 60, &a->monitor, err, sizeof(err)) < 0)
+				goto bad;
+			break;
 		case 'q': a->quiet = true; break;
 		case 'h':
 			opt_help(&p, stdout, usage, help_after);
@@ -181,7 +190,8 @@ static void print_plan(pl_topology_t topo, const struct pl_plan *plan, const cha
 static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
 		      const struct args *a)
 {
-	struct execute ex = { .topo = topo, .output_fd = -1 };
+	struct execute ex = { .topo = topo, .output_fd = -1, .monitor = a->monitor,
+			      .always_row = a->monitor > 0, .quiet = a->quiet };
 	struct launch_result r = { 0 };
 	char err[PATH_MAX + 256];
 	int st;
@@ -189,9 +199,12 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 	st = execute_prepare(&ex, a->argv[0], a->results, err, sizeof(err));
 	if (st) {
 		msg_error(PROG, "%s", err);
+		execute_finish(&ex);
 		return st;
 	}
-	if (execute_run(&ex, plan, policy, a->argv, 0, &r, err, sizeof(err)) < 0) {
+	st = execute_run(&ex, plan, policy, a->argv, 0, &r, err, sizeof(err));
+	execute_finish(&ex);
+	if (st < 0) {
 		msg_error(PROG, "%s", err);
 		return r.status ? r.status : 1;
 	}
@@ -210,7 +223,8 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 static int sweep_main(const struct args *a)
 {
 	struct sweep_opts so = { .repeat = a->repeat, .resume = a->resume, .strict = a->strict,
-				 .quiet = a->quiet, .results = a->results, .argv = a->argv };
+				 .quiet = a->quiet, .results = a->results, .argv = a->argv,
+				 .monitor = a->monitor };
 	struct pl_policy *pols = NULL;
 	unsigned *counts = NULL;
 	pl_topology_t topo = NULL;

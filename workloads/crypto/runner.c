@@ -151,6 +151,11 @@ static void *worker_main(void *arg)
 	void *state = NULL;
 	char err[256];
 
+	char name[16];
+
+	/* threadrun --monitor tells workers apart by these names. */
+	snprintf(name, sizeof(name), "t2accel-w%u", w->index);
+	pthread_setname_np(pthread_self(), name);
 	cpu_track_init(&w->res->track, planned);
 	if (planned >= 0 && pl_thread_bind((unsigned)planned) < 0) {
 		snprintf(err, sizeof(err), "cannot bind to PU %d: %s", planned, strerror(errno));

@@ -3,6 +3,7 @@
 #include <float.h>
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +144,11 @@ static void bind_and_sample(const struct run_env *env, struct cpu_track *tracks,
 #pragma omp parallel
 	{
 		int t = omp_get_thread_num();
+		char name[16];
 
+		/* threadrun --monitor tells workers apart by these names. */
+		snprintf(name, sizeof(name), "linpack-w%d", t);
+		pthread_setname_np(pthread_self(), name);
 		if (bind && run_env_planned(env, (unsigned)t) >= 0)
 			pl_thread_bind((unsigned)run_env_planned(env, (unsigned)t));
 		cpu_track_sample(&tracks[t]);

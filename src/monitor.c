@@ -1,0 +1,580 @@
+/* The per-CPU and per-thread sampler behind threadrun --monitor. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "monitor.h"
+#include "timing.h"
+
+#define MAX_CPUS 1024
+#define BUSY_UNPLANNED_PCT 25.0
+
+const char monitor_series_header[] =
+	"t_s,kind,id,name,cpu,planned,usr_pct,sys_pct,irq_pct,idle_pct,steal_pct,intr,"
+	"utime_s,stime_s,vcsw,ivcsw\n";
+
+/* Cumulative /proc/stat counters of one CPU, in clock ticks. */
+struct cpu_ticks {
+	unsigned long long usr, nice, sys, idle, iowait, irq, softirq, steal;
+};
+
+struct thread_seen {
+	pid_t pid, tid;
+	char name[32];
+	int worker;             /* index in the plan, -1 unknown */
+	int planned;            /* OS PU, -1 unbound */
+	int last_cpu;
+	unsigned long samples, migrations;
+	/* Samples per CPU (a thread visits few), for off-plan counts once the
+	 * thread's final name, and so its worker, is known. */
+	struct { int cpu; unsigned long n; } hist[8];
+	unsigned long hist_other;
+	double utime, stime;
+	unsigned long vcsw, ivcsw;
+	uint64_t seen[MAX_CPUS / 64];
+};
+
+struct monitor {
+	pid_t pid;
+	double interval, start, end;
+	const struct pl_plan *plan;
+	FILE *series;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop, running;
+	int ncpus;
+	struct cpu_ticks first[MAX_CPUS], last[MAX_CPUS];
+	unsigned long long intr0[MAX_CPUS], intr[MAX_CPUS];
+	unsigned long long ctxt0, ctxt, intr_total0, intr_total;
+	struct thread_seen *threads;
+	size_t nthreads, cap;
+	unsigned samples;
+	double cost_s;          /* the sampler's own CPU time */
+	long ticks_per_s;
+};
+
+static int read_stat(struct monitor *m, struct cpu_ticks *t, unsigned long long *ctxt,
+		     unsigned long long *intr)
+{
+	FILE *f = fopen("/proc/stat", "r");
+	char line[512];
+	int cpu, n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		struct cpu_ticks c = { 0 };
+
+		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &c.usr,
+			   &c.nice, &c.sys, &c.idle, &c.iowait, &c.irq, &c.softirq, &c.steal) == 9 &&
+		    cpu >= 0 && cpu < MAX_CPUS) {
+			t[cpu] = c;
+			if (cpu + 1 > n)
+				n = cpu + 1;
+		} else if (!strncmp(line, "ctxt ", 5)) {
+			*ctxt = strtoull(line + 5, NULL, 10);
+		} else if (!strncmp(line, "intr ", 5)) {
+			*intr = strtoull(line + 5, NULL, 10);
+		}
+	}
+	fclose(f);
+	if (n > m->ncpus)
+		m->ncpus = n;
+	return 0;
+}
+
+/* Per-CPU interrupt counts: the sum of each CPU column of /proc/interrupts. */
+static void read_interrupts(struct monitor *m, unsigned long long *per_cpu)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char *line = NULL, *p, *end;
+	size_t len = 0;
+	int cpu;
+
+	memset(per_cpu, 0, sizeof(*per_cpu) * MAX_CPUS);
+	if (!f)
+		return;
+	if (getline(&line, &len, f) < 0)
+		goto out;
+	while (getline(&line, &len, f) > 0) {
+		p = strchr(line, ':');
+		if (!p)
+			continue;
+		for (p++, cpu = 0; cpu < m->ncpus; cpu++) {
+			unsigned long long v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			per_cpu[cpu] += v;
+			p = end;
+		}
+	}
+out:
+	free(line);
+	fclose(f);
+}
+
+static struct thread_seen *thread_find(struct monitor *m, pid_t pid, pid_t tid)
+{
+	struct thread_seen *t, *grown;
+	size_t i;
+
+	for (i = 0; i < m->nthreads; i++)
+		if (m->threads[i].tid == tid && m->threads[i].pid == pid)
+			return &m->threads[i];
+	if (m->nthreads == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 64;
+		grown = realloc(m->threads, m->cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		m->threads = grown;
+	}
+	t = &m->threads[m->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	t->worker = -1;
+	t->planned = -1;
+	t->last_cpu = -1;
+	return t;
+}
+
+/* Which worker a thread is: the project's workloads name their workers
+ * "...-wN" and a main thread that does no work "...-main"; any other
+ * program's threads count in order of appearance (OpenMP's initial thread
+ * is thread 0). */
+static int worker_index(const struct monitor *m, const struct thread_seen *t)
+{
+	const char *w = strrchr(t->name, '-');
+	size_t i;
+	int n = 0;
+
+	if (w && w[1] == 'w' && isdigit((unsigned char)w[2]))
+		return atoi(w + 2);
+	if ((w && !strcmp(w, "-main")) || t->pid != m->pid)
+		return -1;
+	for (i = 0; i < m->nthreads && &m->threads[i] != t; i++)
+		n += m->threads[i].pid == m->pid && m->threads[i].worker >= 0;
+	return n;
+}
+
+static void read_status(const char *dir, struct thread_seen *t)
+{
+	char path[128], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/status", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "voluntary_ctxt_switches:", 24))
+			t->vcsw = strtoul(line + 24, NULL, 10);
+		else if (!strncmp(line, "nonvoluntary_ctxt_switches:", 27))
+			t->ivcsw = strtoul(line + 27, NULL, 10);
+	}
+	fclose(f);
+}
+
+static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
+{
+	char dir[96], path[128], buf[1024], *p;
+	unsigned long utime, stime;
+	struct thread_seen *t;
+	int cpu, i;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task/%d", (int)pid, (int)tid);
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (!p || !(p = strrchr(buf, ')')))
+		return;
+	t = thread_find(m, pid, tid);
+	if (!t)
+		return;
+	{
+		/* A thread is renamed after exec and by the workloads: follow it. */
+		char *open = strchr(buf, '('), name[32];
+
+		snprintf(name, sizeof(name), "%.*s", open ? (int)(p - open - 1) : 0, open ? open + 1 : "");
+		if (strcmp(name, t->name)) {
+			snprintf(t->name, sizeof(t->name), "%s", name);
+			t->worker = worker_index(m, t);
+			t->planned = t->worker >= 0 && m->plan->bound
+					     ? m->plan->pu[(unsigned)t->worker % m->plan->nworkers] : -1;
+		}
+	}
+	/* After "(comm)": state is field 3; utime 14, stime 15, processor 39. */
+	p += 2;
+	for (i = 3; i < 14 && p; i++)
+		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
+	if (!p || sscanf(p, "%lu %lu", &utime, &stime) != 2)
+		return;
+	for (; i < 39 && p; i++)
+		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
+	if (!p || sscanf(p, "%d", &cpu) != 1)
+		return;
+	read_status(dir, t);
+	t->utime = (double)utime / m->ticks_per_s;
+	t->stime = (double)stime / m->ticks_per_s;
+	t->samples++;
+	if (t->last_cpu >= 0 && cpu != t->last_cpu)
+		t->migrations++;
+	for (i = 0; i < 8 && t->hist[i].n && t->hist[i].cpu != cpu; i++)
+		;
+	if (i < 8) {
+		t->hist[i].cpu = cpu;
+		t->hist[i].n++;
+	} else {
+		t->hist_other++;
+	}
+	if (cpu >= 0 && cpu < MAX_CPUS)
+		t->seen[cpu / 64] |= 1ull << (cpu % 64);
+	t->last_cpu = cpu;
+	if (m->series)
+		fprintf(m->series, "%.3f,thread,%d,%s,%d,%d,,,,,,,%.2f,%.2f,%lu,%lu\n", now, (int)tid,
+			t->name, cpu, t->planned, t->utime, t->stime, t->vcsw, t->ivcsw);
+}
+
+/* Every thread of PID, then of its children (fork and exec included). */
+static void sample_process(struct monitor *m, pid_t pid, double now, int depth)
+{
+	char path[64], buf[4096], *p, *end;
+	struct dirent *e;
+	DIR *d;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+
+		if (tid <= 0)
+			continue;
+		sample_thread(m, pid, tid, now);
+		if (depth > 16)
+			continue;
+		snprintf(buf, sizeof(buf), "/proc/%d/task/%d/children", (int)pid, (int)tid);
+		f = fopen(buf, "r");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		while (p && *p) {
+			long child = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			sample_process(m, (pid_t)child, now, depth + 1);
+			p = end;
+		}
+	}
+	closedir(d);
+}
+
+static void sample(struct monitor *m)
+{
+	struct cpu_ticks now_t[MAX_CPUS];
+	unsigned long long intr_now[MAX_CPUS], ctxt = 0, intr = 0;
+	double now = now_s() - m->start;
+	int c;
+
+	if (read_stat(m, now_t, &ctxt, &intr) == 0) {
+		read_interrupts(m, intr_now);
+		for (c = 0; m->series && c < m->ncpus; c++) {
+			const struct cpu_ticks *a = &m->last[c], *b = &now_t[c];
+			double tot = (double)((b->usr + b->nice + b->sys + b->idle + b->iowait + b->irq +
+					       b->softirq + b->steal) -
+					      (a->usr + a->nice + a->sys + a->idle + a->iowait + a->irq +
+					       a->softirq + a->steal));
+
+			if (tot <= 0)
+				tot = 1;
+			fprintf(m->series, "%.3f,cpu,%d,,%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%llu,,,,\n", now, c,
+				c, -1, 100.0 * (double)(b->usr + b->nice - a->usr - a->nice) / tot,
+				100.0 * (double)(b->sys - a->sys) / tot,
+				100.0 * (double)(b->irq + b->softirq - a->irq - a->softirq) / tot,
+				100.0 * (double)(b->idle + b->iowait - a->idle - a->iowait) / tot,
+				100.0 * (double)(b->steal - a->steal) / tot, intr_now[c] - m->intr[c]);
+		}
+		memcpy(m->last, now_t, sizeof(now_t));
+		memcpy(m->intr, intr_now, sizeof(intr_now));
+		m->ctxt = ctxt;
+		m->intr_total = intr;
+	}
+	sample_process(m, m->pid, now, 0);
+	m->samples++;
+}
+
+static void *sampler(void *arg)
+{
+	struct monitor *m = arg;
+	struct timespec ts, c0, c1;
+	double next = now_s();
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+	pthread_mutex_lock(&m->mu);
+	while (!m->stop) {
+		pthread_mutex_unlock(&m->mu);
+		sample(m);
+		pthread_mutex_lock(&m->mu);
+		next += m->interval;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		{
+			double wait = next - now_s();
+
+			if (wait < 0)
+				wait = 0, next = now_s();
+			ts.tv_sec += (time_t)wait;
+			ts.tv_nsec += (long)((wait - (double)(time_t)wait) * 1e9);
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+		}
+		while (!m->stop && pthread_cond_timedwait(&m->cv, &m->mu, &ts) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&m->mu);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	m->cost_s = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
+	return NULL;
+}
+
+struct monitor *monitor_start(pid_t pid, double interval, const struct pl_plan *plan,
+			      FILE *series, char *err, size_t errlen)
+{
+	struct monitor *m = calloc(1, sizeof(*m));
+	unsigned long long ctxt = 0, intr = 0;
+
+	if (!m) {
+		snprintf(err, errlen, "monitor: out of memory");
+		return NULL;
+	}
+	m->pid = pid;
+	m->interval = interval;
+	m->plan = plan;
+	m->series = series;
+	m->ticks_per_s = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	if (read_stat(m, m->first, &ctxt, &intr) < 0 || access("/proc/self/task", R_OK) < 0) {
+		snprintf(err, errlen, "monitor: /proc cannot be read (%s); running without the monitor",
+			 strerror(errno));
+		free(m);
+		return NULL;
+	}
+	memcpy(m->last, m->first, sizeof(m->first));
+	read_interrupts(m, m->intr0);
+	memcpy(m->intr, m->intr0, sizeof(m->intr0));
+	m->ctxt0 = m->ctxt = ctxt;
+	m->intr_total0 = m->intr_total = intr;
+	m->start = now_s();
+	pthread_mutex_init(&m->mu, NULL);
+	pthread_cond_init(&m->cv, NULL);
+	if (pthread_create(&m->thread, NULL, sampler, m) != 0) {
+		snprintf(err, errlen, "monitor: cannot start the sampler thread; running without it");
+		free(m);
+		return NULL;
+	}
+	m->running = true;
+	return m;
+}
+
+void monitor_stop(struct monitor *m)
+{
+	if (!m || !m->running)
+		return;
+	pthread_mutex_lock(&m->mu);
+	m->stop = true;
+	pthread_cond_signal(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+	pthread_join(m->thread, NULL);
+	m->running = false;
+	m->end = now_s();
+	/* The CPUs' totals over the whole run (the threads are gone now). */
+	{
+		unsigned long long ctxt = m->ctxt, intr = m->intr_total;
+
+		read_stat(m, m->last, &ctxt, &intr);
+		m->ctxt = ctxt;
+		m->intr_total = intr;
+		read_interrupts(m, m->intr);
+	}
+	if (m->series)
+		fflush(m->series);
+}
+
+static bool planned_pu(const struct pl_plan *plan, int cpu)
+{
+	unsigned i;
+
+	for (i = 0; plan->bound && i < plan->nworkers; i++)
+		if (plan->pu[i] == cpu)
+			return true;
+	return false;
+}
+
+struct cpu_pct {
+	double usr, sys, irq, idle, steal, busy;
+};
+
+static struct cpu_pct cpu_share(const struct monitor *m, int c)
+{
+	const struct cpu_ticks *a = &m->first[c], *b = &m->last[c];
+	double tot = (double)((b->usr + b->nice + b->sys + b->idle + b->iowait + b->irq + b->softirq +
+			       b->steal) -
+			      (a->usr + a->nice + a->sys + a->idle + a->iowait + a->irq + a->softirq +
+			       a->steal));
+	struct cpu_pct p = { 0 };
+
+	if (tot <= 0)
+		return p;
+	p.usr = 100.0 * (double)(b->usr + b->nice - a->usr - a->nice) / tot;
+	p.sys = 100.0 * (double)(b->sys - a->sys) / tot;
+	p.irq = 100.0 * (double)(b->irq + b->softirq - a->irq - a->softirq) / tot;
+	p.idle = 100.0 * (double)(b->idle + b->iowait - a->idle - a->iowait) / tot;
+	p.steal = 100.0 * (double)(b->steal - a->steal) / tot;
+	p.busy = 100.0 - p.idle;
+	return p;
+}
+
+/* Samples of T away from its planned PU (0 for a thread with no plan). */
+static unsigned long off_plan(const struct thread_seen *t)
+{
+	unsigned long on = 0;
+	int i;
+
+	if (t->planned < 0)
+		return 0;
+	for (i = 0; i < 8; i++)
+		if (t->hist[i].n && t->hist[i].cpu == t->planned)
+			on = t->hist[i].n;
+	return t->samples - on;
+}
+
+void monitor_summarise(const struct monitor *m, struct monitor_summary *s)
+{
+	double usr = 0, sys = 0, steal_ticks = 0, all_ticks = 0;
+	size_t used = 0, i;
+	int c;
+
+	memset(s, 0, sizeof(*s));
+	s->samples = m->samples;
+	for (i = 0; i < m->nthreads; i++) {
+		const struct thread_seen *t = &m->threads[i];
+
+		s->migrations += t->migrations;
+		s->off_plan += off_plan(t);
+		s->threads_off_plan += off_plan(t) > 0;
+		usr += t->utime;
+		sys += t->stime;
+	}
+	s->sys_share = usr + sys > 0 ? 100.0 * sys / (usr + sys) : 0;
+	for (c = 0; c < m->ncpus; c++) {
+		const struct cpu_ticks *a = &m->first[c], *b = &m->last[c];
+		struct cpu_pct p = cpu_share(m, c);
+
+		steal_ticks += (double)(b->steal - a->steal);
+		all_ticks += (double)((b->usr + b->nice + b->sys + b->idle + b->iowait + b->irq +
+				       b->softirq + b->steal) -
+				      (a->usr + a->nice + a->sys + a->idle + a->iowait + a->irq +
+				       a->softirq + a->steal));
+		if (m->plan->bound && !planned_pu(m->plan, c) && p.busy > BUSY_UNPLANNED_PCT)
+			s->busy_unplanned++;
+	}
+	s->steal_pct = all_ticks > 0 ? 100.0 * steal_ticks / all_ticks : 0;
+	s->cost_pct = m->end > m->start ? 100.0 * m->cost_s / (m->end - m->start) : 0;
+#define WARN(...) \
+	used += (size_t)snprintf(s->warnings + used, used < sizeof(s->warnings) ? sizeof(s->warnings) - used : 0, __VA_ARGS__)
+	if (s->threads_off_plan)
+		WARN("%u thread(s) seen off their planned PU (%lu samples); ", s->threads_off_plan,
+		     s->off_plan);
+	if (s->busy_unplanned)
+		WARN("%u CPU(s) busy though no worker was planned there (other load on the machine?); ",
+		     s->busy_unplanned);
+	if (s->steal_pct >= 1.0)
+		WARN("steal %.1f%% (a noisy virtual machine); ", s->steal_pct);
+#undef WARN
+	if (used >= 2 && used < sizeof(s->warnings))
+		s->warnings[used - 2] = '\0';
+}
+
+static void format_seen(const struct thread_seen *t, char *buf, size_t len)
+{
+	size_t used = 0;
+	int c, n;
+
+	buf[0] = '\0';
+	for (c = 0; c < MAX_CPUS; c++)
+		if (t->seen[c / 64] & (1ull << (c % 64))) {
+			n = snprintf(buf + used, len - used, "%s%d", used ? "," : "", c);
+			if (n < 0 || (size_t)n >= len - used)
+				return;
+			used += (size_t)n;
+		}
+}
+
+void monitor_print(const struct monitor *m, FILE *out, bool quiet)
+{
+	struct monitor_summary s;
+	double secs = m->end - m->start;
+	char seen[128], planned[16];
+	size_t i;
+	int c;
+
+	monitor_summarise(m, &s);
+	if (!quiet) {
+		fprintf(out, "monitor: %u samples over %.2f s, %.0f context switches/s, %.0f interrupts/s; sampler cost %.2f%% of one CPU\n",
+			s.samples, secs, secs > 0 ? (double)(m->ctxt - m->ctxt0) / secs : 0,
+			secs > 0 ? (double)(m->intr_total - m->intr_total0) / secs : 0, s.cost_pct);
+		fprintf(out, "%-5s %7s %7s %7s %7s %7s %9s %8s\n", "CPU", "%usr", "%sys", "%irq", "%steal",
+			"%idle", "intr/s", "planned");
+		for (c = 0; c < m->ncpus; c++) {
+			struct cpu_pct p = cpu_share(m, c);
+
+			fprintf(out, "%-5d %7.1f %7.1f %7.1f %7.1f %7.1f %9.0f %8s%s\n", c, p.usr, p.sys,
+				p.irq, p.steal, p.idle, secs > 0 ? (double)(m->intr[c] - m->intr0[c]) / secs : 0,
+				planned_pu(m->plan, c) ? "yes" : "-",
+				m->plan->bound && !planned_pu(m->plan, c) && p.busy > BUSY_UNPLANNED_PCT
+					? "  BUSY, not planned" : "");
+		}
+		fprintf(out, "%-8s %-16s %7s %7s %-12s %5s %8s %8s %8s %8s\n", "TID", "name", "worker",
+			"planned", "seen on", "migr", "vcsw", "ivcsw", "usr s", "sys s");
+		for (i = 0; i < m->nthreads; i++) {
+			const struct thread_seen *t = &m->threads[i];
+
+			format_seen(t, seen, sizeof(seen));
+			snprintf(planned, sizeof(planned), "%d", t->planned);
+			fprintf(out, "%-8d %-16s %7d %7s %-12s %5lu %8lu %8lu %8.2f %8.2f%s\n", (int)t->tid,
+				t->name, t->worker, t->planned >= 0 ? planned : "-", seen, t->migrations,
+				t->vcsw, t->ivcsw, t->utime, t->stime, off_plan(t) ? "  OFF PLAN" : "");
+		}
+	}
+	if (s.warnings[0])
+		fprintf(out, "monitor: warning: %s\n", s.warnings);
+}
+
+void monitor_free(struct monitor *m)
+{
+	if (!m)
+		return;
+	monitor_stop(m);
+	pthread_mutex_destroy(&m->mu);
+	pthread_cond_destroy(&m->cv);
+	free(m->threads);
+	free(m);
+}

@@ -1,0 +1,54 @@
+/*
+ * threadrun --monitor: mpstat and prstat built in.  A sampler thread reads
+ * /proc while the program runs: every CPU's time split (/proc/stat),
+ * interrupts and context switches, and every thread of the program and its
+ * children (/proc/PID/task): where it last ran, its CPU time and context
+ * switches.  At the end: tables, warnings (threads off their planned PU,
+ * CPUs busy with no worker planned there, steal), a time series file, and
+ * summary figures for the run's result row.
+ */
+#ifndef MONITOR_H
+#define MONITOR_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "placement.h"
+
+struct monitor;
+
+struct monitor_summary {
+	unsigned long migrations;       /* summed over threads */
+	unsigned long off_plan;         /* thread samples seen off their planned PU */
+	double steal_pct;               /* steal, % of all CPU time in the run */
+	double sys_share;               /* system / (user + system) of the program */
+	double cost_pct;                /* the sampler's own CPU time, % of one CPU */
+	unsigned samples;
+	unsigned busy_unplanned;        /* CPUs busy with no worker planned there */
+	unsigned threads_off_plan;
+	char warnings[512];             /* "" when nothing to distrust */
+};
+
+/*
+ * Start sampling PID every INTERVAL seconds.  SERIES, when not NULL, gets
+ * the time series (results/README.md).  Returns NULL with a message in ERR
+ * when /proc cannot be read (the caller runs on without a monitor).
+ */
+struct monitor *monitor_start(pid_t pid, double interval, const struct pl_plan *plan,
+			      FILE *series, char *err, size_t errlen);
+
+/* Take the last sample and stop the sampler; PID has been waited for. */
+void monitor_stop(struct monitor *m);
+
+void monitor_summarise(const struct monitor *m, struct monitor_summary *s);
+
+/* The mpstat-like CPU table and the per-thread table (QUIET: warnings only). */
+void monitor_print(const struct monitor *m, FILE *out, bool quiet);
+
+void monitor_free(struct monitor *m);
+
+/* The time series' header line. */
+extern const char monitor_series_header[];
+
+#endif

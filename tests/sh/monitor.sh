@@ -1,0 +1,61 @@
+# threadrun --monitor: it sees every CPU and thread, flags other load on an
+# unplanned CPU and a thread that moved off its planned PU, writes the time
+# series, and passes the program's exit status through.
+. "$(dirname "$0")/tap.bash"
+PATH="$PWD/bin/tests:$PATH"
+r=$tmp/m.csv
+
+threadrun --monitor -o "$r" -p scatter 2 t2accel -q -a sha256 -s 1024 -d 1 >/dev/null 2>"$tmp/err"
+st=$?
+check "monitored t2accel exits 0 (got $st)" [ $st -eq 0 ]
+check "per-CPU table: both CPUs busy with user time" bash -c \
+	"awk '\$1 ~ /^[01]\$/ && \$2 > 50 && \$8 == \"yes\"' '$tmp/err' | wc -l | grep -qx 2"
+check "per-thread table: each worker on its planned PU, no migration" bash -c \
+	"awk '\$2 ~ /^t2accel-w[01]\$/ && \$4 == \$5 && \$6 == 0' '$tmp/err' | wc -l | grep -qx 2"
+check "no warning for a clean run" bash -c "! grep -q 'monitor: warning' '$tmp/err'"
+check "the sampler's cost is measured and printed" grep -q 'sampler cost [0-9.]*% of one CPU' "$tmp/err"
+check "the run row carries the monitor's figures" bash -c \
+	"results_get '$r' algorithm placement_ok migrations off_plan | grep -qx \$'(run)\tyes\t0\t0'"
+check "the time series is beside the results, with CPU and thread rows" bash -c \
+	"grep -q '^t_s,kind,id' '$r.monitor.csv' && grep -q ',cpu,1,' '$r.monitor.csv' && grep -q ',thread,.*t2accel-w1' '$r.monitor.csv'"
+
+# Other load on a CPU no worker was planned on.
+taskset -c 1 sh -c 'while :; do :; done' &
+busy=$!
+threadrun --monitor -o "$r" -p list:0 1 t2accel -q -a sha1 -s 64 -d 1 >/dev/null 2>"$tmp/err"
+kill $busy; wait $busy 2>/dev/null
+check "a busy CPU with no worker planned is flagged" bash -c \
+	"grep -q '^1 .*BUSY, not planned' '$tmp/err' && grep -q 'CPU(s) busy though no worker was planned there' '$tmp/err'"
+
+# A thread that re-binds itself away from its plan.
+threadrun --monitor=0.1 -o "$r" -p list:0 1 sh -c \
+	'taskset -p -c 1 $$ >/dev/null; end=$(($(date +%s) + 2)); while [ $(date +%s) -lt $end ]; do :; done' \
+	>/dev/null 2>"$tmp/err"
+check "a thread moved off its planned PU is flagged" bash -c \
+	"grep -q 'OFF PLAN' '$tmp/err' && grep -q 'thread(s) seen off their planned PU' '$tmp/err'"
+check "and its run row says placement not honoured" bash -c \
+	"results_get '$r' workload placement_ok | tail -1 | grep -qx \$'sh\tno'"
+
+# Exit status passes through; early exits and children are fine.
+threadrun -q --monitor -o "$r" 1 sh -c 'exit 7' 2>/dev/null
+check "exit status passes through the monitor (7)" [ $? -eq 7 ]
+threadrun -q --monitor -o "$r" 2 true 2>"$tmp/err"
+check "a program that exits before the first sample" [ $? -eq 0 ]
+threadrun --monitor=0.05 -o "$r" 2 sh -c 'sh -c "sleep 0.3" & sleep 0.3; wait' >/dev/null 2>"$tmp/err"
+check "children of the program are watched too" bash -c "[ \$(grep -c '^[0-9]* *sleep ' '$tmp/err') -ge 1 ]"
+
+# Passive and active waiting: the difference shows in user time and switches.
+for p in passive active; do
+	OMP_WAIT_POLICY=$p threadrun --monitor=0.05 -o "$r" -p none 8 linpack -q -v 1 -r 3 600 >/dev/null 2>"$tmp/$p"
+done
+check "OMP_WAIT_POLICY passive vs active: both monitored with context switches" bash -c \
+	"grep -q 'context switches/s' '$tmp/passive' && grep -q 'context switches/s' '$tmp/active'"
+
+# The heat map of a monitored run.
+mkdir -p "$tmp/fig"
+plot/monitorplot "$r.monitor.csv" -o "$tmp/fig" --run 1 >/dev/null 2>"$tmp/err"
+check "monitorplot draws the heat map (exit $?)" bash -c "[ -s '$tmp/fig/monitor.png' ] && [ -s '$tmp/fig/monitor.svg' ] && [ ! -s '$tmp/err' ]"
+plot/monitorplot "$r.monitor.csv" --run 999 -o "$tmp/fig" 2>"$tmp/err"
+check "monitorplot: a run that does not exist is refused (exit $?)" grep -q 'run: 999 is out of range' "$tmp/err"
+plot/monitorplot "$r" -o "$tmp/fig" 2>"$tmp/err"
+check "monitorplot: a results file is not a time series" grep -q 'is not a monitor time series' "$tmp/err"
