@@ -1,6 +1,8 @@
 # threadrun: placement library, launcher, workloads, reporter, tests.
-# `make` builds every program into bin/; `make check` runs the tests;
-# `make run` is the main job.  V=1 shows the commands.
+# `make` builds every program into bin/; `make check` runs the tests (also
+# under AddressSanitizer+UBSan and ThreadSanitizer, and short fuzzing);
+# `make run` is the main job; `make bench` the benchmarks.  V=1 shows the
+# commands.  SAN=asan or SAN=tsan builds a sanitized tree into bin/SAN.
 
 CC      ?= gcc
 PKGS    := hwloc libcrypto
@@ -18,8 +20,18 @@ else
 Q := @
 endif
 
+# Sanitized builds live beside the plain one and are tested the same way.
+SAN ?=
+ifeq ($(SAN),)
 BIN := bin
 OBJ := build
+else
+BIN := bin/$(SAN)
+OBJ := build/$(SAN)
+SANFLAGS_asan := -fsanitize=address,undefined -fno-sanitize-recover=all
+SANFLAGS_tsan := -fsanitize=thread
+CFLAGS += $(SANFLAGS_$(SAN)) -fno-omit-frame-pointer
+endif
 
 PLACEMENT_SRC := $(wildcard placement/*.c)
 COMMON_SRC    := src/opt.c src/results.c src/runenv.c src/cputrack.c src/launch.c \
@@ -43,8 +55,9 @@ TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/
               $(BIN)/tests/test_lu $(BIN)/tests/omp_where $(BIN)/tests/results_get \
               $(BIN)/tests/libfakep11.so
 
-.PHONY: all deps check run bench clean
+.PHONY: all deps check run bench clean test-progs
 all: $(PROGRAMS)
+test-progs: $(TEST_PROGS)
 
 deps:
 	$(Q)sh src/install-deps
@@ -109,8 +122,19 @@ $(BIN)/tests/omp_where: tests/progs/omp_where.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $<
 
+# Fuzz targets (libFuzzer, clang): the parsers that take outside input.
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,bin/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_CC      ?= clang
+bin/fuzz/%: tests/fuzz/%.c $(PLACEMENT_SRC) $(COMMON_SRC) src/analysis.c src/dataset.c
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -Iplacement -Isrc \
+		$(shell pkg-config --cflags hwloc) -o $@ $^ $(shell pkg-config --libs hwloc) -lpthread -lm
+
 check: deps
-	$(Q)$(MAKE) --no-print-directory all $(TEST_PROGS)
+	$(Q)$(MAKE) --no-print-directory all test-progs
+	$(Q)$(MAKE) --no-print-directory SAN=asan all test-progs
+	$(Q)$(MAKE) --no-print-directory SAN=tsan all test-progs
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_TARGETS)
 	$(Q)tests/run
 
 run: deps
@@ -129,6 +153,6 @@ $(BIN)/bench/openblas_lu: workloads/linpack/bench/openblas_lu.c $(LU_OBJ) $(LIBS
 	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -Iworkloads/linpack -o $@ $^ -llapacke -lopenblas $(LDLIBS)
 
 clean:
-	rm -rf $(BIN) $(OBJ) tests/out
+	rm -rf bin build tests/out
 
--include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+-include $(shell find $(OBJ) -path '$(OBJ)/*san' -prune -o -name '*.d' -print 2>/dev/null)

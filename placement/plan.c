@@ -85,12 +85,10 @@ static int base_scatter(pl_topology_t topo, unsigned want, struct base *b)
 		goto out;
 	if (hwloc_topology_restrict(dup, topo->usable, 0) < 0)
 		goto out;
+	/* hwloc_distrib() allocates the sets itself. */
 	sets = calloc(n, sizeof(*sets));
 	if (!sets)
 		goto out;
-	for (i = 0; i < n; i++)
-		if (!(sets[i] = hwloc_bitmap_alloc()))
-			goto out;
 	root = hwloc_get_root_obj(dup);
 	if (hwloc_distrib(dup, &root, 1, sets, n, (int)hwloc_topology_get_depth(dup), 0) < 0)
 		goto out;

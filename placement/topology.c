@@ -65,9 +65,9 @@ static int select_source(pl_topology_t topo)
 		if (hwloc_topology_set_synthetic(topo->topo, topo->source) == 0)
 			return 0;
 		pl_set_error(topo, EINVAL,
-			     "topology: '%s' is not a valid hwloc synthetic description "
+			     "topology: '%.60s%s' is not a valid hwloc synthetic description "
 			     "(e.g. 'numa:1 package:1 core:8 pu:8') nor an XML file",
-			     topo->source);
+			     topo->source, strlen(topo->source) > 60 ? "..." : "");
 		return -1;
 	}
 	f = fopen(topo->source, "r");

@@ -100,7 +100,7 @@ int dataset_read(struct dataset *ds, const char *path, FILE *errf, char *err, si
 		}
 	ds->bad_lines += info.bad_lines;
 	if (info.missing[0])
-		fprintf(errf, "threadreport: %s has no %s column(s); read without them\n", path,
+		fprintf(errf, "threadreport: note: %s has no %s column(s); read without them\n", path,
 			info.missing);
 	return 0;
 }

@@ -477,7 +477,10 @@ void monitor_summarise(const struct monitor *m, struct monitor_summary *s)
 	for (i = 0; i < m->nthreads; i++) {
 		const struct thread_seen *t = &m->threads[i];
 
-		s->migrations += t->migrations;
+		/* A main thread that only supervises (named "-main") is no worker:
+		 * its moves say nothing about the placement. */
+		if (t->worker >= 0)
+			s->migrations += t->migrations;
 		s->off_plan += off_plan(t);
 		s->threads_off_plan += off_plan(t) > 0;
 		usr += t->utime;

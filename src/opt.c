@@ -132,8 +132,6 @@ int num_parse_u64(const char *what, const char *text, uint64_t min, uint64_t max
 	unsigned long long v;
 	char *end;
 
-	while (isspace((unsigned char)*p))
-		p++;
 	if (*p == '-' && isdigit((unsigned char)p[1])) {
 		snprintf(err, errlen, "%s: %s is out of range, allowed %llu..%llu", what,
 			 text, (unsigned long long)min, (unsigned long long)max);

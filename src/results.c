@@ -261,6 +261,10 @@ int results_check(const char *path, char *err, size_t errlen)
 
 	if (!copy || !header)
 		goto out;
+	if (!*path) {
+		snprintf(err, errlen, "results: '' is not a file name");
+		goto out;
+	}
 	dir = dirname(copy);
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "results: directory '%s' of '%s' does not exist", dir, path);

@@ -492,6 +492,9 @@ int main(int argc, char **argv)
 {
 	struct dataset ds = { 0 };
 	enum format fmt = FMT_TEXT;
+	char *notes_buf = NULL;
+	size_t notes_len = 0;
+	FILE *notes = NULL;
 	struct opt_parser p;
 	const char *arg;
 	char err[1024];
@@ -524,11 +527,21 @@ int main(int argc, char **argv)
 		msg_error(PROG, "FILE: missing, usage: %s [-f FORMAT] FILE...", PROG);
 		goto out;
 	}
+	/* Notes on the files (missing columns, malformed lines) wait until every
+	 * file has read: a file that cannot be read is then the only line. */
+	notes = open_memstream(&notes_buf, &notes_len);
+	if (!notes) {
+		ret = 1;
+		goto out;
+	}
 	for (i = (size_t)optind; i < (size_t)argc; i++)
-		if (dataset_read(&ds, argv[i], stderr, err, sizeof(err)) < 0) {
+		if (dataset_read(&ds, argv[i], notes, err, sizeof(err)) < 0) {
 			msg_error(PROG, "%s", err);
 			goto out;
 		}
+	fclose(notes);
+	notes = NULL;
+	fputs(notes_buf, stderr);
 	if (dataset_build(&ds) < 0) {
 		msg_error(PROG, "out of memory");
 		ret = 1;
@@ -549,6 +562,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %u malformed line(s) skipped, named above\n", PROG, ds.bad_lines);
 	ret = 0;
 out:
+	if (notes)
+		fclose(notes);
+	free(notes_buf);
 	opt_fini(&p);
 	dataset_free(&ds);
 	return ret;

@@ -2,7 +2,6 @@
 # no threadrun code in it) reports from inside each thread where it runs,
 # and every thread is on its planned PU.
 . "$(dirname "$0")/tap.bash"
-PATH="$PWD/bin/tests:$PATH"
 npu=$(nproc)
 last=$((npu - 1))
 for policy in scatter compact c1 "list:$last,0" none; do

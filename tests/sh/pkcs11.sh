@@ -2,8 +2,7 @@
 # checked against EVP; 8 workers on 2 PUs; existing tokens and PINs; bad
 # modules; a module lacking a mechanism; faults from a fake module.
 . "$(dirname "$0")/tap.bash"
-PATH="$PWD/bin/tests:$PATH"
-fake=$PWD/bin/tests/libfakep11.so
+fake=$FAKE_P11
 export TMPDIR=$tmp
 tokens_left() { ls -d "$tmp"/t2accel-token-* 2>/dev/null | wc -l; }
 

@@ -1,7 +1,6 @@
 # Sweeps: the combinations, rows as runs end, a failing child, SIGINT with
 # no row lost and no half row, --resume; then the report and the plots.
 . "$(dirname "$0")/tap.bash"
-PATH="$PWD/bin/tests:$PATH"
 f=$tmp/sweep.csv
 
 threadrun -q --sweep 1-4x2 -p compact,c1 --repeat 2 -o "$f" -- t2accel -q -a md5 -s 64 -d 0.05

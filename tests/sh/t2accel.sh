@@ -1,7 +1,6 @@
 # t2accel under threadrun on this machine: every algorithm verified and
 # placed, the wrap-around case, the fault switch, and SIGINT.
 . "$(dirname "$0")/tap.bash"
-PATH="$PWD/bin/tests:$PATH"
 f=$tmp/all.csv
 
 threadrun -q -o "$f" 2 t2accel -q -a all -d 0.1 >"$tmp/out" 2>"$tmp/err"

@@ -93,7 +93,7 @@ static void t2_percore(void **state)
 {
 	int want[65];
 	unsigned i, k, n, ns[] = { 1, 8, 16, 64, 65 }, ks[] = { 1, 2, 4, 8 }, j;
-	char name[8];
+	char name[16];
 
 	(void)state;
 	for (j = 0; j < 4; j++) {

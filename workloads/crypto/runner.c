@@ -130,6 +130,11 @@ static int timed_loop(struct worker *w, void *state, uint64_t quota, uint64_t ev
 		chunk = quota - *ops - 1 < every - 1 ? quota - *ops - 1 : every - 1;
 		if (p->be->run(state, chunk, &w->sh->stop, ops, err, errlen) < 0)
 			return -1;
+		if ((int)w->index == p->fail_worker) {
+			snprintf(err, errlen, "%s call failed (injected by T2ACCEL_FAIL_WORKER)",
+				 p->be->name);
+			return -1;
+		}
 		if (atomic_load_explicit(&w->sh->stop, memory_order_relaxed))
 			break;
 		if (p->be->checked_op(state, corrupt, err, errlen) < 0)

@@ -23,6 +23,7 @@ struct run_params {
 	double seconds;         /* time-based: every worker runs this long */
 	uint64_t reps;          /* count-based (when > 0): shared among workers */
 	int fault_worker;       /* test-only: this worker corrupts a checked op, or -1 */
+	int fail_worker;        /* test-only: this worker's crypto call fails, or -1 */
 	volatile sig_atomic_t *interrupted;   /* set by a signal handler */
 };
 

@@ -309,16 +309,19 @@ static int measure(const struct opts *o, void *bectx, const struct run_env *env,
 {
 	struct run_params p = {
 		.be = o->be, .bectx = bectx, .job = job, .nworkers = env->nthreads, .env = env,
-		.seconds = o->seconds, .reps = o->reps, .fault_worker = -1,
+		.seconds = o->seconds, .reps = o->reps, .fault_worker = -1, .fail_worker = -1,
 		.interrupted = &interrupted,
 	};
-	const char *fault = getenv("T2ACCEL_FAULT_WORKER");
+	/* Test-only fault switches: a corrupted output, a failing call. */
+	const char *fault = getenv("T2ACCEL_FAULT_WORKER"), *fail = getenv("T2ACCEL_FAIL_WORKER");
 	struct run_result r;
 	char err[512];
 	int ret = 0;
 
 	if (fault)
 		p.fault_worker = atoi(fault);
+	if (fail)
+		p.fail_worker = atoi(fail);
 	if (o->be->job_init(bectx, job, err, sizeof(err)) < 0) {
 		msg_error(PROG, "%s: %s", algo_mode_label(job->algo, job->mode), err);
 		return 1;
@@ -388,8 +391,10 @@ int main(int argc, char **argv)
 	int ret;
 
 	ret = parse_args(argc, argv, &o);
-	if (ret)
+	if (ret) {
+		free(o.sizes);
 		return ret < 0 ? 0 : ret;
+	}
 	/* The main thread only supervises: threadrun --monitor sees it so. */
 	pthread_setname_np(pthread_self(), "t2accel-main");
 	ret = 2;
