@@ -30,7 +30,7 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	struct reading *rd = arg;
 	struct dataset *ds = rd->ds;
 	struct obs *o, *grown;
-	double v;
+	long n;
 
 	if (ds->nobs == ds->cap) {
 		ds->cap = ds->cap ? ds->cap * 2 : 256;
@@ -41,15 +41,15 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	}
 	o = &ds->obs[ds->nobs];
 	memset(o, 0, sizeof(*o));
-	v = results_row_num(row, RC_THREADS);
+	n = results_row_count(row, RC_THREADS, 1 << 20);
 	o->rate = results_row_num(row, RC_RATE);
-	if (!(v >= 1) || !(o->rate >= 0)) {
+	if (n < 1 || !(o->rate >= 0)) {
 		fprintf(stderr, "threadreport: %s:%u: row without a usable threads or rate value, skipped\n",
 			rd->file, line);
 		ds->bad_lines++;
 		return 0;
 	}
-	o->threads = (unsigned)v;
+	o->threads = (unsigned)n;
 	o->host = dup_col(row, RC_HOST);
 	o->workload = dup_col(row, RC_WORKLOAD);
 	o->algorithm = dup_col(row, RC_ALGORITHM);
@@ -60,12 +60,11 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->policy = strdup(*results_row_get(row, RC_POLICY) ? results_row_get(row, RC_POLICY) : "-");
 	o->size_unit = dup_col(row, RC_SIZE_UNIT);
 	o->size = results_row_num(row, RC_SIZE);
-	v = results_row_num(row, RC_REPEAT);
-	o->repeat = isnan(v) ? -1 : (int)v;
-	v = results_row_num(row, RC_PUS);
-	o->pus = isnan(v) ? 0 : (unsigned)v;
-	v = results_row_num(row, RC_CORES);
-	o->cores = isnan(v) ? 0 : (unsigned)v;
+	o->repeat = (int)results_row_count(row, RC_REPEAT, 1 << 30);
+	n = results_row_count(row, RC_PUS, 1 << 20);
+	o->pus = n < 0 ? 0 : (unsigned)n;
+	n = results_row_count(row, RC_CORES, 1 << 20);
+	o->cores = n < 0 ? 0 : (unsigned)n;
 	o->migrations = results_row_num(row, RC_MIGRATIONS);
 	o->off_plan = results_row_num(row, RC_OFF_PLAN);
 	o->steal_pct = results_row_num(row, RC_STEAL_PCT);

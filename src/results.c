@@ -121,6 +121,15 @@ double results_row_num(const struct results_row *row, enum results_col col)
 	return *end ? NAN : v;
 }
 
+long results_row_count(const struct results_row *row, enum results_col col, long max)
+{
+	double v = results_row_num(row, col);
+
+	if (!(v >= 0 && v <= (double)max) || v != (double)(long)v)
+		return -1;
+	return (long)v;
+}
+
 static void cpu_model(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");

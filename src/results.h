@@ -36,6 +36,9 @@ int results_row_set(struct results_row *row, enum results_col col, const char *f
 const char *results_row_get(const struct results_row *row, enum results_col col);
 /* The column as a number; NAN when empty or not a number. */
 double results_row_num(const struct results_row *row, enum results_col col);
+/* The column as a whole number 0..MAX, or -1 when it is empty, not a
+ * number, fractional or out of that range (files may hold anything). */
+long results_row_count(const struct results_row *row, enum results_col col, long max);
 
 /*
  * Fill time, host, CPU model, topology, core and PU counts, and VERSIONS

@@ -147,8 +147,11 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 			return 1;
 		d->runs = grown;
 	}
-	d->runs[d->n].threads = (unsigned)results_row_num(row, RC_THREADS);
-	d->runs[d->n].repeat = (unsigned)results_row_num(row, RC_REPEAT);
+	if (results_row_count(row, RC_THREADS, PL_MAX_WORKERS) < 0 ||
+	    results_row_count(row, RC_REPEAT, 1 << 30) < 0)
+		return 0;
+	d->runs[d->n].threads = (unsigned)results_row_count(row, RC_THREADS, PL_MAX_WORKERS);
+	d->runs[d->n].repeat = (unsigned)results_row_count(row, RC_REPEAT, 1 << 30);
 	snprintf(d->runs[d->n].policy, sizeof(d->runs[d->n].policy), "%s",
 		 results_row_get(row, RC_POLICY));
 	d->n++;
