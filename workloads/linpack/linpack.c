@@ -26,7 +26,7 @@ enum { OPT_PEAK = 256, OPT_MATRIX };
 
 static const struct opt_spec options[] = {
 	{ 'v', 'v', "variant", "V", "0 classic (fork/join per step), 1 region (barriers), 2 blocked (default)" },
-	{ 'b', 'b', "block", "NB", "block size of variant 2 (default 384 for N >= 2000, else 256; at most N)" },
+	{ 'b', 'b', "block", "NB", "block size of variant 2 (default 256; 384 on one thread for N >= 2000)" },
 	{ 'r', 'r', "reps", "R", "factorisations to run; best and median are reported (default 1)" },
 	{ 's', 's', "seed", "SEED", "seed of the random matrix (default 1)" },
 	{ 'o', 'o', "results", "FILE", "append a result row to FILE (default: threadrun's file)" },
@@ -127,10 +127,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		snprintf(err, sizeof(err), "block: %u is larger than N = %u, allowed 1..%u", o->nb, o->n, o->n);
 		goto bad;
 	}
-	/* Measured here: a panel as wide as the multiply's KC (384) pays off
-	 * once the matrix is large; below that, narrower panels balance better. */
 	if (!o->nb_set)
-		o->nb = o->n >= 2000 ? 384 : o->n < 256 ? o->n : 256;
+		o->nb = o->n < 256 ? o->n : 256;
 	ret = 0;
 	goto out;
 bad:
@@ -397,6 +395,11 @@ int main(int argc, char **argv)
 	}
 	if (check_memory(o.n, o.n % 256 == 0 ? o.n + 8 : o.n) < 0)
 		goto out;
+	/* Measured here: on one thread a panel as wide as the multiply's KC
+	 * (384) pays off once the matrix is large; with more threads narrower
+	 * panels keep them busier. */
+	if (!o.nb_set && env.nthreads == 1 && o.n >= 2000)
+		o.nb = 384;
 	omp_set_num_threads((int)env.nthreads);
 	omp_set_dynamic(0);
 	tracks = calloc(env.nthreads, sizeof(*tracks));
