@@ -337,8 +337,11 @@ void series_usl(const struct series *s, const char *policy, struct usl_fit *fit)
 	double n[256], c[256];
 	size_t i, m = 0;
 
+	/* Past the PUs, threads share them by time slicing: that is not the
+	 * contention the law describes, so those points stay out of the fit. */
 	for (i = 0; i < s->ncells && m < 256; i++)
-		if (same(s->cells[i].policy, policy) && !isnan(s->cells[i].speedup)) {
+		if (same(s->cells[i].policy, policy) && !isnan(s->cells[i].speedup) &&
+		    !s->cells[i].oversubscribed) {
 			n[m] = s->cells[i].threads;
 			c[m++] = s->cells[i].speedup;
 		}

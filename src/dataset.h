@@ -72,7 +72,8 @@ void dataset_free(struct dataset *ds);
 /* The cell of POLICY at THREADS in S, or NULL. */
 const struct cell *series_cell(const struct series *s, const char *policy, unsigned threads);
 
-/* The fitted USL of one policy of S (see usl_fit). */
+/* The fitted USL of one policy of S (see usl_fit), on the points with no
+ * more threads than PUs. */
 void series_usl(const struct series *s, const char *policy, struct usl_fit *fit);
 
 #endif
