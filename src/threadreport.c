@@ -328,6 +328,8 @@ static void json_num(FILE *out, double v)
 		fputs("null", out);
 }
 
+static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt);
+
 static void emit_json(FILE *out, const struct dataset *ds)
 {
 	struct usl_fit fit;
@@ -397,11 +399,14 @@ static void emit_json(FILE *out, const struct dataset *ds)
 		json_str(out, f.warnings);
 		fputc('}', out);
 	}
+	/* Where two backends ran the same algorithm: the cutoffs. */
+	fputs("\n], \"cutoffs\": [", out);
+	emit_cutoffs(out, ds, FMT_JSON);
 	fputs("\n]}\n", out);
 }
 
 /* Where two backends ran the same algorithm at several sizes. */
-static void emit_cutoffs(FILE *out, const struct dataset *ds, bool markdown)
+static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt)
 {
 	size_t i, j, a, b, m;
 	bool header = false;
@@ -467,24 +472,45 @@ static void emit_cutoffs(FILE *out, const struct dataset *ds, bool markdown)
 						t = ra[b]; ra[b] = ra[b - 1]; ra[b - 1] = t;
 						t = rb[b]; rb[b] = rb[b - 1]; rb[b - 1] = t;
 					}
+				bool found = cutoff_find(size, ra, rb, m, &cut, &a_above);
+				const char *faster = ra[0] > rb[0] ? ki->backend : kj->backend;
+
+				if (fmt == FMT_JSON) {
+					fprintf(out, "%s\n {\"workload\": ", header ? "," : "");
+					json_str(out, ki->workload);
+					fputs(", \"algorithm\": ", out);
+					json_str(out, ki->algorithm);
+					fputs(", \"policy\": ", out);
+					json_str(out, x->policy);
+					fprintf(out, ", \"threads\": %u, \"winner_above\": ", x->threads);
+					json_str(out, found ? (a_above ? ki->backend : kj->backend) : faster);
+					fputs(", \"cutoff\": ", out);
+					json_num(out, found ? cut : NAN);
+					fputs(", \"size_unit\": ", out);
+					json_str(out, ki->size_unit);
+					fputc('}', out);
+					header = true;
+					continue;
+				}
 				if (!header) {
-					fprintf(out, markdown ? "### Cutoffs between backends\n\n" : "== cutoffs between backends\n");
+					fprintf(out, fmt == FMT_MARKDOWN ? "### Cutoffs between backends\n\n"
+									 : "== cutoffs between backends\n");
 					header = true;
 				}
-				fprintf(out, "%s%s %s, %s, %u threads: ", markdown ? "- " : "  ", ki->workload,
-					ki->algorithm, x->policy, x->threads);
-				if (cutoff_find(size, ra, rb, m, &cut, &a_above))
+				fprintf(out, "%s%s %s, %s, %u threads: ", fmt == FMT_MARKDOWN ? "- " : "  ",
+					ki->workload, ki->algorithm, x->policy, x->threads);
+				if (found)
 					fprintf(out, "%s overtakes %s above ~%.0f %s\n",
 						a_above ? ki->backend : kj->backend,
 						a_above ? kj->backend : ki->backend, cut, ki->size_unit);
 				else
 					fprintf(out, "%s is faster at every size measured (%.0f..%.0f %s, %.2fx..%.2fx)\n",
-						ra[0] > rb[0] ? ki->backend : kj->backend, size[0], size[m - 1],
+						faster, size[0], size[m - 1],
 						ki->size_unit, ra[0] > rb[0] ? ra[0] / rb[0] : rb[0] / ra[0],
 						ra[m - 1] > rb[m - 1] ? ra[m - 1] / rb[m - 1] : rb[m - 1] / ra[m - 1]);
 			}
 		}
-	if (header)
+	if (header && fmt != FMT_JSON)
 		fputc('\n', out);
 }
 
@@ -552,8 +578,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	switch (fmt) {
-	case FMT_TEXT: emit_text(stdout, &ds, false); emit_cutoffs(stdout, &ds, false); break;
-	case FMT_MARKDOWN: emit_text(stdout, &ds, true); emit_cutoffs(stdout, &ds, true); break;
+	case FMT_TEXT: emit_text(stdout, &ds, false); emit_cutoffs(stdout, &ds, fmt); break;
+	case FMT_MARKDOWN: emit_text(stdout, &ds, true); emit_cutoffs(stdout, &ds, fmt); break;
 	case FMT_CSV: emit_csv(stdout, &ds, ','); break;
 	case FMT_TSV: emit_csv(stdout, &ds, '\t'); break;
 	case FMT_JSON: emit_json(stdout, &ds); break;
