@@ -210,23 +210,8 @@ static int put_field(FILE *f, const char *s)
 	return fputc('"', f);
 }
 
-static char *format_header(void)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int i;
-
-	if (!f)
-		return NULL;
-	for (i = 0; i < RC_COUNT; i++)
-		fprintf(f, "%s%s", i ? "," : "", col_names[i]);
-	fputc('\n', f);
-	fclose(f);
-	return buf;
-}
-
-static char *format_row(const struct results_row *row)
+/* One CSV line: the header (ROW NULL) or a row, always whole. */
+static char *format_line(const struct results_row *row)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -238,7 +223,10 @@ static char *format_row(const struct results_row *row)
 	for (i = 0; i < RC_COUNT; i++) {
 		if (i)
 			fputc(',', f);
-		put_field(f, results_row_get(row, (enum results_col)i));
+		if (row)
+			put_field(f, results_row_get(row, (enum results_col)i));
+		else
+			fputs(col_names[i], f);
 	}
 	fputc('\n', f);
 	fclose(f);
@@ -264,7 +252,7 @@ static int header_matches(int fd, const char *header)
 int results_check(const char *path, char *err, size_t errlen)
 {
 	char *copy = strdup(path), *dir;
-	char *header = format_header();
+	char *header = format_line(NULL);
 	struct stat st;
 	int fd = -1, ret = -1;
 
@@ -331,7 +319,7 @@ static int write_all(int fd, const char *buf, size_t len)
 int results_append(const char *path, const struct results_row *row, char *err,
 		   size_t errlen)
 {
-	char *header = format_header(), *line = format_row(row), *text = NULL;
+	char *header = format_line(NULL), *line = format_line(row), *text = NULL;
 	sigset_t all, old;
 	struct stat st;
 	char last;
