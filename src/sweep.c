@@ -68,7 +68,6 @@ int sweep_parse_counts(const char *text, unsigned **out, char *err, size_t errle
 	if (!vals || !copy)
 		goto fail;
 	if (!*text || text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,")) {
-		n = count_part(text, vals, 0, err, errlen) < 0 ? -1 : -1;
 		snprintf(err, errlen,
 			 "sweep: '%s' is not a thread count list, accepted: 1,2,4,8 or 1-8 or 1-64x2 (doubling), counts 1..%u ascending",
 			 text, PL_MAX_WORKERS);
