@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "opt.h"
+#include "cputrack.h"
 #include "placement.h"
+#include "results.h"
 #include "runenv.h"
 
 int run_env_load(struct run_env *env, unsigned default_threads, char *err,
@@ -82,4 +84,27 @@ int run_env_format_plan(const struct run_env *env, unsigned n, char *buf, size_t
 		used += (size_t)w;
 	}
 	return 0;
+}
+
+void run_env_set_placement(const struct run_env *env, unsigned n,
+			   const struct cpu_track *const *tracks, struct results_row *row)
+{
+	size_t len = (size_t)n * 24 + 16;
+	char *buf = malloc(len);
+	unsigned long migrations = 0;
+	bool honoured = true;
+
+	results_row_set(row, RC_THREADS, "%u", n);
+	results_row_set(row, RC_POLICY, "%s", env->policy);
+	results_row_set(row, RC_REPEAT, "%u", env->repeat);
+	if (buf && env->nplan && run_env_format_plan(env, n, buf, len) == 0)
+		results_row_set(row, RC_CPUS, "%s", buf);
+	if (buf) {
+		cpu_track_summarise(tracks, n, buf, len, &honoured, &migrations);
+		results_row_set(row, RC_CPUS_SEEN, "%s", buf);
+	}
+	if (env->nplan)
+		results_row_set(row, RC_PLACEMENT_OK, "%s", honoured ? "yes" : "no");
+	results_row_set(row, RC_MIGRATIONS, "%lu", migrations);
+	free(buf);
 }

@@ -39,6 +39,17 @@ void run_env_free(struct run_env *env);
 /* The planned PU of WORKER (plans wrap round-robin), or -1 when unbound. */
 int run_env_planned(const struct run_env *env, unsigned worker);
 
+struct results_row;
+struct cpu_track;
+
+/*
+ * Fill a result row's placement columns for N workers: threads, policy,
+ * planned CPUs, where each was seen (TRACKS), repeat, placement honoured and
+ * migrations.  One place for what every workload's rows say about placement.
+ */
+void run_env_set_placement(const struct run_env *env, unsigned n,
+			   const struct cpu_track *const *tracks, struct results_row *row);
+
 /* The planned PUs of the first N workers as "3,5,7", or "-" when unbound. */
 int run_env_format_plan(const struct run_env *env, unsigned n, char *buf, size_t len);
 

@@ -233,11 +233,9 @@ static void supervise(struct shared *sh, double start, unsigned created, struct 
 	}
 }
 
-static void summarise(struct shared *sh, unsigned created, double start, struct run_result *r)
+static void summarise(unsigned created, double start, struct run_result *r)
 {
-	const struct cpu_track **tracks = calloc(created ? created : 1, sizeof(*tracks));
 	double end = start;
-	char seen[64];
 	unsigned i;
 
 	r->verified = true;
@@ -251,15 +249,8 @@ static void summarise(struct shared *sh, unsigned created, double start, struct 
 			r->verified = false;
 			snprintf(r->err, sizeof(r->err), "worker %u on CPU %d: %s", i, w->cpu, w->err);
 		}
-		if (tracks)
-			tracks[i] = &w->track;
 	}
 	r->wall_s = end - start;
-	if (tracks)
-		cpu_track_summarise(tracks, created, seen, sizeof(seen), &r->honoured,
-				    &r->migrations);
-	free(tracks);
-	(void)sh;
 }
 
 int runner_run(const struct run_params *p, struct run_result *r)
@@ -314,7 +305,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
 	r->sys_s = s1 - s0;
 	for (i = 0; i < created; i++)
 		pthread_join(ws[i].thread, NULL);
-	summarise(&sh, created, start, r);
+	summarise(created, start, r);
 	if (created < p->nworkers)
 		r->verified = false;
 	gate_destroy(&sh.ready);

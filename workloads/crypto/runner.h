@@ -42,8 +42,6 @@ struct run_result {
 	bool verified;          /* every check passed */
 	bool interrupted;
 	bool started;           /* the workers passed the start: a measurement exists */
-	bool honoured;          /* every worker stayed on its planned PU */
-	unsigned long migrations;
 	unsigned nworkers;
 	struct worker_result *w;
 	char err[512];          /* the first failure, naming worker and CPU */

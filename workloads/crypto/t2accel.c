@@ -245,10 +245,7 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 {
 	struct results_row row;
 	const struct cpu_track **tracks = calloc(r->nworkers, sizeof(*tracks));
-	size_t len = (size_t)r->nworkers * 24 + 16;
-	char *buf = malloc(len), err[512], versions[128];
-	unsigned long migrations;
-	bool honoured;
+	char err[512], versions[128];
 	unsigned i;
 	int ret;
 
@@ -267,17 +264,11 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		results_row_set(&row, RC_SIZE_UNIT, "bytes");
 		results_row_set(&row, RC_BYTES, "%.0f", (double)r->ops * (double)job->size);
 	}
-	results_row_set(&row, RC_THREADS, "%u", r->nworkers);
-	results_row_set(&row, RC_POLICY, "%s", env->policy);
-	if (buf && env->nplan && run_env_format_plan(env, r->nworkers, buf, len) == 0)
-		results_row_set(&row, RC_CPUS, "%s", buf);
-	if (buf && tracks) {
+	if (tracks) {
 		for (i = 0; i < r->nworkers; i++)
 			tracks[i] = &r->w[i].track;
-		cpu_track_summarise(tracks, r->nworkers, buf, len, &honoured, &migrations);
-		results_row_set(&row, RC_CPUS_SEEN, "%s", buf);
+		run_env_set_placement(env, r->nworkers, tracks, &row);
 	}
-	results_row_set(&row, RC_REPEAT, "%u", env->repeat);
 	results_row_set(&row, RC_OPS, "%llu", (unsigned long long)r->ops);
 	results_row_set(&row, RC_WALL_S, "%.6f", r->wall_s);
 	results_row_set(&row, RC_USER_S, "%.6f", r->user_s);
@@ -285,9 +276,6 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	results_row_set(&row, RC_RATE, "%.6g", report_rate(job, r));
 	results_row_set(&row, RC_UNIT, "%s", job->algo->kind == ALGO_SIGN ? "ops/s" : "bytes/s");
 	results_row_set(&row, RC_VERIFIED, "%s", r->verified ? "yes" : "no");
-	if (env->nplan)
-		results_row_set(&row, RC_PLACEMENT_OK, "%s", r->honoured ? "yes" : "no");
-	results_row_set(&row, RC_MIGRATIONS, "%lu", r->migrations);
 	results_row_set(&row, RC_STATUS, "%d", r->verified ? 0 : 1);
 	if (!r->verified)
 		results_row_set(&row, RC_NOTE, "%s", r->err);
@@ -298,7 +286,6 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	if (ret < 0)
 		msg_error(PROG, "%s", err);
 	results_row_clear(&row);
-	free(buf);
 	free(tracks);
 	return ret;
 }

@@ -166,19 +166,15 @@ struct outcome {
 	double *secs;           /* per rep: factor + solve */
 	double best_mflops, median_mflops, residual, total_s, user_s, sys_s;
 	int singular_at;        /* 1-based column of a zero pivot, 0 when none */
-	bool verified, honoured;
-	unsigned long migrations;
+	bool verified;
 };
 
 static int append_row(const char *path, const struct opts *o, const struct run_env *env,
 		      const struct outcome *r, const struct cpu_track *tracks)
 {
 	const struct cpu_track **tp = calloc(env->nthreads, sizeof(*tp));
-	size_t len = (size_t)env->nthreads * 24 + 16;
-	char *buf = malloc(len), err[512], versions[64];
+	char err[512], versions[64];
 	struct results_row row;
-	unsigned long mig;
-	bool honoured;
 	unsigned i;
 	int ret;
 
@@ -193,17 +189,11 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	results_row_set(&row, RC_IMPL, "variant %u (%s)", o->variant, lu_variants[o->variant].name);
 	results_row_set(&row, RC_SIZE, "%u", o->n);
 	results_row_set(&row, RC_SIZE_UNIT, "n");
-	results_row_set(&row, RC_THREADS, "%u", env->nthreads);
-	results_row_set(&row, RC_POLICY, "%s", env->policy);
-	if (buf && env->nplan && run_env_format_plan(env, env->nthreads, buf, len) == 0)
-		results_row_set(&row, RC_CPUS, "%s", buf);
-	if (buf && tp) {
+	if (tp) {
 		for (i = 0; i < env->nthreads; i++)
 			tp[i] = &tracks[i];
-		cpu_track_summarise(tp, env->nthreads, buf, len, &honoured, &mig);
-		results_row_set(&row, RC_CPUS_SEEN, "%s", buf);
+		run_env_set_placement(env, env->nthreads, tp, &row);
 	}
-	results_row_set(&row, RC_REPEAT, "%u", env->repeat);
 	results_row_set(&row, RC_OPS, "%.0f", lu_flops((int)o->n) * o->reps);
 	results_row_set(&row, RC_WALL_S, "%.6f", r->total_s);
 	results_row_set(&row, RC_USER_S, "%.6f", r->user_s);
@@ -211,9 +201,6 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	results_row_set(&row, RC_RATE, "%.6g", r->median_mflops);
 	results_row_set(&row, RC_UNIT, "MFLOPS");
 	results_row_set(&row, RC_VERIFIED, "%s", r->verified ? "yes" : "no");
-	if (env->nplan)
-		results_row_set(&row, RC_PLACEMENT_OK, "%s", r->honoured ? "yes" : "no");
-	results_row_set(&row, RC_MIGRATIONS, "%lu", r->migrations);
 	results_row_set(&row, RC_STATUS, "%d", r->verified ? 0 : 1);
 	if (r->singular_at)
 		results_row_set(&row, RC_NOTE, "singular: zero pivot in column %d", r->singular_at);
@@ -224,7 +211,6 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	if (ret < 0)
 		msg_error(PROG, "%s", err);
 	results_row_clear(&row);
-	free(buf);
 	free(tp);
 	return ret;
 }
@@ -253,7 +239,7 @@ static int run(const struct opts *o, const struct run_env *env, struct cpu_track
 	double *a0 = NULL, *a = NULL, *b0 = NULL, *x = NULL, *mf = NULL;
 	double u0, s0, u1, s1, t0;
 	int *ipiv = NULL, info, ret = 1;
-	unsigned rep, i;
+	unsigned rep;
 
 	memset(r, 0, sizeof(*r));
 	a0 = big_alloc(sizeof(double) * lda * o->n);
@@ -317,17 +303,6 @@ done:
 	cpu_times(&u1, &s1);
 	r->user_s = u1 - u0;
 	r->sys_s = s1 - s0;
-	{
-		const struct cpu_track **tp = calloc(env->nthreads, sizeof(*tp));
-		char seen[64];
-
-		for (i = 0; tp && i < env->nthreads; i++)
-			tp[i] = &tracks[i];
-		if (tp)
-			cpu_track_summarise(tp, env->nthreads, seen, sizeof(seen), &r->honoured,
-					    &r->migrations);
-		free(tp);
-	}
 out:
 	free(a0);
 	free(a);
