@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ static const struct { const char *name; enum format fmt; } formats[] = {
 
 static const struct opt_spec options[] = {
 	{ 'f', 'f', "format", "FMT", "text (default), markdown, csv, tsv (for shell tools) or json" },
+	{ 'R', 0, "raw", NULL, "csv and tsv: text fields exactly as in the files, for programs "
+	  "(no spreadsheet formula guard)" },
 	{ 'h', 'h', "help", NULL, "show this help" },
 };
 
@@ -32,6 +35,11 @@ static const char help_after[] =
 	"  C(N) = N / (1 + s (N-1) + k N (N-1))\n"
 	"and, where two backends ran the same algorithm at several sizes, the size at\n"
 	"which one overtakes the other.  Warnings name rows to distrust.\n"
+	"\n"
+	"In csv and tsv a text field that begins with = + - @, a tab or a carriage\n"
+	"return and is not a number gets a leading ' so that a spreadsheet shows it\n"
+	"as text instead of running it as a formula; --raw leaves it out for\n"
+	"programs that read the table (threadplot does).  Numbers are never changed.\n"
 	"\n"
 	"Exit status: 0; 2 usage or unreadable input.\n";
 
@@ -249,20 +257,56 @@ static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
 	}
 }
 
-/* A field of the cell table: CSV quoting, or for TSV (SEP a tab) tabs
- * and newlines turned to spaces. */
-static void csv_field(FILE *out, const char *s, char sep)
+/* A plain decimal number (-1.5e3): a spreadsheet takes it as a number,
+ * never as a formula, so it needs no guard. */
+static bool is_decimal(const char *s)
 {
+	bool digits = false;
+
+	if (*s == '+' || *s == '-')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits = true;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits = true;
+	if (!digits)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (*s < '0' || *s > '9')
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return !*s;
+}
+
+/* A field of the cell table: CSV quoting, or for TSV (SEP a tab) tabs
+ * and newlines turned to spaces.  Unless RAW, a text that a spreadsheet
+ * would run as a formula (OWASP's CSV injection list) is prefixed with '. */
+static void csv_field(FILE *out, const char *s, char sep, bool raw)
+{
+	bool guard = !raw && *s && strchr("=+-@\t\r", *s) && !is_decimal(s);
+
 	if (sep == '\t') {
+		if (guard)
+			fputc('\'', out);
 		for (; *s; s++)
 			fputc(*s == '\t' || *s == '\n' ? ' ' : *s, out);
 		return;
 	}
-	if (!strpbrk(s, ",\"\n")) {
+	if (!strpbrk(s, ",\"\n\r")) {
+		if (guard)
+			fputc('\'', out);
 		fputs(s, out);
 		return;
 	}
 	fputc('"', out);
+	if (guard)
+		fputc('\'', out);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', out);
@@ -271,7 +315,7 @@ static void csv_field(FILE *out, const char *s, char sep)
 	fputc('"', out);
 }
 
-static void emit_csv(FILE *out, const struct dataset *ds, char sep)
+static void emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 {
 	static const char *const head[] = { "series", "host", "workload", "algorithm", "backend",
 		"impl", "size", "size_unit", "unit", "policy", "threads", "n", "median", "min", "max",
@@ -292,12 +336,14 @@ static void emit_csv(FILE *out, const struct dataset *ds, char sep)
 			fprintf(out, "%zu", i);
 			for (size_t j = 0; j < 5; j++) {
 				fputc(sep, out);
-				csv_field(out, f[j], sep);
+				csv_field(out, f[j], sep, raw);
 			}
-			fprintf(out, "%c%.10g%c%s%c", sep, k->size, sep, k->size_unit, sep);
-			csv_field(out, k->unit, sep);
+			fprintf(out, "%c%.10g%c", sep, k->size, sep);
+			csv_field(out, k->size_unit, sep, raw);
 			fputc(sep, out);
-			csv_field(out, x->policy, sep);
+			csv_field(out, k->unit, sep, raw);
+			fputc(sep, out);
+			csv_field(out, x->policy, sep, raw);
 			fprintf(out, "%c%u%c%zu%c%.10g%c%.10g%c%.10g%c%.6g%c%.6g%c%s%c%u%c%u\n", sep,
 				x->threads, sep, x->n, sep, x->median, sep, x->min, sep, x->max, sep,
 				x->speedup, sep, x->efficiency, sep, x->oversubscribed ? "yes" : "no", sep,
@@ -518,6 +564,7 @@ int main(int argc, char **argv)
 {
 	struct dataset ds = { 0 };
 	enum format fmt = FMT_TEXT;
+	bool raw = false;
 	char *notes_buf = NULL;
 	size_t notes_len = 0;
 	FILE *notes = NULL;
@@ -540,6 +587,9 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			fmt = formats[i].fmt;
+			break;
+		case 'R':
+			raw = true;
 			break;
 		case 'h':
 			opt_help(&p, stdout, "[-f FORMAT] FILE...", help_after);
@@ -580,8 +630,8 @@ int main(int argc, char **argv)
 	switch (fmt) {
 	case FMT_TEXT: emit_text(stdout, &ds, false); emit_cutoffs(stdout, &ds, fmt); break;
 	case FMT_MARKDOWN: emit_text(stdout, &ds, true); emit_cutoffs(stdout, &ds, fmt); break;
-	case FMT_CSV: emit_csv(stdout, &ds, ','); break;
-	case FMT_TSV: emit_csv(stdout, &ds, '\t'); break;
+	case FMT_CSV: emit_csv(stdout, &ds, ',', raw); break;
+	case FMT_TSV: emit_csv(stdout, &ds, '\t', raw); break;
 	case FMT_JSON: emit_json(stdout, &ds); break;
 	}
 	if (ds.bad_lines)
