@@ -127,7 +127,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,bin/fuzz/%,$(wildcard tests/fuzz/fuzz_
 FUZZ_CC      ?= clang
 bin/fuzz/%: tests/fuzz/%.c $(PLACEMENT_SRC) $(COMMON_SRC) src/analysis.c src/dataset.c
 	@mkdir -p $(dir $@)
-	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -Iplacement -Isrc \
+	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Iplacement -Isrc \
 		$(shell pkg-config --cflags hwloc) -o $@ $^ $(shell pkg-config --libs hwloc) -lpthread -lm
 
 check: deps
