@@ -55,7 +55,7 @@ TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/
               $(BIN)/tests/test_lu $(BIN)/tests/omp_where $(BIN)/tests/results_get \
               $(BIN)/tests/libfakep11.so
 
-.PHONY: all deps check run bench clean test-progs
+.PHONY: all deps check run bench clean test-progs mutate
 all: $(PROGRAMS)
 test-progs: $(TEST_PROGS)
 
@@ -136,6 +136,10 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory SAN=tsan all test-progs
 	$(Q)$(MAKE) --no-print-directory $(FUZZ_TARGETS)
 	$(Q)tests/run
+
+# The test of the tests alone (make check runs it too).
+mutate: deps
+	$(Q)tests/mutate
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
