@@ -55,7 +55,7 @@ TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/
               $(BIN)/tests/test_lu $(BIN)/tests/omp_where $(BIN)/tests/results_get \
               $(BIN)/tests/libfakep11.so
 
-.PHONY: all deps check run bench clean test-progs
+.PHONY: all deps check run bench clean test-progs mutate
 all: $(PROGRAMS)
 test-progs: $(TEST_PROGS)
 
@@ -127,7 +127,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,bin/fuzz/%,$(wildcard tests/fuzz/fuzz_
 FUZZ_CC      ?= clang
 bin/fuzz/%: tests/fuzz/%.c $(PLACEMENT_SRC) $(COMMON_SRC) src/analysis.c src/dataset.c
 	@mkdir -p $(dir $@)
-	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -Iplacement -Isrc \
+	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Iplacement -Isrc \
 		$(shell pkg-config --cflags hwloc) -o $@ $^ $(shell pkg-config --libs hwloc) -lpthread -lm
 
 check: deps
@@ -136,6 +136,10 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory SAN=tsan all test-progs
 	$(Q)$(MAKE) --no-print-directory $(FUZZ_TARGETS)
 	$(Q)tests/run
+
+# The test of the tests alone (make check runs it too).
+mutate: deps
+	$(Q)tests/mutate
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all

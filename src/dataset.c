@@ -69,7 +69,7 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->off_plan = results_row_num(row, RC_OFF_PLAN);
 	o->steal_pct = results_row_num(row, RC_STEAL_PCT);
 	o->sys_share = results_row_num(row, RC_SYS_SHARE);
-	o->verified = yes_no(row, RC_VERIFIED);
+	o->verified = strcmp(results_row_get(row, RC_VERIFIED), "unchecked") ? yes_no(row, RC_VERIFIED) : 2;
 	o->placed = yes_no(row, RC_PLACEMENT_OK);
 	o->file = rd->file;
 	o->line = line;
@@ -219,6 +219,7 @@ static int build_cells(struct dataset *ds, struct series *s)
 		if (o->cores > s->cores)
 			s->cores = o->cores;
 		s->unverified += o->verified == 0;
+		s->unchecked += o->verified == 2;
 		s->misplaced += o->placed == 0;
 	}
 	qsort(threads, nthreads, sizeof(*threads), cmp_unsigned);

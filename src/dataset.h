@@ -17,7 +17,7 @@ struct obs {
 	double size, rate;
 	unsigned threads, pus, cores;
 	int repeat;             /* -1 when the file has no repeat column */
-	int verified, placed;   /* 1 yes, 0 no, -1 not said */
+	int verified, placed;   /* 1 yes, 0 no, 2 unchecked (verified only), -1 not said */
 	double migrations, off_plan, steal_pct, sys_share;   /* NAN: not monitored */
 	const char *file;
 	unsigned line;
@@ -42,7 +42,7 @@ struct series {
 	const char **policies;
 	size_t npolicies;
 	unsigned pus, cores;
-	size_t unverified, misplaced;
+	size_t unverified, unchecked, misplaced;
 	bool speedup_from_smallest;  /* no 1-thread point: speedup vs the smallest */
 	bool monitored;              /* some cell has monitor figures */
 };

@@ -32,6 +32,7 @@ static const char *const col_names[RC_COUNT] = {
 	[RC_WALL_S] = "wall_s",       [RC_USER_S] = "user_s",
 	[RC_SYS_S] = "sys_s",         [RC_RATE] = "rate",
 	[RC_UNIT] = "unit",           [RC_VERIFIED] = "verified",
+	[RC_CHECKS] = "checks",
 	[RC_PLACEMENT_OK] = "placement_ok", [RC_MIGRATIONS] = "migrations",
 	[RC_OFF_PLAN] = "off_plan",   [RC_STEAL_PCT] = "steal_pct",
 	[RC_SYS_SHARE] = "sys_share",

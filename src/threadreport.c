@@ -83,6 +83,8 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 	used += (size_t)snprintf(f->warnings + used, used < sizeof(f->warnings) ? sizeof(f->warnings) - used : 0, __VA_ARGS__)
 	if (s->unverified)
 		WARN("%zu row(s) NOT VERIFIED: their rates are not to be trusted; ", s->unverified);
+	if (s->unchecked)
+		WARN("%zu row(s) UNCHECKED: a worker's output was never checked; ", s->unchecked);
 	if (s->misplaced)
 		WARN("%zu row(s) ran off their planned PUs (placement not honoured); ", s->misplaced);
 	if (over)

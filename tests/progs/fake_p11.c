@@ -10,6 +10,9 @@
  *                CKR_DEVICE_ERROR, and every one after it
  *   digest-after:S  every C_Digest from S seconds after C_Initialize on
  *                returns CKR_DEVICE_ERROR (a failure in the middle of a run)
+ *   wrong:N      the N-th C_Digest and every one after it return CKR_OK
+ *                with one bit of the digest flipped (a token that lies)
+ *   wrong-after:S  the same for every C_Digest from S seconds on
  * Everything else answers CKR_FUNCTION_NOT_SUPPORTED.
  */
 #include <stdatomic.h>
@@ -136,6 +139,15 @@ static CK_RV fake_login(CK_SESSION_HANDLE s, CK_USER_TYPE type, CK_UTF8CHAR_PTR 
 	return len == 4 && !memcmp(pin, "1234", 4) ? CKR_OK : CKR_PIN_INCORRECT;
 }
 
+/* Seconds since C_Initialize. */
+static double since_start(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - started.tv_sec) + (double)(now.tv_nsec - started.tv_nsec) * 1e-9;
+}
+
 static CK_RV fake_digest_init(CK_SESSION_HANDLE s, CK_MECHANISM_PTR m)
 {
 	(void)s;
@@ -152,13 +164,8 @@ static CK_RV fake_digest(CK_SESSION_HANDLE s, CK_BYTE_PTR in, CK_ULONG len, CK_B
 	(void)s;
 	if (!strncmp(f, "digest:", 7) && n >= atol(f + 7))
 		return CKR_DEVICE_ERROR;
-	if (!strncmp(f, "digest-after:", 13)) {
-		struct timespec now;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((double)(now.tv_sec - started.tv_sec) + (now.tv_nsec - started.tv_nsec) * 1e-9 >= atof(f + 13))
-			return CKR_DEVICE_ERROR;
-	}
+	if (!strncmp(f, "digest-after:", 13) && since_start() >= atof(f + 13))
+		return CKR_DEVICE_ERROR;
 	if (*outl < 32) {
 		*outl = 32;
 		return CKR_BUFFER_TOO_SMALL;
@@ -166,6 +173,9 @@ static CK_RV fake_digest(CK_SESSION_HANDLE s, CK_BYTE_PTR in, CK_ULONG len, CK_B
 	if (EVP_Digest(in, len, out, &l, EVP_sha256(), NULL) != 1)
 		return CKR_FUNCTION_FAILED;
 	*outl = l;
+	if ((!strncmp(f, "wrong:", 6) && n >= atol(f + 6)) ||
+	    (!strncmp(f, "wrong-after:", 12) && since_start() >= atof(f + 12)))
+		out[l / 2] ^= 0x08;
 	return CKR_OK;
 }
 

@@ -1,7 +1,7 @@
 # scatter must give the PUs hwloc-distrib --single gives, for the same
 # topology and N, in the same order.
 . "$(dirname "$0")/tap.bash"
-command -v hwloc-distrib >/dev/null || { echo "ok 1 # SKIP hwloc-distrib missing"; exit 0; }
+command -v hwloc-distrib >/dev/null || { skip "hwloc-distrib missing"; exit 0; }
 for topo in 'numa:1 package:1 core:8 pu:8' 'package:2 [numa] core:16 pu:2' \
 	    'numa:2 package:2 core:4 pu:4' 'package:1 core:6 pu:1'; do
 	max=$(hwloc-calc -i "$topo" --number-of pu all)

@@ -37,8 +37,9 @@ static void usl_recovers(void **state)
 	for (size_t k = 0; k < 3; k++) {
 		struct usl_fit truth = { .s = cases[k][0], .k = cases[k][1] };
 
+		/* The law written out here, not the module's usl_capacity. */
 		for (int i = 0; i < 7; i++)
-			c[i] = usl_capacity(&truth, n[i]);
+			c[i] = n[i] / (1 + truth.s * (n[i] - 1) + truth.k * n[i] * (n[i] - 1));
 		usl_fit(n, c, 7, &fit);
 		assert_true(fit.ok);
 		if (!NEAR(fit.s, truth.s, 0.01) || !NEAR(fit.k, truth.k, 0.01))
@@ -53,6 +54,37 @@ static void usl_recovers(void **state)
 	/* Linear scaling: s = k = 0, no peak. */
 	usl_fit(n, n, 7, &fit);
 	assert_true(fit.ok && fit.s < 1e-12 && fit.k < 1e-12 && isinf(fit.n_peak));
+}
+
+/*
+ * Noisy data whose unconstrained fit has a negative coefficient: the fit
+ * keeps it at 0 and refits the other alone.  The answers by hand, with
+ * y = N/C - 1, x1 = N - 1, x2 = N (N - 1) at N = 2, 4, 8 (N = 1 gives 0):
+ */
+static void usl_clamps(void **state)
+{
+	double n[] = { 1, 2, 4, 8 };
+	/* C = 1, 1.9, 3.5, 6.4: y = 1/19, 1/7, 1/4 grows slower than x1, so
+	 * k < 0 unconstrained (-0.00294); k = 0 and
+	 * s = sum x1 y / sum x1^2 = (1/19 + 3/7 + 7/4) / 59 = 0.0378170. */
+	double slow[] = { 1, 1.9, 3.5, 6.4 };
+	/* y = -0.006, -0.006, 0.042: s < 0 unconstrained (-0.01); s = 0 and
+	 * k = sum x2 y / sum x2^2 = (2 (-0.006) + 12 (-0.006) + 56 0.042) / 3284
+	 * = 2.268 / 3284. */
+	double fast[] = { 1, 2 / 0.994, 4 / 0.994, 8 / 1.042 };
+	struct usl_fit fit;
+
+	(void)state;
+	usl_fit(n, slow, 4, &fit);
+	assert_true(fit.ok);
+	if (fit.k != 0 || !NEAR(fit.s, (1.0 / 19 + 3.0 / 7 + 7.0 / 4) / 59, 1e-9))
+		fail_msg("slow: s %g k %g, want 0.0378170 0", fit.s, fit.k);
+	assert_true(isinf(fit.n_peak));
+	usl_fit(n, fast, 4, &fit);
+	assert_true(fit.ok);
+	if (fit.s != 0 || !NEAR(fit.k, 2.268 / 3284, 1e-9))
+		fail_msg("fast: s %g k %g, want 0 %g", fit.s, fit.k, 2.268 / 3284);
+	assert_true(NEAR(fit.n_peak, sqrt(3284 / 2.268), 1e-9));
 }
 
 static void cutoff_interpolates(void **state)
@@ -70,6 +102,27 @@ static void cutoff_interpolates(void **state)
 	assert_false(a_above);
 	double faster[] = { 30, 50 };
 	assert_int_equal(cutoff_find(size, faster, b, 2, &cut, &a_above), 0);
+}
+
+/* An asymmetric crossing, by hand: A/B = 2 at 16 bytes and 1/8 at 256.
+ * log ratio ln 2 -> -3 ln 2 crosses zero a quarter of the way:
+ * t = ln2 / (ln2 + 3 ln2) = 1/4, cut = 16 (256/16)^(1/4) = 32 bytes (the
+ * other way round would give 128).  Three sizes, the crossing between the
+ * second and third: 64 -> 1024 with ratios 3 and 1/3: half way, 256. */
+static void cutoff_asymmetric(void **state)
+{
+	double size[] = { 16, 256 }, a[] = { 20, 10 }, b[] = { 10, 80 }, cut;
+	double size3[] = { 16, 64, 1024 }, a3[] = { 50, 30, 10 }, b3[] = { 10, 10, 30 };
+	bool a_above;
+
+	(void)state;
+	assert_int_equal(cutoff_find(size, a, b, 2, &cut, &a_above), 1);
+	if (!NEAR(cut, 32, 1e-9))
+		fail_msg("cutoff %g, want 32", cut);
+	assert_false(a_above);
+	assert_int_equal(cutoff_find(size3, a3, b3, 3, &cut, &a_above), 1);
+	if (!NEAR(cut, 256, 1e-9))
+		fail_msg("cutoff %g, want 256", cut);
 }
 
 static const char *data_file(const char *name)
@@ -152,7 +205,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(medians),
 		cmocka_unit_test(usl_recovers),
+		cmocka_unit_test(usl_clamps),
 		cmocka_unit_test(cutoff_interpolates),
+		cmocka_unit_test(cutoff_asymmetric),
 		cmocka_unit_test(handmade_series),
 		cmocka_unit_test(published_figures),
 	};

@@ -103,9 +103,27 @@ static void flops_and_residual(void **state)
 	double a[1] = { 2 }, x[1] = { 0.5 }, b[1] = { 1 }, bad[1] = { NAN };
 
 	(void)state;
-	assert_true(fabs(lu_flops(3) - (18 + 18)) < 1e-9);
+	/* N = 3: 2/3 27 = 18, plus 3/2 9 = 13.5 (HPL) or 2 9 = 18 (LINPACK 100). */
+	assert_string_equal(lu_flop_counts[0].name, "hpl");
+	assert_true(fabs(lu_flop_counts[0].flops(3) - (18 + 13.5)) < 1e-9);
+	assert_string_equal(lu_flop_counts[1].name, "linpack100");
+	assert_true(fabs(lu_flop_counts[1].flops(3) - (18 + 18)) < 1e-9);
 	assert_true(lu_scaled_residual(1, a, 1, x, b) == 0);
 	assert_true(isinf(lu_scaled_residual(1, a, 1, bad, b)));
+}
+
+/* A wrong solution of a non-symmetric system, its residual worked out by
+ * hand: A = [4 1; 2 5] (column-major 4 2 1 5), b = (1, 2), x = (0.2, 0.5).
+ * Ax = (1.3, 2.9), r = (-0.3, -0.9): ||r|| = 0.9; ||A|| = max row sum = 7
+ * (the transpose would give 6); ||x|| = 0.5; ||b|| = 2; N = 2:
+ * 0.9 / (eps (7 0.5 + 2) 2) = 0.9 / (11 eps). */
+static void residual_by_hand(void **state)
+{
+	double a[4] = { 4, 2, 1, 5 }, x[2] = { 0.2, 0.5 }, b[2] = { 1, 2 };
+	double want = 0.9 / (11 * DBL_EPSILON), got = lu_scaled_residual(2, a, 2, x, b);
+
+	(void)state;
+	assert_true(fabs(got - want) / want < 1e-12);
 }
 
 int main(void)
@@ -115,6 +133,7 @@ int main(void)
 		cmocka_unit_test(variants_agree),
 		cmocka_unit_test(singular_reported),
 		cmocka_unit_test(flops_and_residual),
+		cmocka_unit_test(residual_by_hand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

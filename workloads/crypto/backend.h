@@ -14,7 +14,7 @@
 
 #include "algos.h"
 
-/* Exit codes of DESIGN.md, returned by setup and support checks. */
+/* The programs' exit codes, returned by setup and support checks. */
 enum { BE_OK = 0, BE_FAIL = 1, BE_USAGE = 2, BE_SKIP = 3 };
 
 /* One measurement's parameters, shared read-only by its workers. */
@@ -51,7 +51,8 @@ struct backend {
 	/* In the worker's thread, after it is bound: its own state. */
 	int (*worker_init)(void *ctx, const struct job *job, void **state, char *err,
 			   size_t errlen);
-	/* Known-answer test on this worker's contexts, before timing. */
+	/* Known answers through this worker's own contexts, key and mechanism
+	 * and through run() itself, before timing.  0, or -1 naming the test. */
 	int (*kat)(void *state, char *err, size_t errlen);
 	/*
 	 * Run up to MAX operations, stopping early when *STOP is set; add the
@@ -60,12 +61,17 @@ struct backend {
 	int (*run)(void *state, uint64_t max, const atomic_int *stop, uint64_t *done,
 		   char *err, size_t errlen);
 	/*
-	 * One operation whose output is checked independently (decrypt what was
-	 * encrypted, a second digest, verify the signature).  With CORRUPT, one
-	 * bit of the output is flipped before the check (the test-only fault
-	 * switch): the check must catch it.  0, or -1 with the mismatch in ERR.
+	 * One operation through run() (counted in *DONE), its input and output
+	 * recorded and recomputed independently: a cipher or digest fetched apart
+	 * from the loop's, OpenSSL for a token, a verification with a context of
+	 * its own; a timed verify must also reject a corrupted signature.
+	 * 0, or -1 with the mismatch in ERR.
 	 */
-	int (*checked_op)(void *state, bool corrupt, char *err, size_t errlen);
+	int (*check)(void *state, uint64_t *done, char *err, size_t errlen);
+	/* Test-only fault switch: from now on run() corrupts the last output of
+	 * each call (a timed verify accepts any signature).  The checks must
+	 * catch it. */
+	void (*inject_fault)(void *state);
 	void (*worker_fini)(void *state);
 };
 

@@ -22,17 +22,19 @@ struct evp_ctx {
 
 struct evp_worker {
 	const struct job *job;
+	size_t len;                 /* bytes per operation (the job's size; the KAT's) */
 	EVP_CIPHER *cipher;
 	EVP_CIPHER_CTX *enc;
 	EVP_MD *md;
 	EVP_MD_CTX *mdctx;
-	EVP_PKEY *pkey;
-	EVP_PKEY_CTX *sctx, *vctx;
+	struct evp_rsa rsa;
 	unsigned char key[32], iv[16], digest[EVP_MAX_MD_SIZE];
-	unsigned char hash[32], sig[1024];
-	size_t siglen;
-	unsigned char *buf, *save, *plain;
-	bool started;           /* the cipher chain has run at least once */
+	unsigned char *buf, *save, *ref;
+	bool started;               /* the cipher chain has run since its last init */
+	bool fault;                 /* test-only: run() corrupts its last output */
+	/* The checker's own: fetched apart from the timed loop's. */
+	EVP_CIPHER *ref_cipher;
+	EVP_MD *ref_md;
 };
 
 /* The newest OpenSSL error as text, or FALLBACK. */
@@ -136,28 +138,29 @@ static void worker_free(struct evp_worker *w)
 		return;
 	EVP_CIPHER_CTX_free(w->enc);
 	EVP_CIPHER_free(w->cipher);
+	EVP_CIPHER_free(w->ref_cipher);
 	EVP_MD_CTX_free(w->mdctx);
 	EVP_MD_free(w->md);
-	EVP_PKEY_CTX_free(w->sctx);
-	EVP_PKEY_CTX_free(w->vctx);
-	EVP_PKEY_free(w->pkey);
+	EVP_MD_free(w->ref_md);
+	evp_rsa_worker_fini(&w->rsa);
 	free(w->buf);
 	free(w->save);
-	free(w->plain);
+	free(w->ref);
 	free(w);
 }
 
-/* Buffers on their own cache lines, filled with this worker's random data. */
+/* Buffers on their own cache lines (room for the known answers too),
+ * filled with this worker's random data. */
 static int alloc_buffers(struct evp_worker *w, size_t size, char *err, size_t errlen)
 {
-	size_t len = (size + 63) / 64 * 64;
+	size_t len = ((size > 64 ? size : 64) + 63) / 64 * 64;
 
 	if (posix_memalign((void **)&w->buf, 64, len) || posix_memalign((void **)&w->save, 64, len) ||
-	    posix_memalign((void **)&w->plain, 64, len)) {
+	    posix_memalign((void **)&w->ref, 64, len)) {
 		snprintf(err, errlen, "cannot allocate %zu-byte buffers", size);
 		return -1;
 	}
-	if (RAND_bytes(w->buf, (int)size) != 1 || RAND_bytes(w->key, sizeof(w->key)) != 1 ||
+	if (RAND_bytes(w->buf, (int)len) != 1 || RAND_bytes(w->key, sizeof(w->key)) != 1 ||
 	    RAND_bytes(w->iv, sizeof(w->iv)) != 1) {
 		ossl_error(err, errlen, "RAND_bytes");
 		return -1;
@@ -165,12 +168,12 @@ static int alloc_buffers(struct evp_worker *w, size_t size, char *err, size_t er
 	return 0;
 }
 
-static int cipher_init(struct evp_worker *w, char *err, size_t errlen)
+/* (Re)start the timed encryption context on KEY and IV. */
+static int cipher_start(struct evp_worker *w, const unsigned char *key, const unsigned char *iv,
+			char *err, size_t errlen)
 {
-	w->cipher = EVP_CIPHER_fetch(NULL, w->job->algo->evp_name, NULL);
-	w->enc = EVP_CIPHER_CTX_new();
-	if (!w->cipher || !w->enc ||
-	    EVP_EncryptInit_ex2(w->enc, w->cipher, w->key, w->iv, NULL) != 1 ||
+	w->started = false;
+	if (EVP_EncryptInit_ex2(w->enc, w->cipher, key, iv, NULL) != 1 ||
 	    EVP_CIPHER_CTX_set_padding(w->enc, 0) != 1) {
 		ossl_error(err, errlen, w->job->algo->evp_name);
 		return -1;
@@ -178,12 +181,29 @@ static int cipher_init(struct evp_worker *w, char *err, size_t errlen)
 	return 0;
 }
 
+static int cipher_init(struct evp_worker *w, char *err, size_t errlen)
+{
+	const char *name = w->job->algo->evp_name;
+
+	w->cipher = EVP_CIPHER_fetch(NULL, name, NULL);
+	w->ref_cipher = EVP_CIPHER_fetch(NULL, name, NULL);
+	w->enc = EVP_CIPHER_CTX_new();
+	if (!w->cipher || !w->ref_cipher || !w->enc) {
+		ossl_error(err, errlen, name);
+		return -1;
+	}
+	return cipher_start(w, w->key, w->iv, err, errlen);
+}
+
 static int digest_init(struct evp_worker *w, char *err, size_t errlen)
 {
-	w->md = EVP_MD_fetch(NULL, w->job->algo->evp_name, NULL);
+	const char *name = w->job->algo->evp_name;
+
+	w->md = EVP_MD_fetch(NULL, name, NULL);
+	w->ref_md = EVP_MD_fetch(NULL, name, NULL);
 	w->mdctx = EVP_MD_CTX_new();
-	if (!w->md || !w->mdctx) {
-		ossl_error(err, errlen, w->job->algo->evp_name);
+	if (!w->md || !w->ref_md || !w->mdctx) {
+		ossl_error(err, errlen, name);
 		return -1;
 	}
 	return 0;
@@ -201,7 +221,8 @@ static int evp_worker_init(void *ctx, const struct job *job, void **state, char 
 		return -1;
 	}
 	w->job = job;
-	if (alloc_buffers(w, job->size ? job->size : 64, err, errlen) < 0)
+	w->len = job->size;
+	if (alloc_buffers(w, job->size, err, errlen) < 0)
 		goto out;
 	switch (job->algo->kind) {
 	case ALGO_CIPHER:
@@ -211,8 +232,7 @@ static int evp_worker_init(void *ctx, const struct job *job, void **state, char 
 		ret = digest_init(w, err, errlen);
 		break;
 	case ALGO_SIGN:
-		ret = evp_rsa_worker_init(job->shared, &w->pkey, &w->sctx, &w->vctx, w->hash,
-					  w->sig, sizeof(w->sig), &w->siglen, err, errlen);
+		ret = evp_rsa_worker_init(&w->rsa, job->shared, err, errlen);
 		break;
 	}
 out:
@@ -224,67 +244,6 @@ out:
 	return 0;
 }
 
-static int kat_cipher(const struct algo *a, char *err, size_t errlen)
-{
-	unsigned char key[32], iv[16], in[64], want[64], got[64 + 16];
-	int klen = hex_decode(a->kat.key, key, sizeof(key));
-	int ilen = hex_decode(a->kat.in, in, sizeof(in));
-	int n, outl = 0, ret = -1;
-	EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, a->evp_name, NULL);
-	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-
-	hex_decode(a->kat.iv, iv, sizeof(iv));
-	n = hex_decode(a->kat.out, want, sizeof(want));
-	if (!c || !ctx || klen != (int)a->key_len ||
-	    EVP_EncryptInit_ex2(ctx, c, key, iv, NULL) != 1 ||
-	    EVP_CIPHER_CTX_set_padding(ctx, 0) != 1 ||
-	    EVP_EncryptUpdate(ctx, got, &outl, in, ilen) != 1) {
-		ossl_error(err, errlen, a->evp_name);
-		goto out;
-	}
-	if (outl != n || memcmp(got, want, (size_t)n) != 0) {
-		snprintf(err, errlen, "known-answer test (%s) gives a wrong ciphertext", a->kat.source);
-		goto out;
-	}
-	ret = 0;
-out:
-	EVP_CIPHER_CTX_free(ctx);
-	EVP_CIPHER_free(c);
-	return ret;
-}
-
-static int kat_digest(struct evp_worker *w, char *err, size_t errlen)
-{
-	const struct algo *a = w->job->algo;
-	unsigned char in[64], want[64], got[EVP_MAX_MD_SIZE];
-	int ilen = hex_decode(a->kat.in, in, sizeof(in)), n = hex_decode(a->kat.out, want, sizeof(want));
-	unsigned int outl = 0;
-
-	if (EVP_DigestInit_ex2(w->mdctx, w->md, NULL) != 1 ||
-	    EVP_DigestUpdate(w->mdctx, in, (size_t)ilen) != 1 ||
-	    EVP_DigestFinal_ex(w->mdctx, got, &outl) != 1) {
-		ossl_error(err, errlen, a->evp_name);
-		return -1;
-	}
-	if ((int)outl != n || memcmp(got, want, (size_t)n) != 0) {
-		snprintf(err, errlen, "known-answer test (%s) gives a wrong digest", a->kat.source);
-		return -1;
-	}
-	return 0;
-}
-
-static int evp_kat(void *state, char *err, size_t errlen)
-{
-	struct evp_worker *w = state;
-
-	switch (w->job->algo->kind) {
-	case ALGO_CIPHER: return kat_cipher(w->job->algo, err, errlen);
-	case ALGO_DIGEST: return kat_digest(w, err, errlen);
-	case ALGO_SIGN: return evp_rsa_kat(w->pkey, w->sctx, err, errlen);
-	}
-	return -1;
-}
-
 /* The timed loops: one EVP call per operation, as openssl speed -evp does
  * (ciphers chain in place through one context; digests are whole
  * init/update/final, with the digest fetched once). */
@@ -292,36 +251,32 @@ static int evp_run(void *state, uint64_t max, const atomic_int *stop, uint64_t *
 		   char *err, size_t errlen)
 {
 	struct evp_worker *w = state;
-	const int size = (int)w->job->size;
+	const int len = (int)w->len;
 	unsigned char *buf = w->buf;
-	uint64_t i;
+	uint64_t i = 0;
 	int outl;
 	unsigned int mdl;
 
 	switch (w->job->algo->kind) {
 	case ALGO_CIPHER:
-		for (i = 0; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++)
-			if (EVP_EncryptUpdate(w->enc, buf, &outl, buf, size) != 1)
+		for (; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++)
+			if (EVP_EncryptUpdate(w->enc, buf, &outl, buf, len) != 1)
 				goto fail;
 		w->started |= i > 0;
+		if (w->fault && i)
+			buf[len / 2] ^= 0x10;
 		break;
 	case ALGO_DIGEST:
-		for (i = 0; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++)
+		for (; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++)
 			if (EVP_DigestInit_ex2(w->mdctx, w->md, NULL) != 1 ||
-			    EVP_DigestUpdate(w->mdctx, buf, (size_t)size) != 1 ||
+			    EVP_DigestUpdate(w->mdctx, buf, (size_t)len) != 1 ||
 			    EVP_DigestFinal_ex(w->mdctx, w->digest, &mdl) != 1)
 				goto fail;
+		if (w->fault && i)
+			w->digest[0] ^= 0x01;
 		break;
 	case ALGO_SIGN:
-		i = 0;
-		if (evp_rsa_run(w->job->mode == MODE_SIGN, w->sctx, w->vctx, w->hash, w->sig,
-				sizeof(w->sig), &w->siglen, max, stop, &i, err, errlen) < 0) {
-			*done += i;
-			return -1;
-		}
-		break;
-	default:
-		i = 0;
+		return evp_rsa_run(&w->rsa, w->job->mode == MODE_SIGN, max, stop, done, err, errlen);
 	}
 	*done += i;
 	return 0;
@@ -331,81 +286,142 @@ fail:
 	return -1;
 }
 
-/* Encrypt the buffer once, then decrypt it with a context of its own from
- * the chaining value it started with: the plaintext must come back. */
-static int checked_cipher(struct evp_worker *w, bool corrupt, char *err, size_t errlen)
+/* One operation through the timed path, outside the timed loop. */
+static int run_one(struct evp_worker *w, uint64_t *done, char *err, size_t errlen)
 {
-	const size_t size = w->job->size, block = w->job->algo->block;
-	EVP_CIPHER_CTX *dec = EVP_CIPHER_CTX_new();
+	atomic_int never = 0;
+
+	return evp_run(w, 1, &never, done, err, errlen);
+}
+
+/* The known answers through the worker's own context, cipher or digest and
+ * the timed loop's code: a wrong mode, length or key shows here. */
+static int evp_kat(void *state, char *err, size_t errlen)
+{
+	struct evp_worker *w = state;
+	const struct algo *a = w->job->algo;
+	unsigned char key[32], iv[16], want[64];
+	const unsigned char *got = w->buf;
+	uint64_t unused = 0;
+	int n, ret = -1;
+
+	if (a->kind == ALGO_SIGN)
+		return evp_rsa_kat(&w->rsa, w->job->mode == MODE_SIGN, err, errlen);
+	memcpy(w->save, w->buf, 64);
+	w->len = (size_t)hex_decode(a->kat.in, w->buf, 64);
+	n = hex_decode(a->kat.out, want, sizeof(want));
+	if (a->kind == ALGO_CIPHER) {
+		hex_decode(a->kat.key, key, sizeof(key));
+		hex_decode(a->kat.iv, iv, sizeof(iv));
+		if (cipher_start(w, key, iv, err, errlen) < 0)
+			goto out;
+	} else {
+		got = w->digest;
+		if ((int)EVP_MD_get_size(w->md) != n) {
+			snprintf(err, errlen, "known-answer test (%s): the digest is %d bytes, not %d",
+				 a->kat.source, EVP_MD_get_size(w->md), n);
+			goto out;
+		}
+	}
+	if (run_one(w, &unused, err, errlen) < 0)
+		goto out;
+	if (memcmp(got, want, (size_t)n) != 0) {
+		snprintf(err, errlen, "known-answer test (%s) gives a wrong %s", a->kat.source,
+			 a->kind == ALGO_CIPHER ? "ciphertext" : "digest");
+		goto out;
+	}
+	ret = 0;
+out:
+	w->len = w->job->size;
+	memcpy(w->buf, w->save, 64);
+	if (a->kind == ALGO_CIPHER) {
+		char again[256];
+
+		if (cipher_start(w, w->key, w->iv, again, sizeof(again)) < 0 && ret == 0) {
+			snprintf(err, errlen, "%s", again);
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+/* A timed encryption, recomputed by a cipher fetched apart from the loop's
+ * and a context of its own, from the chaining value it started with. */
+static int check_cipher(struct evp_worker *w, uint64_t *done, char *err, size_t errlen)
+{
+	const size_t len = w->len, block = w->job->algo->block;
+	EVP_CIPHER_CTX *ref = EVP_CIPHER_CTX_new();
 	unsigned char iv[16];
 	int outl = 0, ret = -1;
 
 	/* Encryption is in place and CBC chains, so this operation starts from
 	 * the last ciphertext block the previous one left in the buffer. */
-	memcpy(iv, w->started ? w->buf + size - block : w->iv, block);
-	memcpy(w->save, w->buf, size);
-	if (!dec || EVP_EncryptUpdate(w->enc, w->buf, &outl, w->buf, (int)size) != 1) {
-		ossl_error(err, errlen, w->job->algo->evp_name);
+	memcpy(iv, w->started ? w->buf + len - block : w->iv, block);
+	memcpy(w->save, w->buf, len);
+	if (!ref) {
+		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	w->started = true;
-	if (corrupt)
-		w->buf[size / 2] ^= 0x10;
-	if (EVP_DecryptInit_ex2(dec, w->cipher, w->key, iv, NULL) != 1 ||
-	    EVP_CIPHER_CTX_set_padding(dec, 0) != 1 ||
-	    EVP_DecryptUpdate(dec, w->plain, &outl, w->buf, (int)size) != 1) {
-		ossl_error(err, errlen, "decrypt");
+	if (run_one(w, done, err, errlen) < 0)
+		goto out;
+	if (EVP_EncryptInit_ex2(ref, w->ref_cipher, w->key, iv, NULL) != 1 ||
+	    EVP_CIPHER_CTX_set_padding(ref, 0) != 1 ||
+	    EVP_EncryptUpdate(ref, w->ref, &outl, w->save, (int)len) != 1) {
+		ossl_error(err, errlen, "the check's encryption");
 		goto out;
 	}
-	if ((size_t)outl != size || memcmp(w->plain, w->save, size) != 0) {
-		snprintf(err, errlen, "decrypting the %zu-byte output does not give back the input",
-			 size);
+	if ((size_t)outl != len || memcmp(w->ref, w->buf, len) != 0) {
+		snprintf(err, errlen, "the timed %s encryption of %zu bytes differs from an independent one",
+			 w->job->algo->evp_name, len);
 		goto out;
 	}
 	ret = 0;
 out:
-	EVP_CIPHER_CTX_free(dec);
+	EVP_CIPHER_CTX_free(ref);
 	return ret;
 }
 
-/* Digest the buffer in the worker's context and again in a fresh one-shot
- * call: the two must agree. */
-static int checked_digest(struct evp_worker *w, bool corrupt, char *err, size_t errlen)
+/* A timed digest, recomputed by a digest fetched apart from the loop's. */
+static int check_digest(struct evp_worker *w, uint64_t *done, char *err, size_t errlen)
 {
 	unsigned char again[EVP_MAX_MD_SIZE];
-	unsigned int l1 = 0, l2 = 0;
+	unsigned int l = 0;
 
-	if (EVP_DigestInit_ex2(w->mdctx, w->md, NULL) != 1 ||
-	    EVP_DigestUpdate(w->mdctx, w->buf, w->job->size) != 1 ||
-	    EVP_DigestFinal_ex(w->mdctx, w->digest, &l1) != 1 ||
-	    EVP_Digest(w->buf, w->job->size, again, &l2, w->md, NULL) != 1) {
-		ossl_error(err, errlen, w->job->algo->evp_name);
+	if (run_one(w, done, err, errlen) < 0)
+		return -1;
+	if (EVP_Digest(w->buf, w->len, again, &l, w->ref_md, NULL) != 1) {
+		ossl_error(err, errlen, "the check's digest");
 		return -1;
 	}
-	if (corrupt)
-		w->digest[0] ^= 0x01;
-	if (l1 != l2 || memcmp(w->digest, again, l1) != 0) {
-		snprintf(err, errlen, "digest of the %zu-byte buffer differs from a second computation",
-			 w->job->size);
+	if (memcmp(w->digest, again, l) != 0) {
+		snprintf(err, errlen, "the timed %s of %zu bytes differs from an independent one",
+			 w->job->algo->evp_name, w->len);
 		return -1;
 	}
-	/* Feed the digest back so each operation hashes different data. */
-	memcpy(w->buf, w->digest, l1 < w->job->size ? l1 : w->job->size);
+	/* Feed the digest back so the loop hashes new data from here on. */
+	memcpy(w->buf, w->digest, l < w->len ? l : w->len);
 	return 0;
 }
 
-static int evp_checked_op(void *state, bool corrupt, char *err, size_t errlen)
+static int evp_check(void *state, uint64_t *done, char *err, size_t errlen)
 {
 	struct evp_worker *w = state;
 
 	switch (w->job->algo->kind) {
-	case ALGO_CIPHER: return checked_cipher(w, corrupt, err, errlen);
-	case ALGO_DIGEST: return checked_digest(w, corrupt, err, errlen);
+	case ALGO_CIPHER: return check_cipher(w, done, err, errlen);
+	case ALGO_DIGEST: return check_digest(w, done, err, errlen);
 	case ALGO_SIGN:
-		return evp_rsa_checked(w->job->mode == MODE_SIGN, w->sctx, w->vctx, w->hash,
-				       w->sig, sizeof(w->sig), &w->siglen, corrupt, err, errlen);
+		return evp_rsa_check(&w->rsa, w->job->mode == MODE_SIGN, done, err, errlen);
 	}
 	return -1;
+}
+
+static void evp_inject_fault(void *state)
+{
+	struct evp_worker *w = state;
+
+	w->fault = true;
+	w->rsa.fault = true;
 }
 
 static void evp_worker_fini(void *state)
@@ -424,6 +440,7 @@ const struct backend backend_evp = {
 	.worker_init = evp_worker_init,
 	.kat = evp_kat,
 	.run = evp_run,
-	.checked_op = evp_checked_op,
+	.check = evp_check,
+	.inject_fault = evp_inject_fault,
 	.worker_fini = evp_worker_fini,
 };

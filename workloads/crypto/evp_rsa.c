@@ -5,6 +5,7 @@
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/err.h>
+#include <openssl/param_build.h>
 #include <openssl/rand.h>
 #include <openssl/rsa.h>
 
@@ -55,43 +56,122 @@ EVP_PKEY_CTX *evp_rsa_ctx(EVP_PKEY *pkey, bool sign)
 	return c;
 }
 
-int evp_rsa_worker_init(EVP_PKEY *shared, EVP_PKEY **pkey, EVP_PKEY_CTX **sctx,
-			EVP_PKEY_CTX **vctx, unsigned char hash[32], unsigned char *sig,
-			size_t cap, size_t *siglen, char *err, size_t errlen)
+EVP_PKEY *evp_rsa_from_ne(const BIGNUM *n, const BIGNUM *e)
 {
-	/* Each worker has its own key object: no shared blinding state. */
-	*pkey = EVP_PKEY_dup(shared);
-	if (!*pkey || !(*sctx = evp_rsa_ctx(*pkey, true)) || !(*vctx = evp_rsa_ctx(*pkey, false))) {
-		rsa_error(err, errlen, "RSA context set-up");
-		return -1;
-	}
-	*siglen = cap;
-	if (RAND_bytes(hash, 32) != 1 || EVP_PKEY_sign(*sctx, sig, siglen, hash, 32) != 1) {
+	OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+	OSSL_PARAM *params = NULL;
+	EVP_PKEY_CTX *fc = NULL;
+	EVP_PKEY *k = NULL;
+
+	if (!bld || !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e) ||
+	    !(params = OSSL_PARAM_BLD_to_param(bld)) ||
+	    !(fc = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL)) || EVP_PKEY_fromdata_init(fc) != 1 ||
+	    EVP_PKEY_fromdata(fc, &k, EVP_PKEY_PUBLIC_KEY, params) != 1)
+		k = NULL;
+	OSSL_PARAM_free(params);
+	OSSL_PARAM_BLD_free(bld);
+	EVP_PKEY_CTX_free(fc);
+	return k;
+}
+
+EVP_PKEY *evp_rsa_public(EVP_PKEY *pkey)
+{
+	BIGNUM *n = NULL, *e = NULL;
+	EVP_PKEY *k = NULL;
+
+	if (EVP_PKEY_get_bn_param(pkey, OSSL_PKEY_PARAM_RSA_N, &n) == 1 &&
+	    EVP_PKEY_get_bn_param(pkey, OSSL_PKEY_PARAM_RSA_E, &e) == 1)
+		k = evp_rsa_from_ne(n, e);
+	BN_free(n);
+	BN_free(e);
+	return k;
+}
+
+/* One signature of R->hash through the timed context. */
+static int sign_once(struct evp_rsa *r, char *err, size_t errlen)
+{
+	size_t len = sizeof(r->sig);
+
+	if (EVP_PKEY_sign(r->sctx, r->sig, &len, r->hash, 32) != 1) {
 		rsa_error(err, errlen, "RSA sign");
 		return -1;
 	}
+	r->siglen = len;
 	return 0;
 }
 
-int evp_rsa_kat(EVP_PKEY *pkey, EVP_PKEY_CTX *sctx, char *err, size_t errlen)
+int evp_rsa_worker_init(struct evp_rsa *r, EVP_PKEY *shared, char *err, size_t errlen)
 {
-	unsigned char sig[1024], em[1024], want[1024];
-	size_t siglen = sizeof(sig), k, ps;
+	/* Each worker has its own key object: no shared blinding state.  The
+	 * checker verifies with a public key and a context of its own. */
+	r->pkey = EVP_PKEY_dup(shared);
+	if (!r->pkey || !(r->sctx = evp_rsa_ctx(r->pkey, true)) ||
+	    !(r->vctx = evp_rsa_ctx(r->pkey, false)) || !(r->ref_pub = evp_rsa_public(r->pkey)) ||
+	    !(r->ref_vctx = evp_rsa_ctx(r->ref_pub, false))) {
+		rsa_error(err, errlen, "RSA context set-up");
+		return -1;
+	}
+	if (RAND_bytes(r->hash, 32) != 1) {
+		rsa_error(err, errlen, "RAND_bytes");
+		return -1;
+	}
+	return sign_once(r, err, errlen);
+}
+
+void evp_rsa_worker_fini(struct evp_rsa *r)
+{
+	EVP_PKEY_CTX_free(r->sctx);
+	EVP_PKEY_CTX_free(r->vctx);
+	EVP_PKEY_CTX_free(r->ref_vctx);
+	EVP_PKEY_free(r->pkey);
+	EVP_PKEY_free(r->ref_pub);
+}
+
+int evp_rsa_run(struct evp_rsa *r, bool sign, uint64_t max, const atomic_int *stop,
+		uint64_t *done, char *err, size_t errlen)
+{
+	uint64_t i;
+	int ret = 0;
+
+	for (i = 0; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++) {
+		if (sign) {
+			if (sign_once(r, err, errlen) < 0) {
+				ret = -1;
+				break;
+			}
+		} else if (EVP_PKEY_verify(r->vctx, r->sig, r->siglen, r->hash, 32) != 1 && !r->fault) {
+			rsa_error(err, errlen, "RSA verify of a good signature");
+			ret = -1;
+			break;
+		}
+	}
+	ERR_clear_error();
+	if (sign && r->fault && i)
+		r->sig[r->siglen / 2] ^= 0x01;
+	*done += i;
+	return ret;
+}
+
+int evp_rsa_check_encoding(EVP_PKEY *pub, const unsigned char *sig, size_t siglen,
+			   const unsigned char digest[32], char *err, size_t errlen)
+{
+	unsigned char em[1024], want[1024];
+	size_t k, ps;
 	BIGNUM *n = NULL, *e = NULL, *s = NULL, *m = NULL;
 	BN_CTX *bn = BN_CTX_new();
 	int ret = -1;
 
-	if (!bn || EVP_PKEY_sign(sctx, sig, &siglen, sha256_abc, 32) != 1 ||
-	    EVP_PKEY_get_bn_param(pkey, OSSL_PKEY_PARAM_RSA_N, &n) != 1 ||
-	    EVP_PKEY_get_bn_param(pkey, OSSL_PKEY_PARAM_RSA_E, &e) != 1) {
-		rsa_error(err, errlen, "RSA known-answer signature");
+	if (!bn || EVP_PKEY_get_bn_param(pub, OSSL_PKEY_PARAM_RSA_N, &n) != 1 ||
+	    EVP_PKEY_get_bn_param(pub, OSSL_PKEY_PARAM_RSA_E, &e) != 1) {
+		rsa_error(err, errlen, "RSA public key");
 		goto out;
 	}
 	k = (size_t)BN_num_bytes(n);
 	s = BN_bin2bn(sig, (int)siglen, NULL);
 	m = BN_new();
-	if (!s || !m || k > sizeof(em) || BN_mod_exp(m, s, e, n, bn) != 1 ||
-	    BN_bn2binpad(m, em, (int)k) < 0) {
+	if (!s || !m || k > sizeof(em) || k < 3 + sizeof(sha256_prefix) + 32 + 8 ||
+	    BN_mod_exp(m, s, e, n, bn) != 1 || BN_bn2binpad(m, em, (int)k) < 0) {
 		rsa_error(err, errlen, "RSA public operation");
 		goto out;
 	}
@@ -102,10 +182,11 @@ int evp_rsa_kat(EVP_PKEY *pkey, EVP_PKEY_CTX *sctx, char *err, size_t errlen)
 	memset(want + 2, 0xff, ps);
 	want[2 + ps] = 0x00;
 	memcpy(want + 3 + ps, sha256_prefix, sizeof(sha256_prefix));
-	memcpy(want + 3 + ps + sizeof(sha256_prefix), sha256_abc, 32);
+	memcpy(want + 3 + ps + sizeof(sha256_prefix), digest, 32);
 	if (siglen != k || memcmp(em, want, k) != 0) {
 		snprintf(err, errlen,
-			 "known-answer test: the signature does not encode SHA-256(\"abc\") as RFC 8017 EMSA-PKCS1-v1_5");
+			 "the %zu-byte signature is not the RFC 8017 EMSA-PKCS1-v1_5 encoding of its SHA-256 digest",
+			 siglen);
 		goto out;
 	}
 	ret = 0;
@@ -118,56 +199,68 @@ out:
 	return ret;
 }
 
-int evp_rsa_run(bool sign, EVP_PKEY_CTX *sctx, EVP_PKEY_CTX *vctx, const unsigned char hash[32],
-		unsigned char *sig, size_t cap, size_t *siglen, uint64_t max,
-		const atomic_int *stop, uint64_t *done, char *err, size_t errlen)
+/* The timed verify on R->sig with one bit flipped must fail. */
+static int verify_rejects_bad(struct evp_rsa *r, char *err, size_t errlen)
 {
-	uint64_t i;
-	size_t len;
+	atomic_int never = 0;
+	uint64_t unused = 0;
+	char ignored[256];
+	int st;
 
-	for (i = 0; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++) {
-		if (sign) {
-			len = cap;
-			if (EVP_PKEY_sign(sctx, sig, &len, hash, 32) != 1) {
-				*done += i;
-				rsa_error(err, errlen, "RSA sign");
-				return -1;
-			}
-			*siglen = len;
-		} else if (EVP_PKEY_verify(vctx, sig, *siglen, hash, 32) != 1) {
-			*done += i;
-			rsa_error(err, errlen, "RSA verify of a good signature");
-			return -1;
-		}
+	r->sig[r->siglen / 2] ^= 0x01;
+	st = evp_rsa_run(r, false, 1, &never, &unused, ignored, sizeof(ignored));
+	r->sig[r->siglen / 2] ^= 0x01;
+	if (st == 0) {
+		snprintf(err, errlen, "the timed RSA verify accepted a signature with one bit flipped");
+		return -1;
 	}
-	*done += i;
 	return 0;
 }
 
-int evp_rsa_checked(bool sign, EVP_PKEY_CTX *sctx, EVP_PKEY_CTX *vctx,
-		    const unsigned char hash[32], unsigned char *sig, size_t cap,
-		    size_t *siglen, bool corrupt, char *err, size_t errlen)
+int evp_rsa_kat(struct evp_rsa *r, bool sign, char *err, size_t errlen)
 {
-	size_t len = cap;
-	int ok;
+	unsigned char saved[32];
+	atomic_int never = 0;
+	uint64_t unused = 0;
+	int ret = -1;
 
-	if (sign) {
-		if (EVP_PKEY_sign(sctx, sig, &len, hash, 32) != 1) {
-			rsa_error(err, errlen, "RSA sign");
-			return -1;
-		}
-		*siglen = len;
+	memcpy(saved, r->hash, 32);
+	memcpy(r->hash, sha256_abc, 32);
+	if (evp_rsa_run(r, true, 1, &never, &unused, err, errlen) < 0)
+		goto out;
+	if (evp_rsa_check_encoding(r->ref_pub, r->sig, r->siglen, sha256_abc, err, errlen) < 0) {
+		snprintf(err, errlen, "known-answer test: the signature of SHA-256(\"abc\") is not its RFC 8017 EMSA-PKCS1-v1_5 encoding");
+		goto out;
 	}
-	if (corrupt)
-		sig[*siglen / 2] ^= 0x01;
-	ok = EVP_PKEY_verify(vctx, sig, *siglen, hash, 32);
-	ERR_clear_error();
-	if (corrupt)
-		sig[*siglen / 2] ^= 0x01;
-	if (ok != 1) {
-		snprintf(err, errlen, "signature check failed: the %zu-byte signature does not verify",
-			 *siglen);
+	if (!sign && (evp_rsa_run(r, false, 1, &never, &unused, err, errlen) < 0 ||
+		      verify_rejects_bad(r, err, errlen) < 0))
+		goto out;
+	ret = 0;
+out:
+	memcpy(r->hash, saved, 32);
+	/* The loop's own signature again, made while no fault is armed. */
+	if (ret == 0 && !sign && sign_once(r, err, errlen) < 0)
+		ret = -1;
+	return ret;
+}
+
+int evp_rsa_check(struct evp_rsa *r, bool sign, uint64_t *done, char *err, size_t errlen)
+{
+	atomic_int never = 0;
+
+	if (evp_rsa_run(r, sign, 1, &never, done, err, errlen) < 0)
 		return -1;
+	if (EVP_PKEY_verify(r->ref_vctx, r->sig, r->siglen, r->hash, 32) != 1) {
+		ERR_clear_error();
+		snprintf(err, errlen, "the %zu-byte signature %s does not verify", r->siglen,
+			 sign ? "made in the timed loop" : "the timed loop verifies");
+		return -1;
+	}
+	if (!sign && verify_rejects_bad(r, err, errlen) < 0)
+		return -1;
+	if (sign) {
+		/* Sign new data from here on. */
+		memcpy(r->hash, r->sig, 32);
 	}
 	return 0;
 }

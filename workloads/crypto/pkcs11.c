@@ -12,7 +12,6 @@
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/param_build.h>
 #include <openssl/provider.h>
 #include <openssl/rand.h>
 #include <openssl/rsa.h>
@@ -35,8 +34,11 @@ struct p11_worker {
 	CK_MECHANISM mech;
 	unsigned char key_bytes[32], iv[16];
 	unsigned char *in, *out, *ref;
+	CK_ULONG len;               /* bytes per operation (the job's size; the KAT's) */
+	CK_ULONG outl;              /* bytes of the last output */
 	unsigned char sig[1024];
 	CK_ULONG siglen;
+	bool fault;                 /* test-only: run() corrupts its last output */
 	/* The EVP side of the cross-check. */
 	EVP_CIPHER *cipher;
 	EVP_MD *md;
@@ -219,9 +221,6 @@ static int import_rsa(struct p11_worker *w, EVP_PKEY *k, char *err, size_t errle
 		{ CKA_MODULUS, n_back, sizeof(n_back) }, { CKA_PUBLIC_EXPONENT, e_back, sizeof(e_back) },
 	};
 	CK_ULONG len[8];
-	OSSL_PARAM_BLD *bld = NULL;
-	OSSL_PARAM *params = NULL;
-	EVP_PKEY_CTX *fc = NULL;
 	BIGNUM *n = NULL, *e = NULL;
 	int i, ret = -1;
 
@@ -251,12 +250,7 @@ static int import_rsa(struct p11_worker *w, EVP_PKEY *k, char *err, size_t errle
 	/* EVP verifies with what the token says its public key is. */
 	n = BN_bin2bn(n_back, (int)back[0].ulValueLen, NULL);
 	e = BN_bin2bn(e_back, (int)back[1].ulValueLen, NULL);
-	bld = OSSL_PARAM_BLD_new();
-	if (!n || !e || !bld || !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e) ||
-	    !(params = OSSL_PARAM_BLD_to_param(bld)) ||
-	    !(fc = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL)) || EVP_PKEY_fromdata_init(fc) != 1 ||
-	    EVP_PKEY_fromdata(fc, &w->evp_pub, EVP_PKEY_PUBLIC_KEY, params) != 1) {
+	if (!n || !e || !(w->evp_pub = evp_rsa_from_ne(n, e))) {
 		snprintf(err, errlen, "cannot build an EVP key from the token's public key");
 		goto out;
 	}
@@ -265,9 +259,6 @@ out:
 	explicit_bzero(parts, sizeof(parts));
 	BN_free(n);
 	BN_free(e);
-	OSSL_PARAM_free(params);
-	OSSL_PARAM_BLD_free(bld);
-	EVP_PKEY_CTX_free(fc);
 	return ret;
 }
 
@@ -295,7 +286,7 @@ static int sign_once(struct p11_worker *w, char *err, size_t errlen)
 
 	w->siglen = sizeof(w->sig);
 	if (ckr(w->f->C_SignInit(w->s, &m, w->key), "C_SignInit", err, errlen) ||
-	    ckr(w->f->C_Sign(w->s, w->in, 32, w->sig, &w->siglen), "C_Sign", err, errlen))
+	    ckr(w->f->C_Sign(w->s, w->in, w->len, w->sig, &w->siglen), "C_Sign", err, errlen))
 		return -1;
 	return 0;
 }
@@ -306,11 +297,14 @@ static int p11_worker_init(void *ctx, const struct job *job, void **state, char 
 	struct p11_backend *b = ctx;
 	struct p11_worker *w = calloc(1, sizeof(*w));
 	const struct algo *a = job->algo;
-	size_t size = job->size ? job->size : 64;
+	/* Room for the known answers too. */
+	size_t size = job->size > 64 ? job->size : 64;
+
 	if (!w)
 		return -1;
 	w->job = job;
 	w->f = b->p11.f;
+	w->len = a->kind == ALGO_SIGN ? 32 : (CK_ULONG)job->size;
 	w->in = malloc(size);
 	w->out = malloc(size + 64);
 	w->ref = malloc(size + 64);
@@ -382,9 +376,171 @@ static int token_digest(struct p11_worker *w, const unsigned char *in, CK_ULONG 
 		       ? -1 : 0;
 }
 
+static int p11_run(void *state, uint64_t max, const atomic_int *stop, uint64_t *done, char *err,
+		   size_t errlen)
+{
+	struct p11_worker *w = state;
+	CK_MECHANISM m = { CKM_SHA256_RSA_PKCS, NULL, 0 };
+	CK_RV rv;
+	uint64_t i;
+	int ret = 0;
+
+	for (i = 0; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++) {
+		switch (w->job->algo->kind) {
+		case ALGO_CIPHER:
+			ret = token_encrypt(w, w->in, w->len, w->out, &w->outl, err, errlen);
+			break;
+		case ALGO_DIGEST:
+			ret = token_digest(w, w->in, w->len, w->out, &w->outl, err, errlen);
+			break;
+		case ALGO_SIGN:
+			if (w->job->mode == MODE_SIGN) {
+				ret = sign_once(w, err, errlen);
+				break;
+			}
+			rv = w->f->C_VerifyInit(w->s, &m, w->pub);
+			if (rv == CKR_OK)
+				rv = w->f->C_Verify(w->s, w->in, w->len, w->sig, w->siglen);
+			if (rv != CKR_OK && !(w->fault && rv == CKR_SIGNATURE_INVALID))
+				ret = ckr(rv, "C_Verify", err, errlen);
+			break;
+		}
+		if (ret < 0)
+			break;
+	}
+	if (w->fault && i) {
+		if (w->job->algo->kind != ALGO_SIGN)
+			w->out[w->outl / 2] ^= 0x04;
+		else if (w->job->mode == MODE_SIGN)
+			w->sig[w->siglen / 2] ^= 0x01;
+	}
+	*done += i;
+	return ret;
+}
+
+/* One operation through the timed path, outside the timed loop. */
+static int run_one(struct p11_worker *w, uint64_t *done, char *err, size_t errlen)
+{
+	atomic_int never = 0;
+
+	return p11_run(w, 1, &never, done, err, errlen);
+}
+
+/* The token's C_Verify on the current signature with one bit flipped must
+ * say CKR_SIGNATURE_INVALID (through the timed path). */
+static int verify_rejects_bad(struct p11_worker *w, char *err, size_t errlen)
+{
+	uint64_t unused = 0;
+	char ignored[256];
+	int st;
+
+	w->sig[w->siglen / 2] ^= 0x01;
+	st = run_one(w, &unused, ignored, sizeof(ignored));
+	w->sig[w->siglen / 2] ^= 0x01;
+	if (st == 0) {
+		snprintf(err, errlen, "the token's C_Verify accepted a signature with one bit flipped");
+		return -1;
+	}
+	return 0;
+}
+
+/* EVP signs IN (SHA-256, PKCS#1 v1.5): the signature the token verifies. */
+static int evp_sign_in(struct p11_worker *w, char *err, size_t errlen)
+{
+	unsigned char h[32];
+	size_t l = sizeof(w->sig);
+
+	if (EVP_Digest(w->in, w->len, h, NULL, EVP_sha256(), NULL) != 1 ||
+	    EVP_PKEY_sign(w->evp_sctx, w->sig, &l, h, 32) != 1) {
+		ERR_clear_error();
+		snprintf(err, errlen, "OpenSSL could not sign for the token to verify");
+		return -1;
+	}
+	w->siglen = (CK_ULONG)l;
+	return 0;
+}
+
+/* Known answers through the worker's own session, key and mechanism, by way
+ * of the timed path: the token's signature of "abc" must be the RFC 8017
+ * encoding of its SHA-256; the token's verify must take OpenSSL's signature
+ * and refuse a corrupted one. */
+static int kat_sign(struct p11_worker *w, char *err, size_t errlen)
+{
+	static const unsigned char sha256_abc[32] = {
+		0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae,
+		0x22, 0x23, 0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61,
+		0xf2, 0x00, 0x15, 0xad,
+	};
+	uint64_t unused = 0;
+	int ret = -1;
+
+	memcpy(w->in, "abc", 3);
+	w->len = 3;
+	if (w->job->mode == MODE_SIGN) {
+		if (run_one(w, &unused, err, errlen) < 0)
+			goto out;
+		if (evp_rsa_check_encoding(w->evp_pub, w->sig, w->siglen, sha256_abc, err, errlen) < 0) {
+			snprintf(err, errlen, "known-answer test: the token's signature of \"abc\" is not the RFC 8017 encoding of its SHA-256");
+			goto out;
+		}
+	} else if (evp_sign_in(w, err, errlen) < 0 || run_one(w, &unused, err, errlen) < 0 ||
+		   verify_rejects_bad(w, err, errlen) < 0) {
+		goto out;
+	}
+	ret = 0;
+out:
+	/* The message to time: 32 random bytes, signed by OpenSSL for verify. */
+	w->len = 32;
+	if (ret == 0 && (RAND_bytes(w->in, 32) != 1 ||
+			 (w->job->mode == MODE_VERIFY && evp_sign_in(w, err, errlen) < 0)))
+		ret = -1;
+	return ret;
+}
+
+static int p11_kat(void *state, char *err, size_t errlen)
+{
+	struct p11_worker *w = state;
+	const struct algo *a = w->job->algo;
+	unsigned char key[32], iv[16], want[64], saved[64];
+	CK_OBJECT_HANDLE h = CK_INVALID_HANDLE, saved_key = w->key;
+	CK_MECHANISM saved_mech = w->mech;
+	uint64_t unused = 0;
+	int wl, ret = -1;
+
+	if (a->kind == ALGO_SIGN)
+		return kat_sign(w, err, errlen);
+	memcpy(saved, w->in, 64);
+	w->len = (CK_ULONG)hex_decode(a->kat.in, w->in, 64);
+	wl = hex_decode(a->kat.out, want, sizeof(want));
+	if (a->kind == ALGO_CIPHER) {
+		hex_decode(a->kat.key, key, sizeof(key));
+		hex_decode(a->kat.iv, iv, sizeof(iv));
+		if (import_secret(w, key, a->key_len, &h, err, errlen) < 0)
+			goto out;
+		w->mech = (CK_MECHANISM){ a->p11_mech, iv, a->block };
+		w->key = h;
+	}
+	if (run_one(w, &unused, err, errlen) < 0)
+		goto out;
+	if ((int)w->outl != wl || memcmp(w->out, want, (size_t)wl)) {
+		snprintf(err, errlen, "known-answer test (%s) through the token gives a wrong answer",
+			 a->kat.source);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (h != CK_INVALID_HANDLE)
+		w->f->C_DestroyObject(w->s, h);
+	w->mech = saved_mech;
+	w->key = saved_key;
+	w->len = (CK_ULONG)w->job->size;
+	memcpy(w->in, saved, 64);
+	return ret;
+}
+
 /* The same operation through EVP, on the same key, IV and input. */
-static int evp_reference(struct p11_worker *w, const unsigned char *key, const unsigned char *iv,
-			 const unsigned char *in, size_t len, unsigned char *out, size_t *outl)
+static int evp_reference(struct p11_worker *w, const unsigned char *in, size_t len,
+			 unsigned char *out, size_t *outl)
 {
 	EVP_CIPHER_CTX *c;
 	unsigned int dl = 0;
@@ -396,173 +552,58 @@ static int evp_reference(struct p11_worker *w, const unsigned char *key, const u
 		return ok ? 0 : -1;
 	}
 	c = EVP_CIPHER_CTX_new();
-	ok = c && EVP_EncryptInit_ex2(c, w->cipher, key, iv, NULL) == 1 &&
+	ok = c && EVP_EncryptInit_ex2(c, w->cipher, w->key_bytes, w->iv, NULL) == 1 &&
 	     EVP_CIPHER_CTX_set_padding(c, 0) == 1 && EVP_EncryptUpdate(c, out, &l, in, (int)len) == 1;
 	EVP_CIPHER_CTX_free(c);
 	*outl = (size_t)l;
 	return ok ? 0 : -1;
 }
 
-static int p11_kat(void *state, char *err, size_t errlen)
+/* One timed operation through the token, and the same through EVP: they
+ * must agree (ciphertext, digest); EVP must verify a signature the timed
+ * loop made; the timed verify must take a good signature and refuse a
+ * corrupted one. */
+static int p11_check(void *state, uint64_t *done, char *err, size_t errlen)
 {
 	struct p11_worker *w = state;
-	const struct algo *a = w->job->algo;
-	unsigned char key[32], iv[16], in[64], want[64], got[128];
-	CK_OBJECT_HANDLE h;
-	CK_MECHANISM saved = w->mech;
-	CK_OBJECT_HANDLE saved_key = w->key;
-	CK_ULONG gl;
-	int il, wl, ret;
+	const size_t len = w->len;
+	unsigned char h[32];
+	size_t refl = 0;
 
-	if (a->kind == ALGO_SIGN) {
-		unsigned char evp_sig[1024];
-		size_t el = sizeof(evp_sig);
-		EVP_PKEY_CTX *sc = w->evp_sctx;
-
-		/* The token's PKCS#1 v1.5 signature must be byte for byte the one
-		 * EVP makes with the same key; EVP's passes the RFC 8017 check. */
-		ret = evp_rsa_kat(w->evp_priv, sc, err, errlen);
-		if (!ret) {
-			unsigned char h256[32];
-			CK_MECHANISM m = { CKM_SHA256_RSA_PKCS, NULL, 0 };
-
-			EVP_Digest("abc", 3, h256, NULL, EVP_sha256(), NULL);
-			w->siglen = sizeof(w->sig);
-			ret = EVP_PKEY_sign(sc, evp_sig, &el, h256, 32) == 1 ? 0 : -1;
-			if (!ret)
-				ret = ckr(w->f->C_SignInit(w->s, &m, w->key), "C_SignInit", err, errlen) ||
-				      ckr(w->f->C_Sign(w->s, (CK_BYTE_PTR)"abc", 3, w->sig, &w->siglen),
-					  "C_Sign", err, errlen) ? -1 : 0;
-			if (!ret && (w->siglen != el || memcmp(w->sig, evp_sig, el))) {
-				snprintf(err, errlen, "known-answer test: the token's signature of \"abc\" differs from OpenSSL's");
-				ret = -1;
-			}
+	if (run_one(w, done, err, errlen) < 0)
+		return -1;
+	if (w->job->algo->kind == ALGO_SIGN) {
+		EVP_Digest(w->in, len, h, NULL, EVP_sha256(), NULL);
+		if (EVP_PKEY_verify(w->evp_vctx, w->sig, w->siglen, h, 32) != 1) {
+			ERR_clear_error();
+			snprintf(err, errlen, "OpenSSL does not verify the %lu-byte signature %s",
+				 (unsigned long)w->siglen,
+				 w->job->mode == MODE_SIGN ? "the token made" : "the token verified");
+			return -1;
 		}
-		/* The message to time: 32 random bytes, signed once for verify. */
-		if (!ret && (RAND_bytes(w->in, 32) != 1 || sign_once(w, err, errlen) < 0))
-			ret = -1;
-		return ret;
+		if (w->job->mode == MODE_VERIFY)
+			return verify_rejects_bad(w, err, errlen);
+		/* Sign new data from here on. */
+		memcpy(w->in, w->sig, len);
+		return 0;
 	}
-	il = hex_decode(a->kat.in, in, sizeof(in));
-	wl = hex_decode(a->kat.out, want, sizeof(want));
-	if (a->kind == ALGO_DIGEST) {
-		if (token_digest(w, in, (CK_ULONG)il, got, &gl, err, errlen) < 0)
-			return -1;
-	} else {
-		hex_decode(a->kat.key, key, sizeof(key));
-		hex_decode(a->kat.iv, iv, sizeof(iv));
-		if (import_secret(w, key, a->key_len, &h, err, errlen) < 0)
-			return -1;
-		w->mech = (CK_MECHANISM){ a->p11_mech, iv, a->block };
-		w->key = h;
-		ret = token_encrypt(w, in, (CK_ULONG)il, got, &gl, err, errlen);
-		w->f->C_DestroyObject(w->s, h);
-		w->mech = saved;
-		w->key = saved_key;
-		if (ret < 0)
-			return -1;
-	}
-	if ((int)gl != wl || memcmp(got, want, (size_t)wl)) {
-		snprintf(err, errlen, "known-answer test (%s) through the token gives a wrong answer",
-			 a->kat.source);
+	if (evp_reference(w, w->in, len, w->ref, &refl) < 0) {
+		snprintf(err, errlen, "the EVP reference computation failed");
 		return -1;
 	}
+	if (refl != w->outl || memcmp(w->ref, w->out, refl)) {
+		snprintf(err, errlen, "the token's %s of %zu bytes differs from OpenSSL EVP's",
+			 w->job->algo->kind == ALGO_CIPHER ? "ciphertext" : "digest", len);
+		return -1;
+	}
+	/* Feed the output back so the next operations see new data. */
+	memcpy(w->in, w->out, refl < len ? refl : len);
 	return 0;
 }
 
-static int p11_run(void *state, uint64_t max, const atomic_int *stop, uint64_t *done, char *err,
-		   size_t errlen)
+static void p11_inject_fault(void *state)
 {
-	struct p11_worker *w = state;
-	const CK_ULONG size = (CK_ULONG)w->job->size;
-	CK_MECHANISM m = { CKM_SHA256_RSA_PKCS, NULL, 0 };
-	CK_ULONG outl;
-	uint64_t i;
-	int ret = 0;
-
-	for (i = 0; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++) {
-		switch (w->job->algo->kind) {
-		case ALGO_CIPHER:
-			ret = token_encrypt(w, w->in, size, w->out, &outl, err, errlen);
-			break;
-		case ALGO_DIGEST:
-			ret = token_digest(w, w->in, size, w->out, &outl, err, errlen);
-			break;
-		case ALGO_SIGN:
-			if (w->job->mode == MODE_SIGN) {
-				ret = sign_once(w, err, errlen);
-			} else {
-				ret = ckr(w->f->C_VerifyInit(w->s, &m, w->pub), "C_VerifyInit", err, errlen) ||
-				      ckr(w->f->C_Verify(w->s, w->in, 32, w->sig, w->siglen), "C_Verify", err,
-					  errlen) ? -1 : 0;
-			}
-			break;
-		}
-		if (ret < 0)
-			break;
-	}
-	*done += i;
-	return ret;
-}
-
-/* One operation through the token, and the same through EVP: they must
- * agree (ciphertext, digest), or EVP must verify the token's signature with
- * the public key read back from the token. */
-static int p11_checked_op(void *state, bool corrupt, char *err, size_t errlen)
-{
-	struct p11_worker *w = state;
-	const size_t size = w->job->size;
-	CK_MECHANISM m = { CKM_SHA256_RSA_PKCS, NULL, 0 };
-	unsigned char h[32];
-	CK_ULONG outl = 0;
-	size_t refl = 0;
-	CK_RV rv;
-
-	switch (w->job->algo->kind) {
-	case ALGO_CIPHER:
-	case ALGO_DIGEST:
-		if ((w->job->algo->kind == ALGO_CIPHER
-			     ? token_encrypt(w, w->in, (CK_ULONG)size, w->out, &outl, err, errlen)
-			     : token_digest(w, w->in, (CK_ULONG)size, w->out, &outl, err, errlen)) < 0)
-			return -1;
-		if (corrupt)
-			w->out[outl / 2] ^= 0x04;
-		if (evp_reference(w, w->key_bytes, w->iv, w->in, size, w->ref, &refl) < 0) {
-			snprintf(err, errlen, "the EVP reference computation failed");
-			return -1;
-		}
-		if (refl != outl || memcmp(w->ref, w->out, refl)) {
-			snprintf(err, errlen, "the token's %s of %zu bytes differs from OpenSSL EVP's",
-				 w->job->algo->kind == ALGO_CIPHER ? "ciphertext" : "digest", size);
-			return -1;
-		}
-		/* Feed the output back so the next operations see new data. */
-		memcpy(w->in, w->out, outl < size ? outl : size);
-		return 0;
-	case ALGO_SIGN:
-		if (w->job->mode == MODE_SIGN && sign_once(w, err, errlen) < 0)
-			return -1;
-		if (corrupt)
-			w->sig[w->siglen / 2] ^= 0x01;
-		EVP_Digest(w->in, 32, h, NULL, EVP_sha256(), NULL);
-		if (EVP_PKEY_verify(w->evp_vctx, w->sig, w->siglen, h, 32) != 1) {
-			ERR_clear_error();
-			if (corrupt)
-				w->sig[w->siglen / 2] ^= 0x01;
-			snprintf(err, errlen, "OpenSSL does not verify the token's %lu-byte signature",
-				 (unsigned long)w->siglen);
-			return -1;
-		}
-		if (w->job->mode == MODE_VERIFY) {
-			rv = w->f->C_VerifyInit(w->s, &m, w->pub);
-			if (rv == CKR_OK)
-				rv = w->f->C_Verify(w->s, w->in, 32, w->sig, w->siglen);
-			if (rv != CKR_OK)
-				return ckr(rv, "C_Verify of a good signature", err, errlen);
-		}
-		return 0;
-	}
-	return -1;
+	((struct p11_worker *)state)->fault = true;
 }
 
 static void p11_worker_fini(void *state)
@@ -581,6 +622,7 @@ const struct backend backend_pkcs11 = {
 	.worker_init = p11_worker_init,
 	.kat = p11_kat,
 	.run = p11_run,
-	.checked_op = p11_checked_op,
+	.check = p11_check,
+	.inject_fault = p11_inject_fault,
 	.worker_fini = p11_worker_fini,
 };

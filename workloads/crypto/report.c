@@ -121,7 +121,7 @@ void report_progress(FILE *out, const struct job *job, const struct run_result *
 	fprintf(out, "t2accel: %s %s: %llu ops by %u workers in %.2f s wall (%.2f s user, %.2f s sys)%s%s\n",
 		algo_mode_label(job->algo, job->mode), report_size_text(job, size, sizeof(size)),
 		(unsigned long long)r->ops, r->nworkers, r->wall_s, r->user_s, r->sys_s,
-		r->verified ? ", verified" : ", NOT VERIFIED",
+		!r->verified ? ", NOT VERIFIED" : r->unchecked ? ", UNCHECKED" : ", verified",
 		r->interrupted ? ", interrupted" : "");
 }
 

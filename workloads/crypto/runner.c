@@ -88,9 +88,9 @@ static void fail(struct worker *w, const char *err)
 }
 
 /*
- * Untimed warm-up that also sizes the sampling: a checked operation is
- * taken once every EVERY operations, EVERY chosen so checks cost under 1%
- * of the time and happen about every 10 ms.
+ * Untimed warm-up that also sizes the sampling: a check is taken once every
+ * EVERY operations, EVERY chosen so checks cost under 1% of the time and
+ * happen about every 10 ms where that allows.
  */
 static int warm_up(struct worker *w, void *state, uint64_t *every, char *err, size_t errlen)
 {
@@ -99,9 +99,10 @@ static int warm_up(struct worker *w, void *state, uint64_t *every, char *err, si
 	double t0 = now_s(), t_check, t_ops, start;
 	uint64_t ops = 0, chunk = 1, need;
 
-	if (be->checked_op(state, false, err, errlen) < 0)
+	if (be->check(state, &ops, err, errlen) < 0)
 		return -1;
 	t_check = now_s() - t0;
+	ops = 0;
 	start = now_s();
 	while ((t_ops = now_s() - start) < 0.01) {
 		if (be->run(state, chunk, &never, &ops, err, errlen) < 0)
@@ -118,12 +119,25 @@ static int warm_up(struct worker *w, void *state, uint64_t *every, char *err, si
 	return 0;
 }
 
-/* Run QUOTA operations (UINT64_MAX: until stopped), every EVERY-th checked. */
+/* One check, counted. */
+static int check(struct worker *w, void *state, char *err, size_t errlen)
+{
+	if (w->sh->p->be->check(state, &w->res->ops, err, errlen) < 0)
+		return -1;
+	w->res->checks++;
+	cpu_track_sample(&w->res->track);
+	return 0;
+}
+
+/*
+ * Run QUOTA operations (UINT64_MAX: until stopped), every EVERY-th of them
+ * a check; the last operation is always a check, so every worker that ran
+ * checked at least once, however short its run.
+ */
 static int timed_loop(struct worker *w, void *state, uint64_t quota, uint64_t every,
 		      char *err, size_t errlen)
 {
 	const struct run_params *p = w->sh->p;
-	bool corrupt = (int)w->index == p->fault_worker;
 	uint64_t *ops = &w->res->ops, chunk;
 
 	while (*ops < quota && !atomic_load_explicit(&w->sh->stop, memory_order_relaxed)) {
@@ -137,12 +151,14 @@ static int timed_loop(struct worker *w, void *state, uint64_t quota, uint64_t ev
 		}
 		if (atomic_load_explicit(&w->sh->stop, memory_order_relaxed))
 			break;
-		if (p->be->checked_op(state, corrupt, err, errlen) < 0)
+		if (check(w, state, err, errlen) < 0)
 			return -1;
-		corrupt = false;
-		(*ops)++;
-		cpu_track_sample(&w->res->track);
 	}
+	/* Stopped by time: the final check (another worker's failure or a
+	 * signal ends the run unmeasured, so none is needed then). */
+	if (*ops < quota && !atomic_load(&w->sh->abort) && !*p->interrupted &&
+	    check(w, state, err, errlen) < 0)
+		return -1;
 	return 0;
 }
 
@@ -169,6 +185,8 @@ static void *worker_main(void *arg)
 	cpu_track_sample(&w->res->track);
 	if (p->be->worker_init(p->bectx, p->job, &state, err, sizeof(err)) < 0)
 		goto init_failed;
+	if ((int)w->index == p->kat_fault_worker)
+		p->be->inject_fault(state);
 	if (p->be->kat(state, err, sizeof(err)) < 0 ||
 	    warm_up(w, state, &every, err, sizeof(err)) < 0)
 		goto init_failed;
@@ -176,6 +194,8 @@ static void *worker_main(void *arg)
 		quota = p->reps / p->nworkers + (w->index < p->reps % p->nworkers);
 	gate_wait(&sh->ready);
 	gate_wait(&sh->start);
+	if ((int)w->index == p->fault_worker)
+		p->be->inject_fault(state);
 	if (!atomic_load(&sh->abort) && timed_loop(w, state, quota, every, err, sizeof(err)) < 0)
 		fail(w, err);
 	w->res->end = now_s();
@@ -243,6 +263,9 @@ static void summarise(unsigned created, double start, struct run_result *r)
 		struct worker_result *w = &r->w[i];
 
 		r->ops += w->ops;
+		r->checks += w->checks;
+		if (!w->checks)
+			r->unchecked++;
 		if (w->end > end)
 			end = w->end;
 		if (w->failed && r->verified) {

@@ -22,13 +22,15 @@ struct run_params {
 	const struct run_env *env;
 	double seconds;         /* time-based: every worker runs this long */
 	uint64_t reps;          /* count-based (when > 0): shared among workers */
-	int fault_worker;       /* test-only: this worker corrupts a checked op, or -1 */
+	int fault_worker;       /* test-only: this worker's timed outputs are corrupted, or -1 */
+	int kat_fault_worker;   /* test-only: the same before its known-answer test, or -1 */
 	int fail_worker;        /* test-only: this worker's crypto call fails, or -1 */
 	volatile sig_atomic_t *interrupted;   /* set by a signal handler */
 };
 
 struct worker_result {
 	uint64_t ops;
+	uint64_t checks;        /* timed operations checked independently */
 	double end;
 	struct cpu_track track;
 	bool failed;
@@ -40,6 +42,8 @@ struct run_result {
 	uint64_t ops;
 	double wall_s, user_s, sys_s;
 	bool verified;          /* every check passed */
+	uint64_t checks;
+	unsigned unchecked;     /* workers that made no check */
 	bool interrupted;
 	bool started;           /* the workers passed the start: a measurement exists */
 	unsigned nworkers;

@@ -275,10 +275,15 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	results_row_set(&row, RC_SYS_S, "%.6f", r->sys_s);
 	results_row_set(&row, RC_RATE, "%.6g", report_rate(job, r));
 	results_row_set(&row, RC_UNIT, "%s", job->algo->kind == ALGO_SIGN ? "ops/s" : "bytes/s");
-	results_row_set(&row, RC_VERIFIED, "%s", r->verified ? "yes" : "no");
+	results_row_set(&row, RC_VERIFIED, "%s",
+			!r->verified ? "no" : r->unchecked ? "unchecked" : "yes");
+	results_row_set(&row, RC_CHECKS, "%llu", (unsigned long long)r->checks);
 	results_row_set(&row, RC_STATUS, "%d", r->verified ? 0 : 1);
 	if (!r->verified)
 		results_row_set(&row, RC_NOTE, "%s", r->err);
+	else if (r->unchecked)
+		results_row_set(&row, RC_NOTE, "%u of %u workers made no check", r->unchecked,
+				r->nworkers);
 	else if (env->nplan && r->nworkers > env->nplan)
 		results_row_set(&row, RC_NOTE, "wrapped: %u workers on %u planned PUs", r->nworkers,
 				env->nplan);
@@ -296,19 +301,27 @@ static int measure(const struct opts *o, void *bectx, const struct run_env *env,
 {
 	struct run_params p = {
 		.be = o->be, .bectx = bectx, .job = job, .nworkers = env->nthreads, .env = env,
-		.seconds = o->seconds, .reps = o->reps, .fault_worker = -1, .fail_worker = -1,
-		.interrupted = &interrupted,
+		.seconds = o->seconds, .reps = o->reps, .fault_worker = -1, .kat_fault_worker = -1,
+		.fail_worker = -1, .interrupted = &interrupted,
 	};
-	/* Test-only fault switches: a corrupted output, a failing call. */
+	/* Test-only fault switches: corrupted timed outputs (from the start, or
+	 * already in the known-answer test), a failing call. */
 	const char *fault = getenv("T2ACCEL_FAULT_WORKER"), *fail = getenv("T2ACCEL_FAIL_WORKER");
+	const char *kat_fault = getenv("T2ACCEL_FAULT_KAT");
+	/* ... limited to one measurement ("rsa-verify") when this is set. */
+	const char *fault_only = getenv("T2ACCEL_FAULT_ONLY");
 	struct run_result r;
 	char err[512];
 	int ret = 0;
 
+	if (fault_only && strcmp(fault_only, algo_mode_label(job->algo, job->mode)))
+		fault = kat_fault = NULL;
 	if (fault)
 		p.fault_worker = atoi(fault);
 	if (fail)
 		p.fail_worker = atoi(fail);
+	if (kat_fault)
+		p.kat_fault_worker = atoi(kat_fault);
 	if (o->be->job_init(bectx, job, err, sizeof(err)) < 0) {
 		msg_error(PROG, "%s: %s", algo_mode_label(job->algo, job->mode), err);
 		return 1;

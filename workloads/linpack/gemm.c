@@ -212,6 +212,22 @@ void gemm_sub_serial(struct gemm_ws *ws, int tid, int m, int n, int k, const dou
 			    lda, b, ldb, c, ldc);
 }
 
+const char *gemm_kernel_name(void)
+{
+	/* The register tile is MR (VW x MRV) rows by NR columns. */
+#if defined(HAVE_VECTORS) && defined(__AVX512F__) && defined(__FMA__)
+	return "AVX-512 FMA, 24x8 tile";
+#elif defined(HAVE_VECTORS) && defined(__AVX512F__)
+	return "AVX-512 without FMA, 24x8 tile";
+#elif defined(HAVE_VECTORS) && defined(__AVX2__) && defined(__FMA__)
+	return "AVX2 FMA, 8x6 tile";
+#elif defined(HAVE_VECTORS)
+	return "generic vectors without FMA, 8x6 tile";
+#else
+	return "plain C, no vectors";
+#endif
+}
+
 double fma_peak_gflops(double seconds)
 {
 #ifdef HAVE_VECTORS

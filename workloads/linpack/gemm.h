@@ -37,4 +37,8 @@ void *big_alloc(size_t bytes);
  * about SECONDS: the peak the LU kernel is compared with. */
 double fma_peak_gflops(double seconds);
 
+/* The multiply kernel this build has: "AVX-512 FMA, 24x8 tile", or a
+ * name that says it has no FMA vector path. */
+const char *gemm_kernel_name(void);
+
 #endif

@@ -22,7 +22,7 @@
 #define MAX_N 1000000u
 #define RESIDUAL_LIMIT 16.0
 
-enum { OPT_PEAK = 256, OPT_MATRIX };
+enum { OPT_PEAK = 256, OPT_MATRIX, OPT_FLOPS };
 
 static const struct opt_spec options[] = {
 	{ 'v', 'v', "variant", "V", "0 classic (fork/join per step), 1 region (barriers), 2 blocked (default)" },
@@ -31,6 +31,7 @@ static const struct opt_spec options[] = {
 	{ 's', 's', "seed", "SEED", "seed of the random matrix (default 1)" },
 	{ 'o', 'o', "results", "FILE", "append a result row to FILE (default: threadrun's file)" },
 	{ OPT_MATRIX, 0, "matrix", "KIND", "random (default) or singular (a zero column: tests the check)" },
+	{ OPT_FLOPS, 0, "flops", "RULE", "flops credited per run: hpl (2/3 N^3 + 3/2 N^2, default) or linpack100 (2/3 N^3 + 2 N^2)" },
 	{ OPT_PEAK, 0, "peak", NULL, "measure one core's FMA peak (GFLOPS) and exit" },
 	{ 'q', 'q', "quiet", NULL, "print only the summary line" },
 	{ 'h', 'h', "help", NULL, "show this help" },
@@ -38,7 +39,8 @@ static const struct opt_spec options[] = {
 
 static const char help_after[] =
 	"Threads: THREADRUN_THREADS or OMP_NUM_THREADS; each binds itself to its\n"
-	"planned PU (THREADRUN_PLAN).  Flops credited: 2/3 N^3 + 2 N^2 per run.\n"
+	"planned PU (THREADRUN_PLAN).  Flops credited per run: HPL's\n"
+	"2/3 N^3 + 3/2 N^2 (--flops linpack100: 2/3 N^3 + 2 N^2); rows name the rule.\n"
 	"A run is verified when HPL's scaled residual\n"
 	"  ||Ax-b||_inf / (eps (||A||_inf ||x||_inf + ||b||_inf) N)  is below 16.\n"
 	"\n"
@@ -53,6 +55,7 @@ struct opts {
 	uint64_t seed;
 	const char *results;
 	bool quiet, peak, singular, nb_set;
+	const struct lu_flop_count *flops;
 };
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -60,12 +63,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	struct opt_parser p;
 	const char *arg;
 	char err[512];
-	int c, ret = 2;
+	int c, i, ret = 2;
 
 	memset(o, 0, sizeof(*o));
 	o->variant = 2;
 	o->reps = 1;
 	o->seed = 1;
+	o->flops = &lu_flop_counts[0];
 	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), 0) < 0)
 		return 1;
 	while ((c = opt_next(&p, argc, argv, &arg)) != OPT_END) {
@@ -98,6 +102,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				goto bad;
 			}
 			o->singular = strcmp(arg, "singular") == 0;
+			break;
+		case OPT_FLOPS:
+			for (i = 0; i < lu_nflop_counts && strcmp(arg, lu_flop_counts[i].name); i++)
+				;
+			if (i == lu_nflop_counts) {
+				snprintf(err, sizeof(err), "flops '%s' not known, choices are: hpl linpack100", arg);
+				goto bad;
+			}
+			o->flops = &lu_flop_counts[i];
 			break;
 		case OPT_PEAK: o->peak = true; break;
 		case 'q': o->quiet = true; break;
@@ -166,6 +179,7 @@ struct outcome {
 	double *secs;           /* per rep: factor + solve */
 	double best_mflops, median_mflops, residual, total_s, user_s, sys_s;
 	int singular_at;        /* 1-based column of a zero pivot, 0 when none */
+	unsigned checks;        /* solutions whose residual was checked */
 	bool verified;
 };
 
@@ -194,19 +208,20 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 			tp[i] = &tracks[i];
 		run_env_set_placement(env, env->nthreads, tp, &row);
 	}
-	results_row_set(&row, RC_OPS, "%.0f", lu_flops((int)o->n) * o->reps);
+	results_row_set(&row, RC_OPS, "%.0f", o->flops->flops((int)o->n) * o->reps);
 	results_row_set(&row, RC_WALL_S, "%.6f", r->total_s);
 	results_row_set(&row, RC_USER_S, "%.6f", r->user_s);
 	results_row_set(&row, RC_SYS_S, "%.6f", r->sys_s);
 	results_row_set(&row, RC_RATE, "%.6g", r->median_mflops);
 	results_row_set(&row, RC_UNIT, "MFLOPS");
 	results_row_set(&row, RC_VERIFIED, "%s", r->verified ? "yes" : "no");
+	results_row_set(&row, RC_CHECKS, "%u", r->checks);
 	results_row_set(&row, RC_STATUS, "%d", r->verified ? 0 : 1);
 	if (r->singular_at)
 		results_row_set(&row, RC_NOTE, "singular: zero pivot in column %d", r->singular_at);
 	else
-		results_row_set(&row, RC_NOTE, "NB %u; median of %u reps; best %.1f MFLOPS; residual %.3g",
-				o->nb, o->reps, r->best_mflops, r->residual);
+		results_row_set(&row, RC_NOTE, "NB %u; median of %u reps; best %.1f MFLOPS; residual %.3g; flops %s",
+				o->nb, o->reps, r->best_mflops, r->residual, o->flops->formula);
 	ret = results_append(path, &row, err, sizeof(err));
 	if (ret < 0)
 		msg_error(PROG, "%s", err);
@@ -237,7 +252,8 @@ static int run(const struct opts *o, const struct run_env *env, struct cpu_track
 	/* A leading dimension off powers of two spares the caches' sets. */
 	size_t lda = o->n % 256 == 0 ? o->n + 8 : o->n;
 	double *a0 = NULL, *a = NULL, *b0 = NULL, *x = NULL, *mf = NULL;
-	double u0, s0, u1, s1, t0;
+	double u0, s0, u1, s1, t0, res;
+	const bool fault = getenv("LINPACK_FAULT") != NULL;
 	int *ipiv = NULL, info, ret = 1;
 	unsigned rep;
 
@@ -282,11 +298,16 @@ static int run(const struct opts *o, const struct run_env *env, struct cpu_track
 			ret = 1;
 			goto done;
 		}
-		mf[rep] = lu_flops((int)o->n) / r->secs[rep] / 1e6;
-		r->residual = fmax(r->residual, lu_scaled_residual((int)o->n, a0, (int)lda, x, b0));
+		/* Test-only fault switch: a perturbed solution must fail the check. */
+		if (fault)
+			x[o->n / 2] += 1e-6 * (1 + fabs(x[o->n / 2]));
+		mf[rep] = o->flops->flops((int)o->n) / r->secs[rep] / 1e6;
+		res = lu_scaled_residual((int)o->n, a0, (int)lda, x, b0);
+		r->residual = fmax(r->residual, res);
+		r->checks++;
 		if (!o->quiet)
 			printf("rep %-4u %10.4f s %12.1f MFLOPS   residual %.4g\n", rep + 1,
-			       r->secs[rep], mf[rep], lu_scaled_residual((int)o->n, a0, (int)lda, x, b0));
+			       r->secs[rep], mf[rep], res);
 	}
 	if (!(r->residual < RESIDUAL_LIMIT)) {
 		r->verified = false;
@@ -324,9 +345,10 @@ static void print_summary(const struct opts *o, const struct run_env *env, const
 	printf("linpack: N %u, NB %u, variant %u (%s), %u threads, policy %s, planned CPUs %s\n",
 	       o->n, o->nb, o->variant, lu_variants[o->variant].name, env->nthreads, env->policy, plan);
 	if (!r->singular_at)
-		printf("best %.1f MFLOPS, median %.1f MFLOPS over %u rep%s; %.3f s wall, %.3f s user, %.3f s sys; residual %.4g (%s)\n",
-		       r->best_mflops, r->median_mflops, o->reps, o->reps == 1 ? "" : "s", r->total_s,
-		       r->user_s, r->sys_s, r->residual, r->verified ? "verified" : "NOT VERIFIED");
+		printf("best %.1f MFLOPS, median %.1f MFLOPS over %u rep%s (flops: %s); %.3f s wall, %.3f s user, %.3f s sys; residual %.4g (%s)\n",
+		       r->best_mflops, r->median_mflops, o->reps, o->reps == 1 ? "" : "s",
+		       o->flops->formula, r->total_s, r->user_s, r->sys_s, r->residual,
+		       r->verified ? "verified" : "NOT VERIFIED");
 	if (o->quiet)
 		return;
 	printf("%-7s %8s %10s %11s %8s\n", "thread", "planned", "seen", "migrations", "on plan");
@@ -355,8 +377,8 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	if (o.peak) {
-		printf("FMA peak of one core: %.1f GFLOPS (measured on independent FMA chains of the kernel's vector width)\n",
-		       fma_peak_gflops(0.5));
+		printf("FMA peak of one core: %.1f GFLOPS (measured on independent FMA chains of the kernel's vector width); kernel: %s\n",
+		       fma_peak_gflops(0.5), gemm_kernel_name());
 		return 0;
 	}
 	ret = 2;

@@ -35,7 +35,14 @@ void matrix_random(int n, double *a, int lda, double *b, unsigned long seed);
 /* HPL's scaled residual ||Ax-b||_inf / (eps (||A||_inf ||x||_inf + ||b||_inf) N). */
 double lu_scaled_residual(int n, const double *a, int lda, const double *x, const double *b);
 
-/* 2/3 N^3 + 2 N^2: the flops credited to one factorisation and solve. */
-double lu_flops(int n);
+/* How many flops a factorisation and solve of order N is credited with:
+ * the conventions results are compared under, in one table. */
+struct lu_flop_count {
+	const char *name;       /* what --flops takes */
+	const char *formula;    /* for help, rows and output */
+	double (*flops)(int n);
+};
+extern const struct lu_flop_count lu_flop_counts[];
+extern const int lu_nflop_counts;
 
 #endif

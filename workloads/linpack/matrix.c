@@ -95,7 +95,20 @@ out:
 	return res;
 }
 
-double lu_flops(int n)
+/* HPL's (HPL_pdtest: 2/3 N^3 + 3/2 N^2), the default so that rates compare
+ * with HPL's; and LINPACK 100's (2/3 N^3 + 2 N^2). */
+static double flops_hpl(int n)
+{
+	return 2.0 / 3.0 * (double)n * n * n + 1.5 * (double)n * n;
+}
+
+static double flops_linpack100(int n)
 {
 	return 2.0 / 3.0 * (double)n * n * n + 2.0 * (double)n * n;
 }
+
+const struct lu_flop_count lu_flop_counts[] = {
+	{ "hpl", "HPL's 2/3 N^3 + 3/2 N^2", flops_hpl },
+	{ "linpack100", "LINPACK 100's 2/3 N^3 + 2 N^2", flops_linpack100 },
+};
+const int lu_nflop_counts = sizeof(lu_flop_counts) / sizeof(lu_flop_counts[0]);

@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "openblas_lu: dgetrf/dgetrs info %d\n", info);
 		return 1;
 	}
-	printf("%.1f %.4g %s\n", lu_flops(n) / secs / 1e6,
+	printf("%.1f %.4g %s\n", lu_flop_counts[0].flops(n) / secs / 1e6,
 	       lu_scaled_residual(n, a0, (int)lda, x, b0), openblas_get_config());
 	return 0;
 }
