@@ -50,7 +50,9 @@ int opt_init(struct opt_parser *p, const char *prog, const struct opt_spec *spec
 			p->shorts[n] = '\0';
 		}
 	}
-	optind = 1;
+	/* 0, not 1: glibc then forgets a cluster of short options left half
+	 * read by an earlier parse (a pointer into an argv that may be gone). */
+	optind = 0;
 	opterr = 0;
 	return 0;
 }
