@@ -43,9 +43,11 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	memset(o, 0, sizeof(*o));
 	n = results_row_count(row, RC_THREADS, 1 << 20);
 	o->rate = results_row_num(row, RC_RATE);
-	if (n < 1 || !(o->rate >= 0)) {
-		fprintf(stderr, "threadreport: %s:%u: row without a usable threads or rate value, skipped\n",
-			rd->file, line);
+	if (n < 1 || isnan(o->rate)) {
+		fprintf(stderr, "threadreport: %s:%u: column '%s': '%s' is not usable, allowed %s; row skipped\n",
+			rd->file, line, n < 1 ? "threads" : "rate",
+			results_row_get(row, n < 1 ? RC_THREADS : RC_RATE),
+			n < 1 ? "1..1048576" : "a decimal number");
 		ds->bad_lines++;
 		return 0;
 	}
