@@ -111,111 +111,229 @@ static bool same(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-/* Same series: everything but policy, threads and repeat. */
+static int cmp_num(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(b) - isnan(a);
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_u(unsigned long a, unsigned long b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Series order: everything but policy, threads and repeat (the host only
+ * when the files come from several).  0 exactly when same_series. */
+static int cmp_series(const struct dataset *ds, const struct obs *a, const struct obs *b)
+{
+	int c = ds->multi_host ? strcmp(a->host, b->host) : 0;
+
+	if (!c)
+		c = strcmp(a->workload, b->workload);
+	if (!c)
+		c = strcmp(a->algorithm, b->algorithm);
+	if (!c)
+		c = strcmp(a->backend, b->backend);
+	if (!c)
+		c = strcmp(a->impl, b->impl);
+	if (!c)
+		c = strcmp(a->unit, b->unit);
+	if (!c)
+		c = strcmp(a->size_unit, b->size_unit);
+	return c ? c : cmp_num(a->size, b->size);
+}
+
 static bool same_series(const struct dataset *ds, const struct obs *a, const struct obs *b)
 {
-	return (!ds->multi_host || same(a->host, b->host)) && same(a->workload, b->workload) &&
-	       same(a->algorithm, b->algorithm) && same(a->backend, b->backend) &&
-	       same(a->impl, b->impl) && same(a->unit, b->unit) && same(a->size_unit, b->size_unit) &&
-	       ((isnan(a->size) && isnan(b->size)) || a->size == b->size);
+	return cmp_series(ds, a, b) == 0;
+}
+
+/* Grouping sorts indices into ds->obs; the index breaks ties, so each group
+ * keeps file order and the results do not depend on the sort. */
+static int by_repeat(const void *x, const void *y, void *arg)
+{
+	const struct dataset *ds = arg;
+	const struct obs *a = &ds->obs[*(const size_t *)x], *b = &ds->obs[*(const size_t *)y];
+	int c = cmp_series(ds, a, b);
+
+	if (!c)
+		c = strcmp(a->policy, b->policy);
+	if (!c)
+		c = cmp_u(a->threads, b->threads);
+	if (!c)
+		c = cmp_u((unsigned long)a->repeat, (unsigned long)b->repeat);
+	return c ? c : cmp_u(*(const size_t *)x, *(const size_t *)y);
+}
+
+static int by_workload_host(const void *x, const void *y, void *arg)
+{
+	const struct dataset *ds = arg;
+	const struct obs *a = &ds->obs[*(const size_t *)x], *b = &ds->obs[*(const size_t *)y];
+	int c = strcmp(a->workload, b->workload);
+
+	if (!c)
+		c = strcmp(a->host, b->host);
+	return c ? c : cmp_u(*(const size_t *)x, *(const size_t *)y);
+}
+
+static int by_series(const void *x, const void *y, void *arg)
+{
+	const struct dataset *ds = arg;
+	int c = cmp_series(ds, &ds->obs[*(const size_t *)x], &ds->obs[*(const size_t *)y]);
+
+	return c ? c : cmp_u(*(const size_t *)x, *(const size_t *)y);
+}
+
+/* The key of the monitor's figures for a cell: threadrun's whole-run rows
+ * of one workload (and host), policy and thread count. */
+static int cmp_monitor(const struct dataset *ds, const struct obs *a, const struct obs *b)
+{
+	int c = strcmp(a->workload, b->workload);
+
+	if (!c && ds->multi_host)
+		c = strcmp(a->host, b->host);
+	if (!c)
+		c = strcmp(a->policy, b->policy);
+	return c ? c : cmp_u(a->threads, b->threads);
+}
+
+static int by_monitor(const void *x, const void *y, void *arg)
+{
+	const struct dataset *ds = arg;
+	int c = cmp_monitor(ds, &ds->obs[*(const size_t *)x], &ds->obs[*(const size_t *)y]);
+
+	return c ? c : cmp_u(*(const size_t *)x, *(const size_t *)y);
 }
 
 /* A later row of the same repeat replaces an earlier one (a rerun after
  * --resume); threadrun's whole-run rows step aside where the program wrote
- * rows of its own. */
-static void drop_superseded(struct dataset *ds)
+ * rows of its own.  Sorted groups, not pairs: n log n for any file. */
+static int drop_superseded(struct dataset *ds)
 {
-	size_t i, j;
+	size_t *ix = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*ix));
+	size_t i, j, k, n;
+	bool own;
 
-	for (i = 0; i < ds->nobs; i++) {
-		struct obs *o = &ds->obs[i];
-
-		if (same(o->algorithm, EXECUTE_RUN_ALGORITHM))
-			for (j = 0; j < ds->nobs && !o->dropped; j++)
-				if (!same(ds->obs[j].algorithm, EXECUTE_RUN_ALGORITHM) &&
-				    same(ds->obs[j].workload, o->workload) && same(ds->obs[j].host, o->host))
-					o->dropped = true;
-		if (o->repeat < 0 || o->dropped)
-			continue;
-		for (j = i + 1; j < ds->nobs; j++)
-			if (ds->obs[j].repeat == o->repeat && ds->obs[j].threads == o->threads &&
-			    same(ds->obs[j].policy, o->policy) && same_series(ds, o, &ds->obs[j])) {
-				o->dropped = true;
-				break;
-			}
-	}
-}
-
-static int add_policy(struct series *s, const char *policy)
-{
-	const char **grown;
-	size_t i;
-
-	for (i = 0; i < s->npolicies; i++)
-		if (same(s->policies[i], policy))
-			return 0;
-	grown = realloc(s->policies, (s->npolicies + 1) * sizeof(*grown));
-	if (!grown)
+	if (!ix)
 		return -1;
-	s->policies = grown;
-	s->policies[s->npolicies++] = policy;
+	/* Whole-run rows of a workload and host that has rows of its own. */
+	for (i = 0; i < ds->nobs; i++)
+		ix[i] = i;
+	qsort_r(ix, ds->nobs, sizeof(*ix), by_workload_host, ds);
+	for (i = 0; i < ds->nobs; i = j) {
+		own = false;
+		for (j = i; j < ds->nobs && same(ds->obs[ix[j]].workload, ds->obs[ix[i]].workload) &&
+		     same(ds->obs[ix[j]].host, ds->obs[ix[i]].host); j++)
+			own |= !same(ds->obs[ix[j]].algorithm, EXECUTE_RUN_ALGORITHM);
+		for (k = i; own && k < j; k++)
+			if (same(ds->obs[ix[k]].algorithm, EXECUTE_RUN_ALGORITHM))
+				ds->obs[ix[k]].dropped = true;
+	}
+	/* Of the rows of one series, policy, thread count and repeat, the last. */
+	for (i = 0, n = 0; i < ds->nobs; i++)
+		if (ds->obs[i].repeat >= 0)
+			ix[n++] = i;
+	qsort_r(ix, n, sizeof(*ix), by_repeat, ds);
+	for (i = 0; i + 1 < n; i++) {
+		const struct obs *a = &ds->obs[ix[i]], *b = &ds->obs[ix[i + 1]];
+
+		if (a->repeat == b->repeat && a->threads == b->threads && same(a->policy, b->policy) &&
+		    same_series(ds, a, b))
+			ds->obs[ix[i]].dropped = true;
+	}
+	free(ix);
 	return 0;
 }
 
-static int cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+/* A row of a series, with the rank of its policy (first seen first). */
+struct member {
+	size_t obs, rank;
+};
 
-	return x < y ? -1 : x > y;
+static int by_policy_name(const void *x, const void *y, void *arg)
+{
+	const struct dataset *ds = arg;
+	const struct member *a = x, *b = y;
+	int c = strcmp(ds->obs[a->obs].policy, ds->obs[b->obs].policy);
+
+	return c ? c : cmp_u(a->obs, b->obs);
+}
+
+static int by_first_seen(const void *x, const void *y)
+{
+	const struct member *a = x, *b = y;
+
+	return cmp_u(a->obs, b->obs);
+}
+
+static int by_cell(const void *x, const void *y, void *arg)
+{
+	const struct dataset *ds = arg;
+	const struct member *a = x, *b = y;
+	int c = cmp_u(a->rank, b->rank);
+
+	if (!c)
+		c = cmp_u(ds->obs[a->obs].threads, ds->obs[b->obs].threads);
+	return c ? c : cmp_u(a->obs, b->obs);
 }
 
 /* The monitor's figures for a cell come from threadrun's whole-run rows of
  * the same workload, policy and thread count (kept even where the run's
- * own rows stand in for its rate).  SCRATCH holds ds->nobs doubles. */
-static void monitor_figures(const struct dataset *ds, struct series *s, struct cell *c,
-			    double *scratch)
+ * own rows stand in for its rate).  MON: those rows sorted by_monitor. */
+static int monitor_figures(const struct dataset *ds, const size_t *mon, size_t nmon,
+			   struct series *s, struct cell *c)
 {
-	size_t i, n = 0;
+	struct obs key = *s->key;
+	size_t lo = 0, hi = nmon, i, n = 0;
+	double *share;
 
+	key.policy = (char *)c->policy;
+	key.threads = c->threads;
+	while (lo < hi) {
+		i = lo + (hi - lo) / 2;
+		if (cmp_monitor(ds, &ds->obs[mon[i]], &key) < 0)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	for (hi = lo; hi < nmon && cmp_monitor(ds, &ds->obs[mon[hi]], &key) == 0; hi++)
+		;
+	share = malloc((hi - lo ? hi - lo : 1) * sizeof(*share));
+	if (!share)
+		return -1;
 	c->migrations = c->off_plan = c->steal_pct = 0;
-	for (i = 0; i < ds->nobs; i++) {
-		const struct obs *o = &ds->obs[i];
+	for (i = lo; i < hi; i++) {
+		const struct obs *o = &ds->obs[mon[i]];
 
-		if (isnan(o->off_plan) || !same(o->algorithm, EXECUTE_RUN_ALGORITHM) ||
-		    !same(o->workload, s->key->workload) || o->threads != c->threads ||
-		    !same(o->policy, c->policy) || (ds->multi_host && !same(o->host, s->key->host)))
-			continue;
 		c->migrations += isnan(o->migrations) ? 0 : o->migrations;
 		c->off_plan += o->off_plan;
 		c->steal_pct = fmax(c->steal_pct, isnan(o->steal_pct) ? 0 : o->steal_pct);
-		scratch[n++] = isnan(o->sys_share) ? 0 : o->sys_share;
+		share[n++] = isnan(o->sys_share) ? 0 : o->sys_share;
 	}
 	c->monitored = n;
-	c->sys_share = stats_median(scratch, n);
+	c->sys_share = stats_median(share, n);
 	s->monitored |= n > 0;
+	free(share);
+	return 0;
 }
 
-/* The cells of one series: every policy x thread count it has. */
-static int build_cells(struct dataset *ds, struct series *s)
+/* The cells of one series from its members M (file order): every policy x
+ * thread count it has, policies in first-seen order, threads ascending. */
+static int build_cells(struct dataset *ds, struct series *s, struct member *m, size_t nm,
+		       const size_t *mon, size_t nmon)
 {
-	unsigned *threads = calloc(ds->nobs, sizeof(*threads));
-	double *rates = calloc(ds->nobs, sizeof(*rates));
-	size_t nthreads = 0, i, p, t, n;
+	double *rates = malloc((nm ? nm : 1) * sizeof(*rates));
+	struct member *firsts = malloc((nm ? nm : 1) * sizeof(*firsts));
+	size_t i, j, k, nfirst = 0, n;
+	const struct cell *base = NULL;
 	int ret = -1;
 
-	if (!threads || !rates)
+	if (!rates || !firsts)
 		goto out;
-	for (i = 0; i < ds->nobs; i++) {
-		const struct obs *o = &ds->obs[i];
+	for (i = 0; i < nm; i++) {
+		const struct obs *o = &ds->obs[m[i].obs];
 
-		if (o->dropped || !same_series(ds, s->key, o))
-			continue;
-		if (add_policy(s, o->policy) < 0)
-			goto out;
-		for (t = 0; t < nthreads && threads[t] != o->threads; t++)
-			;
-		if (t == nthreads)
-			threads[nthreads++] = o->threads;
 		if (o->pus > s->pus)
 			s->pus = o->pus;
 		if (o->cores > s->cores)
@@ -223,79 +341,123 @@ static int build_cells(struct dataset *ds, struct series *s)
 		s->unverified += o->verified == 0;
 		s->misplaced += o->placed == 0;
 	}
-	qsort(threads, nthreads, sizeof(*threads), cmp_unsigned);
-	s->cells = calloc(s->npolicies * nthreads, sizeof(*s->cells));
-	if (!s->cells)
-		goto out;
-	for (p = 0; p < s->npolicies; p++) {
-		const struct cell *base = NULL;
-
-		for (t = 0; t < nthreads; t++) {
-			struct cell *c = &s->cells[s->ncells];
-
-			for (n = 0, i = 0; i < ds->nobs; i++) {
-				const struct obs *o = &ds->obs[i];
-
-				if (!o->dropped && o->threads == threads[t] && same(o->policy, s->policies[p]) &&
-				    same_series(ds, s->key, o))
-					rates[n++] = o->rate;
-			}
-			if (!n)
-				continue;
-			c->policy = s->policies[p];
-			c->threads = threads[t];
-			c->n = n;
-			c->median = stats_median(rates, n);
-			c->min = rates[0];
-			c->max = rates[n - 1];
-			c->oversubscribed = s->pus && c->threads > s->pus;
-			monitor_figures(ds, s, c, rates);
-			if (!base)
-				base = c;
-			/* Speedup against 1 thread of the same policy, or against the
-			 * smallest count measured, scaled as if it were linear there. */
-			c->speedup = base->median > 0 ? base->threads * c->median / base->median : NAN;
-			c->efficiency = c->speedup / c->threads;
-			if (base->threads != 1)
-				s->speedup_from_smallest = true;
-			s->ncells++;
-		}
+	/* Policy ranks: the first member of each policy, in file order. */
+	qsort_r(m, nm, sizeof(*m), by_policy_name, ds);
+	for (i = 0; i < nm; i = j) {
+		for (j = i; j < nm && same(ds->obs[m[j].obs].policy, ds->obs[m[i].obs].policy); j++)
+			;
+		firsts[nfirst].obs = m[i].obs;
+		firsts[nfirst++].rank = i;     /* where the group starts in M */
 	}
+	qsort(firsts, nfirst, sizeof(*firsts), by_first_seen);
+	s->policies = malloc((nfirst ? nfirst : 1) * sizeof(*s->policies));
+	s->cells = calloc(nm ? nm : 1, sizeof(*s->cells));
+	if (!s->policies || !s->cells)
+		goto out;
+	for (k = 0; k < nfirst; k++) {
+		s->policies[s->npolicies++] = ds->obs[firsts[k].obs].policy;
+		for (i = firsts[k].rank; i < nm && same(ds->obs[m[i].obs].policy, s->policies[k]); i++)
+			m[i].rank = k;
+	}
+	qsort_r(m, nm, sizeof(*m), by_cell, ds);
+	for (i = 0; i < nm; i = j) {
+		const struct obs *first = &ds->obs[m[i].obs];
+		struct cell *c = &s->cells[s->ncells];
+
+		for (j = i, n = 0; j < nm && m[j].rank == m[i].rank &&
+		     ds->obs[m[j].obs].threads == first->threads; j++)
+			rates[n++] = ds->obs[m[j].obs].rate;
+		c->policy = s->policies[m[i].rank];
+		c->threads = first->threads;
+		c->n = n;
+		c->median = stats_median(rates, n);
+		c->min = rates[0];
+		c->max = rates[n - 1];
+		c->oversubscribed = s->pus && c->threads > s->pus;
+		if (monitor_figures(ds, mon, nmon, s, c) < 0)
+			goto out;
+		if (i == 0 || m[i - 1].rank != m[i].rank)
+			base = c;
+		/* Speedup against 1 thread of the same policy, or against the
+		 * smallest count measured, scaled as if it were linear there. */
+		c->speedup = base->median > 0 ? base->threads * c->median / base->median : NAN;
+		c->efficiency = c->speedup / c->threads;
+		if (base->threads != 1)
+			s->speedup_from_smallest = true;
+		s->ncells++;
+	}
+	for (i = s->ncells; i-- > 0;)
+		s->cells[i].policy_end = i + 1 < s->ncells && s->cells[i + 1].policy == s->cells[i].policy ?
+					 s->cells[i + 1].policy_end : i + 1;
 	ret = 0;
 out:
-	free(threads);
 	free(rates);
+	free(firsts);
 	return ret;
+}
+
+/* Where a group of sorted indices starts, and its first observation. */
+struct group {
+	size_t first, start, n;
+};
+
+static int by_group_first(const void *x, const void *y)
+{
+	return cmp_u(((const struct group *)x)->first, ((const struct group *)y)->first);
 }
 
 int dataset_build(struct dataset *ds)
 {
-	size_t i, j;
+	size_t *ix = NULL, *mon = NULL, i, j, n = 0, nmon = 0, ngroups = 0;
+	struct group *groups = NULL;
+	struct member *m = NULL;
+	int ret = -1;
 
 	for (i = 1; i < ds->nobs; i++)
 		if (!same(ds->obs[i].host, ds->obs[0].host))
 			ds->multi_host = true;
-	drop_superseded(ds);
+	if (drop_superseded(ds) < 0)
+		return -1;
+	ix = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*ix));
+	mon = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*mon));
+	m = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*m));
+	groups = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*groups));
+	if (!ix || !mon || !m || !groups)
+		goto out;
 	for (i = 0; i < ds->nobs; i++) {
-		const struct obs *o = &ds->obs[i];
-		struct series *grown;
-
-		if (o->dropped)
-			continue;
-		for (j = 0; j < ds->nseries && !same_series(ds, ds->series[j].key, o); j++)
-			;
-		if (j < ds->nseries)
-			continue;
-		grown = realloc(ds->series, (ds->nseries + 1) * sizeof(*grown));
-		if (!grown)
-			return -1;
-		ds->series = grown;
-		memset(&ds->series[ds->nseries], 0, sizeof(*grown));
-		ds->series[ds->nseries].key = o;
-		if (build_cells(ds, &ds->series[ds->nseries++]) < 0)
-			return -1;
+		if (!ds->obs[i].dropped)
+			ix[n++] = i;
+		if (!isnan(ds->obs[i].off_plan) && same(ds->obs[i].algorithm, EXECUTE_RUN_ALGORITHM))
+			mon[nmon++] = i;
 	}
-	return 0;
+	qsort_r(mon, nmon, sizeof(*mon), by_monitor, ds);
+	/* Series in the order their first row comes in the files. */
+	qsort_r(ix, n, sizeof(*ix), by_series, ds);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && same_series(ds, &ds->obs[ix[i]], &ds->obs[ix[j]]); j++)
+			;
+		groups[ngroups++] = (struct group){ .first = ix[i], .start = i, .n = j - i };
+	}
+	qsort(groups, ngroups, sizeof(*groups), by_group_first);
+	ds->series = calloc(ngroups ? ngroups : 1, sizeof(*ds->series));
+	if (!ds->series)
+		goto out;
+	for (i = 0; i < ngroups; i++) {
+		struct series *s = &ds->series[ds->nseries++];
+
+		s->key = &ds->obs[groups[i].first];
+		for (j = 0; j < groups[i].n; j++)
+			m[j] = (struct member){ .obs = ix[groups[i].start + j] };
+		if (build_cells(ds, s, m, groups[i].n, mon, nmon) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(ix);
+	free(mon);
+	free(m);
+	free(groups);
+	return ret;
 }
 
 void dataset_free(struct dataset *ds)
@@ -326,12 +488,23 @@ void dataset_free(struct dataset *ds)
 
 const struct cell *series_cell(const struct series *s, const char *policy, unsigned threads)
 {
-	size_t i;
+	size_t lo = 0, hi, mid;
 
-	for (i = 0; i < s->ncells; i++)
-		if (s->cells[i].threads == threads && same(s->cells[i].policy, policy))
-			return &s->cells[i];
-	return NULL;
+	/* A policy's cells are together, threads ascending (build_cells). */
+	while (lo < s->ncells && !same(s->cells[lo].policy, policy))
+		lo = s->cells[lo].policy_end;
+	if (lo >= s->ncells)
+		return NULL;
+	hi = s->cells[lo].policy_end;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->cells[mid].threads < threads)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ncells && same(s->cells[lo].policy, policy) && s->cells[lo].threads == threads ?
+	       &s->cells[lo] : NULL;
 }
 
 void series_usl(const struct series *s, const char *policy, struct usl_fit *fit)

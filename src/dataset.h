@@ -30,6 +30,7 @@ struct cell {
 	size_t n;
 	double median, min, max, speedup, efficiency;
 	bool oversubscribed;
+	size_t policy_end;      /* past the last cell of this policy */
 	/* What threadrun --monitor saw of the runs behind this cell. */
 	size_t monitored;
 	double migrations, off_plan, steal_pct, sys_share;  /* sums, max, max, median */
@@ -37,7 +38,7 @@ struct cell {
 
 struct series {
 	const struct obs *key;  /* the first observation: names and units */
-	struct cell *cells;     /* by policy (first-seen order), then threads */
+	struct cell *cells;     /* by policy (first-seen order), then threads ascending */
 	size_t ncells;
 	const char **policies;
 	size_t npolicies;
