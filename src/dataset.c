@@ -1,6 +1,7 @@
 /* Reading result files into observations, and grouping them into series. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,9 +14,53 @@ struct reading {
 	const char *file;
 };
 
-static char *dup_col(const struct results_row *row, enum results_col c)
+static uint64_t str_hash(const char *s)
 {
-	return strdup(results_row_get(row, c));
+	uint64_t h = 1469598103934665603u;     /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* Every text of an observation is interned: equal texts share one copy, so
+ * grouping compares pointers, and a million rows hold a few strings. */
+static char *intern(struct dataset *ds, const char *s)
+{
+	char **grown, *copy;
+	size_t i, cap;
+
+	if (2 * (ds->npool + 1) > ds->pool_cap) {
+		cap = ds->pool_cap ? 2 * ds->pool_cap : 1024;
+		grown = calloc(cap, sizeof(*grown));
+		if (!grown)
+			return NULL;
+		for (i = 0; i < ds->pool_cap; i++)
+			if (ds->pool[i]) {
+				size_t j = str_hash(ds->pool[i]) & (cap - 1);
+
+				while (grown[j])
+					j = (j + 1) & (cap - 1);
+				grown[j] = ds->pool[i];
+			}
+		free(ds->pool);
+		ds->pool = grown;
+		ds->pool_cap = cap;
+	}
+	for (i = str_hash(s) & (ds->pool_cap - 1); ds->pool[i]; i = (i + 1) & (ds->pool_cap - 1))
+		if (strcmp(ds->pool[i], s) == 0)
+			return ds->pool[i];
+	copy = strdup(s);
+	if (copy) {
+		ds->pool[i] = copy;
+		ds->npool++;
+	}
+	return copy;
+}
+
+static char *dup_col(struct dataset *ds, const struct results_row *row, enum results_col c)
+{
+	return intern(ds, results_row_get(row, c));
 }
 
 static int yes_no(const struct results_row *row, enum results_col c)
@@ -52,15 +97,15 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 		return 0;
 	}
 	o->threads = (unsigned)n;
-	o->host = dup_col(row, RC_HOST);
-	o->workload = dup_col(row, RC_WORKLOAD);
-	o->algorithm = dup_col(row, RC_ALGORITHM);
-	o->backend = dup_col(row, RC_BACKEND);
-	o->impl = dup_col(row, RC_IMPL);
-	o->note = dup_col(row, RC_NOTE);
-	o->unit = dup_col(row, RC_UNIT);
-	o->policy = strdup(*results_row_get(row, RC_POLICY) ? results_row_get(row, RC_POLICY) : "-");
-	o->size_unit = dup_col(row, RC_SIZE_UNIT);
+	o->host = dup_col(ds, row, RC_HOST);
+	o->workload = dup_col(ds, row, RC_WORKLOAD);
+	o->algorithm = dup_col(ds, row, RC_ALGORITHM);
+	o->backend = dup_col(ds, row, RC_BACKEND);
+	o->impl = dup_col(ds, row, RC_IMPL);
+	o->note = dup_col(ds, row, RC_NOTE);
+	o->unit = dup_col(ds, row, RC_UNIT);
+	o->policy = intern(ds, *results_row_get(row, RC_POLICY) ? results_row_get(row, RC_POLICY) : "-");
+	o->size_unit = dup_col(ds, row, RC_SIZE_UNIT);
 	o->size = results_row_num(row, RC_SIZE);
 	o->repeat = (int)results_row_count(row, RC_REPEAT, 1 << 30);
 	n = results_row_count(row, RC_PUS, 1 << 20);
@@ -123,24 +168,31 @@ static int cmp_u(unsigned long a, unsigned long b)
 	return a < b ? -1 : a > b;
 }
 
+/* Interned texts: equal exactly when the pointers are; any fixed order
+ * groups them (results never depend on it: ties go by file order). */
+static int cmp_str(const char *a, const char *b)
+{
+	return cmp_u((uintptr_t)a, (uintptr_t)b);
+}
+
 /* Series order: everything but policy, threads and repeat (the host only
  * when the files come from several).  0 exactly when same_series. */
 static int cmp_series(const struct dataset *ds, const struct obs *a, const struct obs *b)
 {
-	int c = ds->multi_host ? strcmp(a->host, b->host) : 0;
+	int c = ds->multi_host ? cmp_str(a->host, b->host) : 0;
 
 	if (!c)
-		c = strcmp(a->workload, b->workload);
+		c = cmp_str(a->workload, b->workload);
 	if (!c)
-		c = strcmp(a->algorithm, b->algorithm);
+		c = cmp_str(a->algorithm, b->algorithm);
 	if (!c)
-		c = strcmp(a->backend, b->backend);
+		c = cmp_str(a->backend, b->backend);
 	if (!c)
-		c = strcmp(a->impl, b->impl);
+		c = cmp_str(a->impl, b->impl);
 	if (!c)
-		c = strcmp(a->unit, b->unit);
+		c = cmp_str(a->unit, b->unit);
 	if (!c)
-		c = strcmp(a->size_unit, b->size_unit);
+		c = cmp_str(a->size_unit, b->size_unit);
 	return c ? c : cmp_num(a->size, b->size);
 }
 
@@ -158,7 +210,7 @@ static int by_repeat(const void *x, const void *y, void *arg)
 	int c = cmp_series(ds, a, b);
 
 	if (!c)
-		c = strcmp(a->policy, b->policy);
+		c = cmp_str(a->policy, b->policy);
 	if (!c)
 		c = cmp_u(a->threads, b->threads);
 	if (!c)
@@ -170,10 +222,10 @@ static int by_workload_host(const void *x, const void *y, void *arg)
 {
 	const struct dataset *ds = arg;
 	const struct obs *a = &ds->obs[*(const size_t *)x], *b = &ds->obs[*(const size_t *)y];
-	int c = strcmp(a->workload, b->workload);
+	int c = cmp_str(a->workload, b->workload);
 
 	if (!c)
-		c = strcmp(a->host, b->host);
+		c = cmp_str(a->host, b->host);
 	return c ? c : cmp_u(*(const size_t *)x, *(const size_t *)y);
 }
 
@@ -189,12 +241,12 @@ static int by_series(const void *x, const void *y, void *arg)
  * of one workload (and host), policy and thread count. */
 static int cmp_monitor(const struct dataset *ds, const struct obs *a, const struct obs *b)
 {
-	int c = strcmp(a->workload, b->workload);
+	int c = cmp_str(a->workload, b->workload);
 
 	if (!c && ds->multi_host)
-		c = strcmp(a->host, b->host);
+		c = cmp_str(a->host, b->host);
 	if (!c)
-		c = strcmp(a->policy, b->policy);
+		c = cmp_str(a->policy, b->policy);
 	return c ? c : cmp_u(a->threads, b->threads);
 }
 
@@ -255,7 +307,7 @@ static int by_policy_name(const void *x, const void *y, void *arg)
 {
 	const struct dataset *ds = arg;
 	const struct member *a = x, *b = y;
-	int c = strcmp(ds->obs[a->obs].policy, ds->obs[b->obs].policy);
+	int c = cmp_str(ds->obs[a->obs].policy, ds->obs[b->obs].policy);
 
 	return c ? c : cmp_u(a->obs, b->obs);
 }
@@ -464,19 +516,9 @@ void dataset_free(struct dataset *ds)
 {
 	size_t i;
 
-	for (i = 0; i < ds->nobs; i++) {
-		struct obs *o = &ds->obs[i];
-
-		free(o->host);
-		free(o->workload);
-		free(o->algorithm);
-		free(o->backend);
-		free(o->impl);
-		free(o->note);
-		free(o->unit);
-		free(o->policy);
-		free(o->size_unit);
-	}
+	for (i = 0; i < ds->pool_cap; i++)
+		free(ds->pool[i]);
+	free(ds->pool);
 	for (i = 0; i < ds->nseries; i++) {
 		free(ds->series[i].cells);
 		free(ds->series[i].policies);

@@ -13,6 +13,7 @@
 #include "analysis.h"
 
 struct obs {
+	/* Interned (dataset.c): equal texts are one pointer. */
 	char *host, *workload, *algorithm, *backend, *impl, *unit, *policy, *size_unit, *note;
 	double size, rate;
 	unsigned threads, pus, cores;
@@ -55,6 +56,8 @@ struct dataset {
 	size_t nseries;
 	bool multi_host;
 	unsigned bad_lines;
+	char **pool;            /* the interned texts of obs (hash table) */
+	size_t npool, pool_cap;
 };
 
 /*
