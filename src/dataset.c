@@ -201,61 +201,69 @@ static bool same_series(const struct dataset *ds, const struct obs *a, const str
 	return cmp_series(ds, a, b) == 0;
 }
 
-/* Grouping sorts indices into ds->obs; the index breaks ties, so each group
- * keeps file order and the results do not depend on the sort. */
-static int by_repeat(const void *x, const void *y, void *arg)
-{
-	const struct dataset *ds = arg;
-	const struct obs *a = &ds->obs[*(const size_t *)x], *b = &ds->obs[*(const size_t *)y];
-	int c = cmp_series(ds, a, b);
+/* Grouping sorts small keys (never pointers into ds->obs, whose random
+ * access would dominate a large file); the row's index breaks ties, so
+ * each group keeps file order and no result depends on the sort. */
+struct key {
+	uintptr_t k[4];
+	size_t i;
+};
 
-	if (!c)
-		c = cmp_str(a->policy, b->policy);
-	if (!c)
-		c = cmp_u(a->threads, b->threads);
-	if (!c)
-		c = cmp_u((unsigned long)a->repeat, (unsigned long)b->repeat);
-	return c ? c : cmp_u(*(const size_t *)x, *(const size_t *)y);
+static int by_key(const void *x, const void *y)
+{
+	const struct key *a = x, *b = y;
+	int j;
+
+	for (j = 0; j < 4; j++)
+		if (a->k[j] != b->k[j])
+			return a->k[j] < b->k[j] ? -1 : 1;
+	return cmp_u(a->i, b->i);
 }
 
-static int by_workload_host(const void *x, const void *y, void *arg)
+static bool same_group(const struct key *a, const struct key *b)
 {
-	const struct dataset *ds = arg;
-	const struct obs *a = &ds->obs[*(const size_t *)x], *b = &ds->obs[*(const size_t *)y];
-	int c = cmp_str(a->workload, b->workload);
-
-	if (!c)
-		c = cmp_str(a->host, b->host);
-	return c ? c : cmp_u(*(const size_t *)x, *(const size_t *)y);
+	return memcmp(a->k, b->k, sizeof(a->k)) == 0;
 }
 
-static int by_series(const void *x, const void *y, void *arg)
+static uint64_t series_hash(const struct dataset *ds, const struct obs *o)
 {
-	const struct dataset *ds = arg;
-	int c = cmp_series(ds, &ds->obs[*(const size_t *)x], &ds->obs[*(const size_t *)y]);
+	uint64_t h = ds->multi_host ? (uintptr_t)o->host : 0;
+	const uintptr_t w[] = { (uintptr_t)o->workload, (uintptr_t)o->algorithm,
+				(uintptr_t)o->backend, (uintptr_t)o->impl, (uintptr_t)o->unit,
+				(uintptr_t)o->size_unit };
+	size_t j;
 
-	return c ? c : cmp_u(*(const size_t *)x, *(const size_t *)y);
+	for (j = 0; j < sizeof(w) / sizeof(w[0]); j++)
+		h = (h ^ w[j]) * 1099511628211u;
+	/* Sizes are whole numbers or NAN (results.c): equal sizes hash equal. */
+	return (h ^ (isnan(o->size) ? UINT64_MAX : (uint64_t)o->size)) * 1099511628211u;
 }
 
-/* The key of the monitor's figures for a cell: threadrun's whole-run rows
- * of one workload (and host), policy and thread count. */
-static int cmp_monitor(const struct dataset *ds, const struct obs *a, const struct obs *b)
+/* Number the series (hash of the interned key, compared in full): obs[i].sid. */
+static int number_series(struct dataset *ds, size_t *nsid)
 {
-	int c = cmp_str(a->workload, b->workload);
+	size_t cap = 16, i, j, *slot;
 
-	if (!c && ds->multi_host)
-		c = cmp_str(a->host, b->host);
-	if (!c)
-		c = cmp_str(a->policy, b->policy);
-	return c ? c : cmp_u(a->threads, b->threads);
-}
-
-static int by_monitor(const void *x, const void *y, void *arg)
-{
-	const struct dataset *ds = arg;
-	int c = cmp_monitor(ds, &ds->obs[*(const size_t *)x], &ds->obs[*(const size_t *)y]);
-
-	return c ? c : cmp_u(*(const size_t *)x, *(const size_t *)y);
+	while (cap < 2 * ds->nobs)
+		cap *= 2;
+	slot = malloc(cap * sizeof(*slot));
+	if (!slot)
+		return -1;
+	memset(slot, 0xff, cap * sizeof(*slot));
+	*nsid = 0;
+	for (i = 0; i < ds->nobs; i++) {
+		for (j = series_hash(ds, &ds->obs[i]) & (cap - 1); slot[j] != SIZE_MAX; j = (j + 1) & (cap - 1))
+			if (same_series(ds, &ds->obs[slot[j]], &ds->obs[i]))
+				break;
+		if (slot[j] == SIZE_MAX) {
+			slot[j] = i;
+			ds->obs[i].sid = (*nsid)++;
+		} else {
+			ds->obs[i].sid = ds->obs[slot[j]].sid;
+		}
+	}
+	free(slot);
+	return 0;
 }
 
 /* A later row of the same repeat replaces an earlier one (a rerun after
@@ -263,100 +271,75 @@ static int by_monitor(const void *x, const void *y, void *arg)
  * rows of its own.  Sorted groups, not pairs: n log n for any file. */
 static int drop_superseded(struct dataset *ds)
 {
-	size_t *ix = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*ix));
+	struct key *ks = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*ks));
 	size_t i, j, k, n;
 	bool own;
 
-	if (!ix)
+	if (!ks)
 		return -1;
 	/* Whole-run rows of a workload and host that has rows of its own. */
 	for (i = 0; i < ds->nobs; i++)
-		ix[i] = i;
-	qsort_r(ix, ds->nobs, sizeof(*ix), by_workload_host, ds);
+		ks[i] = (struct key){ { (uintptr_t)ds->obs[i].workload, (uintptr_t)ds->obs[i].host },
+				      i };
+	qsort(ks, ds->nobs, sizeof(*ks), by_key);
 	for (i = 0; i < ds->nobs; i = j) {
 		own = false;
-		for (j = i; j < ds->nobs && same(ds->obs[ix[j]].workload, ds->obs[ix[i]].workload) &&
-		     same(ds->obs[ix[j]].host, ds->obs[ix[i]].host); j++)
-			own |= !same(ds->obs[ix[j]].algorithm, EXECUTE_RUN_ALGORITHM);
+		for (j = i; j < ds->nobs && same_group(&ks[i], &ks[j]); j++)
+			own |= !same(ds->obs[ks[j].i].algorithm, EXECUTE_RUN_ALGORITHM);
 		for (k = i; own && k < j; k++)
-			if (same(ds->obs[ix[k]].algorithm, EXECUTE_RUN_ALGORITHM))
-				ds->obs[ix[k]].dropped = true;
+			if (same(ds->obs[ks[k].i].algorithm, EXECUTE_RUN_ALGORITHM))
+				ds->obs[ks[k].i].dropped = true;
 	}
 	/* Of the rows of one series, policy, thread count and repeat, the last. */
-	for (i = 0, n = 0; i < ds->nobs; i++)
-		if (ds->obs[i].repeat >= 0)
-			ix[n++] = i;
-	qsort_r(ix, n, sizeof(*ix), by_repeat, ds);
-	for (i = 0; i + 1 < n; i++) {
-		const struct obs *a = &ds->obs[ix[i]], *b = &ds->obs[ix[i + 1]];
+	for (i = 0, n = 0; i < ds->nobs; i++) {
+		const struct obs *o = &ds->obs[i];
 
-		if (a->repeat == b->repeat && a->threads == b->threads && same(a->policy, b->policy) &&
-		    same_series(ds, a, b))
-			ds->obs[ix[i]].dropped = true;
+		if (o->repeat >= 0)
+			ks[n++] = (struct key){ { o->sid, (uintptr_t)o->policy, o->threads,
+						  (uintptr_t)o->repeat }, i };
 	}
-	free(ix);
+	qsort(ks, n, sizeof(*ks), by_key);
+	for (i = 0; i + 1 < n; i++)
+		if (same_group(&ks[i], &ks[i + 1]))
+			ds->obs[ks[i].i].dropped = true;
+	free(ks);
 	return 0;
 }
 
-/* A row of a series, with the rank of its policy (first seen first). */
-struct member {
-	size_t obs, rank;
-};
-
-static int by_policy_name(const void *x, const void *y, void *arg)
+/* The key of the monitor's figures for a cell: threadrun's whole-run rows
+ * of one workload (and host), policy and thread count. */
+static struct key monitor_key(const struct dataset *ds, const struct obs *o, const char *policy,
+			      unsigned threads, size_t i)
 {
-	const struct dataset *ds = arg;
-	const struct member *a = x, *b = y;
-	int c = cmp_str(ds->obs[a->obs].policy, ds->obs[b->obs].policy);
-
-	return c ? c : cmp_u(a->obs, b->obs);
-}
-
-static int by_first_seen(const void *x, const void *y)
-{
-	const struct member *a = x, *b = y;
-
-	return cmp_u(a->obs, b->obs);
-}
-
-static int by_cell(const void *x, const void *y, void *arg)
-{
-	const struct dataset *ds = arg;
-	const struct member *a = x, *b = y;
-	int c = cmp_u(a->rank, b->rank);
-
-	if (!c)
-		c = cmp_u(ds->obs[a->obs].threads, ds->obs[b->obs].threads);
-	return c ? c : cmp_u(a->obs, b->obs);
+	return (struct key){ { (uintptr_t)o->workload, ds->multi_host ? (uintptr_t)o->host : 0,
+			       (uintptr_t)policy, threads }, i };
 }
 
 /* The monitor's figures for a cell come from threadrun's whole-run rows of
  * the same workload, policy and thread count (kept even where the run's
- * own rows stand in for its rate).  MON: those rows sorted by_monitor. */
-static int monitor_figures(const struct dataset *ds, const size_t *mon, size_t nmon,
+ * own rows stand in for its rate).  MON: those rows' keys, sorted. */
+static int monitor_figures(const struct dataset *ds, const struct key *mon, size_t nmon,
 			   struct series *s, struct cell *c)
 {
-	struct obs key = *s->key;
+	struct key want = monitor_key(ds, s->key, c->policy, c->threads, 0);
 	size_t lo = 0, hi = nmon, i, n = 0;
 	double *share;
 
-	key.policy = (char *)c->policy;
-	key.threads = c->threads;
 	while (lo < hi) {
 		i = lo + (hi - lo) / 2;
-		if (cmp_monitor(ds, &ds->obs[mon[i]], &key) < 0)
+		if (by_key(&mon[i], &want) < 0)
 			lo = i + 1;
 		else
 			hi = i;
 	}
-	for (hi = lo; hi < nmon && cmp_monitor(ds, &ds->obs[mon[hi]], &key) == 0; hi++)
+	for (hi = lo; hi < nmon && same_group(&mon[hi], &want); hi++)
 		;
 	share = malloc((hi - lo ? hi - lo : 1) * sizeof(*share));
 	if (!share)
 		return -1;
 	c->migrations = c->off_plan = c->steal_pct = 0;
 	for (i = lo; i < hi; i++) {
-		const struct obs *o = &ds->obs[mon[i]];
+		const struct obs *o = &ds->obs[mon[i].i];
 
 		c->migrations += isnan(o->migrations) ? 0 : o->migrations;
 		c->off_plan += o->off_plan;
@@ -370,21 +353,23 @@ static int monitor_figures(const struct dataset *ds, const size_t *mon, size_t n
 	return 0;
 }
 
-/* The cells of one series from its members M (file order): every policy x
- * thread count it has, policies in first-seen order, threads ascending. */
-static int build_cells(struct dataset *ds, struct series *s, struct member *m, size_t nm,
-		       const size_t *mon, size_t nmon)
+/* The cells of one series from its rows M (indices, file order): every
+ * policy x thread count it has, policies in first-seen order, threads
+ * ascending. */
+static int build_cells(struct dataset *ds, struct series *s, const size_t *m, size_t nm,
+		       const struct key *mon, size_t nmon)
 {
 	double *rates = malloc((nm ? nm : 1) * sizeof(*rates));
-	struct member *firsts = malloc((nm ? nm : 1) * sizeof(*firsts));
+	struct key *ks = malloc((nm ? nm : 1) * sizeof(*ks));
+	struct key *firsts = malloc((nm ? nm : 1) * sizeof(*firsts));
 	size_t i, j, k, nfirst = 0, n;
 	const struct cell *base = NULL;
 	int ret = -1;
 
-	if (!rates || !firsts)
+	if (!rates || !ks || !firsts)
 		goto out;
 	for (i = 0; i < nm; i++) {
-		const struct obs *o = &ds->obs[m[i].obs];
+		const struct obs *o = &ds->obs[m[i]];
 
 		if (o->pus > s->pus)
 			s->pus = o->pus;
@@ -392,35 +377,35 @@ static int build_cells(struct dataset *ds, struct series *s, struct member *m, s
 			s->cores = o->cores;
 		s->unverified += o->verified == 0;
 		s->misplaced += o->placed == 0;
+		ks[i] = (struct key){ { (uintptr_t)o->policy }, m[i] };
 	}
-	/* Policy ranks: the first member of each policy, in file order. */
-	qsort_r(m, nm, sizeof(*m), by_policy_name, ds);
+	/* Policy ranks: each policy's first row, in file order. */
+	qsort(ks, nm, sizeof(*ks), by_key);
 	for (i = 0; i < nm; i = j) {
-		for (j = i; j < nm && same(ds->obs[m[j].obs].policy, ds->obs[m[i].obs].policy); j++)
+		for (j = i; j < nm && same_group(&ks[i], &ks[j]); j++)
 			;
-		firsts[nfirst].obs = m[i].obs;
-		firsts[nfirst++].rank = i;     /* where the group starts in M */
+		firsts[nfirst++] = (struct key){ { ks[i].i, i, j }, 0 };
 	}
-	qsort(firsts, nfirst, sizeof(*firsts), by_first_seen);
+	qsort(firsts, nfirst, sizeof(*firsts), by_key);
 	s->policies = malloc((nfirst ? nfirst : 1) * sizeof(*s->policies));
 	s->cells = calloc(nm ? nm : 1, sizeof(*s->cells));
 	if (!s->policies || !s->cells)
 		goto out;
 	for (k = 0; k < nfirst; k++) {
-		s->policies[s->npolicies++] = ds->obs[firsts[k].obs].policy;
-		for (i = firsts[k].rank; i < nm && same(ds->obs[m[i].obs].policy, s->policies[k]); i++)
-			m[i].rank = k;
+		s->policies[s->npolicies++] = ds->obs[firsts[k].k[0]].policy;
+		for (i = firsts[k].k[1]; i < firsts[k].k[2]; i++)
+			ks[i].k[0] = k;
 	}
-	qsort_r(m, nm, sizeof(*m), by_cell, ds);
+	for (i = 0; i < nm; i++)
+		ks[i].k[1] = ds->obs[ks[i].i].threads;
+	qsort(ks, nm, sizeof(*ks), by_key);
 	for (i = 0; i < nm; i = j) {
-		const struct obs *first = &ds->obs[m[i].obs];
 		struct cell *c = &s->cells[s->ncells];
 
-		for (j = i, n = 0; j < nm && m[j].rank == m[i].rank &&
-		     ds->obs[m[j].obs].threads == first->threads; j++)
-			rates[n++] = ds->obs[m[j].obs].rate;
-		c->policy = s->policies[m[i].rank];
-		c->threads = first->threads;
+		for (j = i, n = 0; j < nm && same_group(&ks[i], &ks[j]); j++)
+			rates[n++] = ds->obs[ks[j].i].rate;
+		c->policy = s->policies[ks[i].k[0]];
+		c->threads = (unsigned)ks[i].k[1];
 		c->n = n;
 		c->median = stats_median(rates, n);
 		c->min = rates[0];
@@ -428,7 +413,7 @@ static int build_cells(struct dataset *ds, struct series *s, struct member *m, s
 		c->oversubscribed = s->pus && c->threads > s->pus;
 		if (monitor_figures(ds, mon, nmon, s, c) < 0)
 			goto out;
-		if (i == 0 || m[i - 1].rank != m[i].rank)
+		if (i == 0 || ks[i - 1].k[0] != ks[i].k[0])
 			base = c;
 		/* Speedup against 1 thread of the same policy, or against the
 		 * smallest count measured, scaled as if it were linear there. */
@@ -444,71 +429,61 @@ static int build_cells(struct dataset *ds, struct series *s, struct member *m, s
 	ret = 0;
 out:
 	free(rates);
+	free(ks);
 	free(firsts);
 	return ret;
 }
 
-/* Where a group of sorted indices starts, and its first observation. */
-struct group {
-	size_t first, start, n;
-};
-
-static int by_group_first(const void *x, const void *y)
-{
-	return cmp_u(((const struct group *)x)->first, ((const struct group *)y)->first);
-}
-
 int dataset_build(struct dataset *ds)
 {
-	size_t *ix = NULL, *mon = NULL, i, j, n = 0, nmon = 0, ngroups = 0;
-	struct group *groups = NULL;
-	struct member *m = NULL;
+	size_t *order = NULL, *start = NULL, *m = NULL, i, nsid = 0, nmon = 0, sid;
+	struct key *mon = NULL;
 	int ret = -1;
 
 	for (i = 1; i < ds->nobs; i++)
 		if (!same(ds->obs[i].host, ds->obs[0].host))
 			ds->multi_host = true;
-	if (drop_superseded(ds) < 0)
+	if (number_series(ds, &nsid) < 0 || drop_superseded(ds) < 0)
 		return -1;
-	ix = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*ix));
-	mon = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*mon));
+	order = malloc((nsid + 1) * sizeof(*order));
+	start = calloc(nsid + 2, sizeof(*start));
 	m = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*m));
-	groups = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*groups));
-	if (!ix || !mon || !m || !groups)
+	mon = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*mon));
+	ds->series = calloc(nsid ? nsid : 1, sizeof(*ds->series));
+	if (!order || !start || !m || !mon || !ds->series)
 		goto out;
+	/* Series in the order their first kept row comes in the files; the
+	 * rows of each, in file order, by counting sort. */
+	memset(order, 0xff, (nsid + 1) * sizeof(*order));
 	for (i = 0; i < ds->nobs; i++) {
-		if (!ds->obs[i].dropped)
-			ix[n++] = i;
-		if (!isnan(ds->obs[i].off_plan) && same(ds->obs[i].algorithm, EXECUTE_RUN_ALGORITHM))
-			mon[nmon++] = i;
-	}
-	qsort_r(mon, nmon, sizeof(*mon), by_monitor, ds);
-	/* Series in the order their first row comes in the files. */
-	qsort_r(ix, n, sizeof(*ix), by_series, ds);
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && same_series(ds, &ds->obs[ix[i]], &ds->obs[ix[j]]); j++)
-			;
-		groups[ngroups++] = (struct group){ .first = ix[i], .start = i, .n = j - i };
-	}
-	qsort(groups, ngroups, sizeof(*groups), by_group_first);
-	ds->series = calloc(ngroups ? ngroups : 1, sizeof(*ds->series));
-	if (!ds->series)
-		goto out;
-	for (i = 0; i < ngroups; i++) {
-		struct series *s = &ds->series[ds->nseries++];
+		const struct obs *o = &ds->obs[i];
 
-		s->key = &ds->obs[groups[i].first];
-		for (j = 0; j < groups[i].n; j++)
-			m[j] = (struct member){ .obs = ix[groups[i].start + j] };
-		if (build_cells(ds, s, m, groups[i].n, mon, nmon) < 0)
-			goto out;
+		if (!isnan(o->off_plan) && same(o->algorithm, EXECUTE_RUN_ALGORITHM))
+			mon[nmon++] = monitor_key(ds, o, o->policy, o->threads, i);
+		if (o->dropped)
+			continue;
+		if (order[o->sid] == SIZE_MAX) {
+			order[o->sid] = ds->nseries;
+			ds->series[ds->nseries++].key = o;
+		}
+		start[order[o->sid] + 2]++;
 	}
+	qsort(mon, nmon, sizeof(*mon), by_key);
+	for (sid = 0; sid < ds->nseries; sid++)
+		start[sid + 2] += start[sid + 1];
+	for (i = 0; i < ds->nobs; i++)
+		if (!ds->obs[i].dropped)
+			m[start[order[ds->obs[i].sid] + 1]++] = i;
+	for (sid = 0; sid < ds->nseries; sid++)
+		if (build_cells(ds, &ds->series[sid], m + start[sid], start[sid + 1] - start[sid], mon,
+				nmon) < 0)
+			goto out;
 	ret = 0;
 out:
-	free(ix);
-	free(mon);
+	free(order);
+	free(start);
 	free(m);
-	free(groups);
+	free(mon);
 	return ret;
 }
 

@@ -23,6 +23,7 @@ struct obs {
 	const char *file;
 	unsigned line;
 	bool dropped;           /* superseded by a later row of the same repeat */
+	size_t sid;             /* series number, for grouping (dataset_build) */
 };
 
 struct cell {
