@@ -1,6 +1,7 @@
 /* Reading result files into observations, and grouping them into series. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,9 +14,53 @@ struct reading {
 	const char *file;
 };
 
-static char *dup_col(const struct results_row *row, enum results_col c)
+static uint64_t str_hash(const char *s)
 {
-	return strdup(results_row_get(row, c));
+	uint64_t h = 1469598103934665603u;     /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* Every text of an observation is interned: equal texts share one copy, so
+ * grouping compares pointers, and a million rows hold a few strings. */
+static char *intern(struct dataset *ds, const char *s)
+{
+	char **grown, *copy;
+	size_t i, cap;
+
+	if (2 * (ds->npool + 1) > ds->pool_cap) {
+		cap = ds->pool_cap ? 2 * ds->pool_cap : 1024;
+		grown = calloc(cap, sizeof(*grown));
+		if (!grown)
+			return NULL;
+		for (i = 0; i < ds->pool_cap; i++)
+			if (ds->pool[i]) {
+				size_t j = str_hash(ds->pool[i]) & (cap - 1);
+
+				while (grown[j])
+					j = (j + 1) & (cap - 1);
+				grown[j] = ds->pool[i];
+			}
+		free(ds->pool);
+		ds->pool = grown;
+		ds->pool_cap = cap;
+	}
+	for (i = str_hash(s) & (ds->pool_cap - 1); ds->pool[i]; i = (i + 1) & (ds->pool_cap - 1))
+		if (strcmp(ds->pool[i], s) == 0)
+			return ds->pool[i];
+	copy = strdup(s);
+	if (copy) {
+		ds->pool[i] = copy;
+		ds->npool++;
+	}
+	return copy;
+}
+
+static char *dup_col(struct dataset *ds, const struct results_row *row, enum results_col c)
+{
+	return intern(ds, results_row_get(row, c));
 }
 
 static int yes_no(const struct results_row *row, enum results_col c)
@@ -43,22 +88,24 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	memset(o, 0, sizeof(*o));
 	n = results_row_count(row, RC_THREADS, 1 << 20);
 	o->rate = results_row_num(row, RC_RATE);
-	if (n < 1 || !(o->rate >= 0)) {
-		fprintf(stderr, "threadreport: %s:%u: row without a usable threads or rate value, skipped\n",
-			rd->file, line);
+	if (n < 1 || isnan(o->rate)) {
+		fprintf(stderr, "threadreport: %s:%u: column '%s': '%s' is not usable, allowed %s; row skipped\n",
+			rd->file, line, n < 1 ? "threads" : "rate",
+			results_row_get(row, n < 1 ? RC_THREADS : RC_RATE),
+			n < 1 ? "1..1048576" : "a decimal number");
 		ds->bad_lines++;
 		return 0;
 	}
 	o->threads = (unsigned)n;
-	o->host = dup_col(row, RC_HOST);
-	o->workload = dup_col(row, RC_WORKLOAD);
-	o->algorithm = dup_col(row, RC_ALGORITHM);
-	o->backend = dup_col(row, RC_BACKEND);
-	o->impl = dup_col(row, RC_IMPL);
-	o->note = dup_col(row, RC_NOTE);
-	o->unit = dup_col(row, RC_UNIT);
-	o->policy = strdup(*results_row_get(row, RC_POLICY) ? results_row_get(row, RC_POLICY) : "-");
-	o->size_unit = dup_col(row, RC_SIZE_UNIT);
+	o->host = dup_col(ds, row, RC_HOST);
+	o->workload = dup_col(ds, row, RC_WORKLOAD);
+	o->algorithm = dup_col(ds, row, RC_ALGORITHM);
+	o->backend = dup_col(ds, row, RC_BACKEND);
+	o->impl = dup_col(ds, row, RC_IMPL);
+	o->note = dup_col(ds, row, RC_NOTE);
+	o->unit = dup_col(ds, row, RC_UNIT);
+	o->policy = intern(ds, *results_row_get(row, RC_POLICY) ? results_row_get(row, RC_POLICY) : "-");
+	o->size_unit = dup_col(ds, row, RC_SIZE_UNIT);
 	o->size = results_row_num(row, RC_SIZE);
 	o->repeat = (int)results_row_count(row, RC_REPEAT, 1 << 30);
 	n = results_row_count(row, RC_PUS, 1 << 20);
@@ -109,111 +156,221 @@ static bool same(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-/* Same series: everything but policy, threads and repeat. */
+static int cmp_num(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(b) - isnan(a);
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_u(unsigned long a, unsigned long b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Interned texts: equal exactly when the pointers are; any fixed order
+ * groups them (results never depend on it: ties go by file order). */
+static int cmp_str(const char *a, const char *b)
+{
+	return cmp_u((uintptr_t)a, (uintptr_t)b);
+}
+
+/* Series order: everything but policy, threads and repeat (the host only
+ * when the files come from several).  0 exactly when same_series. */
+static int cmp_series(const struct dataset *ds, const struct obs *a, const struct obs *b)
+{
+	int c = ds->multi_host ? cmp_str(a->host, b->host) : 0;
+
+	if (!c)
+		c = cmp_str(a->workload, b->workload);
+	if (!c)
+		c = cmp_str(a->algorithm, b->algorithm);
+	if (!c)
+		c = cmp_str(a->backend, b->backend);
+	if (!c)
+		c = cmp_str(a->impl, b->impl);
+	if (!c)
+		c = cmp_str(a->unit, b->unit);
+	if (!c)
+		c = cmp_str(a->size_unit, b->size_unit);
+	return c ? c : cmp_num(a->size, b->size);
+}
+
 static bool same_series(const struct dataset *ds, const struct obs *a, const struct obs *b)
 {
-	return (!ds->multi_host || same(a->host, b->host)) && same(a->workload, b->workload) &&
-	       same(a->algorithm, b->algorithm) && same(a->backend, b->backend) &&
-	       same(a->impl, b->impl) && same(a->unit, b->unit) && same(a->size_unit, b->size_unit) &&
-	       ((isnan(a->size) && isnan(b->size)) || a->size == b->size);
+	return cmp_series(ds, a, b) == 0;
+}
+
+/* Grouping sorts small keys (never pointers into ds->obs, whose random
+ * access would dominate a large file); the row's index breaks ties, so
+ * each group keeps file order and no result depends on the sort. */
+struct key {
+	uintptr_t k[4];
+	size_t i;
+};
+
+static int by_key(const void *x, const void *y)
+{
+	const struct key *a = x, *b = y;
+	int j;
+
+	for (j = 0; j < 4; j++)
+		if (a->k[j] != b->k[j])
+			return a->k[j] < b->k[j] ? -1 : 1;
+	return cmp_u(a->i, b->i);
+}
+
+static bool same_group(const struct key *a, const struct key *b)
+{
+	return memcmp(a->k, b->k, sizeof(a->k)) == 0;
+}
+
+static uint64_t series_hash(const struct dataset *ds, const struct obs *o)
+{
+	uint64_t h = ds->multi_host ? (uintptr_t)o->host : 0;
+	const uintptr_t w[] = { (uintptr_t)o->workload, (uintptr_t)o->algorithm,
+				(uintptr_t)o->backend, (uintptr_t)o->impl, (uintptr_t)o->unit,
+				(uintptr_t)o->size_unit };
+	size_t j;
+
+	for (j = 0; j < sizeof(w) / sizeof(w[0]); j++)
+		h = (h ^ w[j]) * 1099511628211u;
+	/* Sizes are whole numbers or NAN (results.c): equal sizes hash equal. */
+	return (h ^ (isnan(o->size) ? UINT64_MAX : (uint64_t)o->size)) * 1099511628211u;
+}
+
+/* Number the series (hash of the interned key, compared in full): obs[i].sid. */
+static int number_series(struct dataset *ds, size_t *nsid)
+{
+	size_t cap = 16, i, j, *slot;
+
+	while (cap < 2 * ds->nobs)
+		cap *= 2;
+	slot = malloc(cap * sizeof(*slot));
+	if (!slot)
+		return -1;
+	memset(slot, 0xff, cap * sizeof(*slot));
+	*nsid = 0;
+	for (i = 0; i < ds->nobs; i++) {
+		for (j = series_hash(ds, &ds->obs[i]) & (cap - 1); slot[j] != SIZE_MAX; j = (j + 1) & (cap - 1))
+			if (same_series(ds, &ds->obs[slot[j]], &ds->obs[i]))
+				break;
+		if (slot[j] == SIZE_MAX) {
+			slot[j] = i;
+			ds->obs[i].sid = (*nsid)++;
+		} else {
+			ds->obs[i].sid = ds->obs[slot[j]].sid;
+		}
+	}
+	free(slot);
+	return 0;
 }
 
 /* A later row of the same repeat replaces an earlier one (a rerun after
  * --resume); threadrun's whole-run rows step aside where the program wrote
- * rows of its own. */
-static void drop_superseded(struct dataset *ds)
+ * rows of its own.  Sorted groups, not pairs: n log n for any file. */
+static int drop_superseded(struct dataset *ds)
 {
-	size_t i, j;
+	struct key *ks = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*ks));
+	size_t i, j, k, n;
+	bool own;
 
-	for (i = 0; i < ds->nobs; i++) {
-		struct obs *o = &ds->obs[i];
-
-		if (same(o->algorithm, EXECUTE_RUN_ALGORITHM))
-			for (j = 0; j < ds->nobs && !o->dropped; j++)
-				if (!same(ds->obs[j].algorithm, EXECUTE_RUN_ALGORITHM) &&
-				    same(ds->obs[j].workload, o->workload) && same(ds->obs[j].host, o->host))
-					o->dropped = true;
-		if (o->repeat < 0 || o->dropped)
-			continue;
-		for (j = i + 1; j < ds->nobs; j++)
-			if (ds->obs[j].repeat == o->repeat && ds->obs[j].threads == o->threads &&
-			    same(ds->obs[j].policy, o->policy) && same_series(ds, o, &ds->obs[j])) {
-				o->dropped = true;
-				break;
-			}
-	}
-}
-
-static int add_policy(struct series *s, const char *policy)
-{
-	const char **grown;
-	size_t i;
-
-	for (i = 0; i < s->npolicies; i++)
-		if (same(s->policies[i], policy))
-			return 0;
-	grown = realloc(s->policies, (s->npolicies + 1) * sizeof(*grown));
-	if (!grown)
+	if (!ks)
 		return -1;
-	s->policies = grown;
-	s->policies[s->npolicies++] = policy;
+	/* Whole-run rows of a workload and host that has rows of its own. */
+	for (i = 0; i < ds->nobs; i++)
+		ks[i] = (struct key){ { (uintptr_t)ds->obs[i].workload, (uintptr_t)ds->obs[i].host },
+				      i };
+	qsort(ks, ds->nobs, sizeof(*ks), by_key);
+	for (i = 0; i < ds->nobs; i = j) {
+		own = false;
+		for (j = i; j < ds->nobs && same_group(&ks[i], &ks[j]); j++)
+			own |= !same(ds->obs[ks[j].i].algorithm, EXECUTE_RUN_ALGORITHM);
+		for (k = i; own && k < j; k++)
+			if (same(ds->obs[ks[k].i].algorithm, EXECUTE_RUN_ALGORITHM))
+				ds->obs[ks[k].i].dropped = true;
+	}
+	/* Of the rows of one series, policy, thread count and repeat, the last. */
+	for (i = 0, n = 0; i < ds->nobs; i++) {
+		const struct obs *o = &ds->obs[i];
+
+		if (o->repeat >= 0)
+			ks[n++] = (struct key){ { o->sid, (uintptr_t)o->policy, o->threads,
+						  (uintptr_t)o->repeat }, i };
+	}
+	qsort(ks, n, sizeof(*ks), by_key);
+	for (i = 0; i + 1 < n; i++)
+		if (same_group(&ks[i], &ks[i + 1]))
+			ds->obs[ks[i].i].dropped = true;
+	free(ks);
 	return 0;
 }
 
-static int cmp_unsigned(const void *a, const void *b)
+/* The key of the monitor's figures for a cell: threadrun's whole-run rows
+ * of one workload (and host), policy and thread count. */
+static struct key monitor_key(const struct dataset *ds, const struct obs *o, const char *policy,
+			      unsigned threads, size_t i)
 {
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return x < y ? -1 : x > y;
+	return (struct key){ { (uintptr_t)o->workload, ds->multi_host ? (uintptr_t)o->host : 0,
+			       (uintptr_t)policy, threads }, i };
 }
 
 /* The monitor's figures for a cell come from threadrun's whole-run rows of
  * the same workload, policy and thread count (kept even where the run's
- * own rows stand in for its rate).  SCRATCH holds ds->nobs doubles. */
-static void monitor_figures(const struct dataset *ds, struct series *s, struct cell *c,
-			    double *scratch)
+ * own rows stand in for its rate).  MON: those rows' keys, sorted. */
+static int monitor_figures(const struct dataset *ds, const struct key *mon, size_t nmon,
+			   struct series *s, struct cell *c)
 {
-	size_t i, n = 0;
+	struct key want = monitor_key(ds, s->key, c->policy, c->threads, 0);
+	size_t lo = 0, hi = nmon, i, n = 0;
+	double *share;
 
+	while (lo < hi) {
+		i = lo + (hi - lo) / 2;
+		if (by_key(&mon[i], &want) < 0)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	for (hi = lo; hi < nmon && same_group(&mon[hi], &want); hi++)
+		;
+	share = malloc((hi - lo ? hi - lo : 1) * sizeof(*share));
+	if (!share)
+		return -1;
 	c->migrations = c->off_plan = c->steal_pct = 0;
-	for (i = 0; i < ds->nobs; i++) {
-		const struct obs *o = &ds->obs[i];
+	for (i = lo; i < hi; i++) {
+		const struct obs *o = &ds->obs[mon[i].i];
 
-		if (isnan(o->off_plan) || !same(o->algorithm, EXECUTE_RUN_ALGORITHM) ||
-		    !same(o->workload, s->key->workload) || o->threads != c->threads ||
-		    !same(o->policy, c->policy) || (ds->multi_host && !same(o->host, s->key->host)))
-			continue;
 		c->migrations += isnan(o->migrations) ? 0 : o->migrations;
 		c->off_plan += o->off_plan;
 		c->steal_pct = fmax(c->steal_pct, isnan(o->steal_pct) ? 0 : o->steal_pct);
-		scratch[n++] = isnan(o->sys_share) ? 0 : o->sys_share;
+		share[n++] = isnan(o->sys_share) ? 0 : o->sys_share;
 	}
 	c->monitored = n;
-	c->sys_share = stats_median(scratch, n);
+	c->sys_share = stats_median(share, n);
 	s->monitored |= n > 0;
+	free(share);
+	return 0;
 }
 
-/* The cells of one series: every policy x thread count it has. */
-static int build_cells(struct dataset *ds, struct series *s)
+/* The cells of one series from its rows M (indices, file order): every
+ * policy x thread count it has, policies in first-seen order, threads
+ * ascending. */
+static int build_cells(struct dataset *ds, struct series *s, const size_t *m, size_t nm,
+		       const struct key *mon, size_t nmon)
 {
-	unsigned *threads = calloc(ds->nobs, sizeof(*threads));
-	double *rates = calloc(ds->nobs, sizeof(*rates));
-	size_t nthreads = 0, i, p, t, n;
+	double *rates = malloc((nm ? nm : 1) * sizeof(*rates));
+	struct key *ks = malloc((nm ? nm : 1) * sizeof(*ks));
+	struct key *firsts = malloc((nm ? nm : 1) * sizeof(*firsts));
+	size_t i, j, k, nfirst = 0, n;
+	const struct cell *base = NULL;
 	int ret = -1;
 
-	if (!threads || !rates)
+	if (!rates || !ks || !firsts)
 		goto out;
-	for (i = 0; i < ds->nobs; i++) {
-		const struct obs *o = &ds->obs[i];
+	for (i = 0; i < nm; i++) {
+		const struct obs *o = &ds->obs[m[i]];
 
-		if (o->dropped || !same_series(ds, s->key, o))
-			continue;
-		if (add_policy(s, o->policy) < 0)
-			goto out;
-		for (t = 0; t < nthreads && threads[t] != o->threads; t++)
-			;
-		if (t == nthreads)
-			threads[nthreads++] = o->threads;
 		if (o->pus > s->pus)
 			s->pus = o->pus;
 		if (o->cores > s->cores)
@@ -221,99 +378,123 @@ static int build_cells(struct dataset *ds, struct series *s)
 		s->unverified += o->verified == 0;
 		s->unchecked += o->verified == 2;
 		s->misplaced += o->placed == 0;
+		ks[i] = (struct key){ { (uintptr_t)o->policy }, m[i] };
 	}
-	qsort(threads, nthreads, sizeof(*threads), cmp_unsigned);
-	s->cells = calloc(s->npolicies * nthreads, sizeof(*s->cells));
-	if (!s->cells)
+	/* Policy ranks: each policy's first row, in file order. */
+	qsort(ks, nm, sizeof(*ks), by_key);
+	for (i = 0; i < nm; i = j) {
+		for (j = i; j < nm && same_group(&ks[i], &ks[j]); j++)
+			;
+		firsts[nfirst++] = (struct key){ { ks[i].i, i, j }, 0 };
+	}
+	qsort(firsts, nfirst, sizeof(*firsts), by_key);
+	s->policies = malloc((nfirst ? nfirst : 1) * sizeof(*s->policies));
+	s->cells = calloc(nm ? nm : 1, sizeof(*s->cells));
+	if (!s->policies || !s->cells)
 		goto out;
-	for (p = 0; p < s->npolicies; p++) {
-		const struct cell *base = NULL;
-
-		for (t = 0; t < nthreads; t++) {
-			struct cell *c = &s->cells[s->ncells];
-
-			for (n = 0, i = 0; i < ds->nobs; i++) {
-				const struct obs *o = &ds->obs[i];
-
-				if (!o->dropped && o->threads == threads[t] && same(o->policy, s->policies[p]) &&
-				    same_series(ds, s->key, o))
-					rates[n++] = o->rate;
-			}
-			if (!n)
-				continue;
-			c->policy = s->policies[p];
-			c->threads = threads[t];
-			c->n = n;
-			c->median = stats_median(rates, n);
-			c->min = rates[0];
-			c->max = rates[n - 1];
-			c->oversubscribed = s->pus && c->threads > s->pus;
-			monitor_figures(ds, s, c, rates);
-			if (!base)
-				base = c;
-			/* Speedup against 1 thread of the same policy, or against the
-			 * smallest count measured, scaled as if it were linear there. */
-			c->speedup = base->median > 0 ? base->threads * c->median / base->median : NAN;
-			c->efficiency = c->speedup / c->threads;
-			if (base->threads != 1)
-				s->speedup_from_smallest = true;
-			s->ncells++;
-		}
+	for (k = 0; k < nfirst; k++) {
+		s->policies[s->npolicies++] = ds->obs[firsts[k].k[0]].policy;
+		for (i = firsts[k].k[1]; i < firsts[k].k[2]; i++)
+			ks[i].k[0] = k;
 	}
+	for (i = 0; i < nm; i++)
+		ks[i].k[1] = ds->obs[ks[i].i].threads;
+	qsort(ks, nm, sizeof(*ks), by_key);
+	for (i = 0; i < nm; i = j) {
+		struct cell *c = &s->cells[s->ncells];
+
+		for (j = i, n = 0; j < nm && same_group(&ks[i], &ks[j]); j++)
+			rates[n++] = ds->obs[ks[j].i].rate;
+		c->policy = s->policies[ks[i].k[0]];
+		c->threads = (unsigned)ks[i].k[1];
+		c->n = n;
+		c->median = stats_median(rates, n);
+		c->min = rates[0];
+		c->max = rates[n - 1];
+		c->oversubscribed = s->pus && c->threads > s->pus;
+		if (monitor_figures(ds, mon, nmon, s, c) < 0)
+			goto out;
+		if (i == 0 || ks[i - 1].k[0] != ks[i].k[0])
+			base = c;
+		/* Speedup against 1 thread of the same policy, or against the
+		 * smallest count measured, scaled as if it were linear there. */
+		c->speedup = base->median > 0 ? base->threads * c->median / base->median : NAN;
+		c->efficiency = c->speedup / c->threads;
+		if (base->threads != 1)
+			s->speedup_from_smallest = true;
+		s->ncells++;
+	}
+	for (i = s->ncells; i-- > 0;)
+		s->cells[i].policy_end = i + 1 < s->ncells && s->cells[i + 1].policy == s->cells[i].policy ?
+					 s->cells[i + 1].policy_end : i + 1;
 	ret = 0;
 out:
-	free(threads);
 	free(rates);
+	free(ks);
+	free(firsts);
 	return ret;
 }
 
 int dataset_build(struct dataset *ds)
 {
-	size_t i, j;
+	size_t *order = NULL, *start = NULL, *m = NULL, i, nsid = 0, nmon = 0, sid;
+	struct key *mon = NULL;
+	int ret = -1;
 
 	for (i = 1; i < ds->nobs; i++)
 		if (!same(ds->obs[i].host, ds->obs[0].host))
 			ds->multi_host = true;
-	drop_superseded(ds);
+	if (number_series(ds, &nsid) < 0 || drop_superseded(ds) < 0)
+		return -1;
+	order = malloc((nsid + 1) * sizeof(*order));
+	start = calloc(nsid + 2, sizeof(*start));
+	m = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*m));
+	mon = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*mon));
+	ds->series = calloc(nsid ? nsid : 1, sizeof(*ds->series));
+	if (!order || !start || !m || !mon || !ds->series)
+		goto out;
+	/* Series in the order their first kept row comes in the files; the
+	 * rows of each, in file order, by counting sort. */
+	memset(order, 0xff, (nsid + 1) * sizeof(*order));
 	for (i = 0; i < ds->nobs; i++) {
 		const struct obs *o = &ds->obs[i];
-		struct series *grown;
 
+		if (!isnan(o->off_plan) && same(o->algorithm, EXECUTE_RUN_ALGORITHM))
+			mon[nmon++] = monitor_key(ds, o, o->policy, o->threads, i);
 		if (o->dropped)
 			continue;
-		for (j = 0; j < ds->nseries && !same_series(ds, ds->series[j].key, o); j++)
-			;
-		if (j < ds->nseries)
-			continue;
-		grown = realloc(ds->series, (ds->nseries + 1) * sizeof(*grown));
-		if (!grown)
-			return -1;
-		ds->series = grown;
-		memset(&ds->series[ds->nseries], 0, sizeof(*grown));
-		ds->series[ds->nseries].key = o;
-		if (build_cells(ds, &ds->series[ds->nseries++]) < 0)
-			return -1;
+		if (order[o->sid] == SIZE_MAX) {
+			order[o->sid] = ds->nseries;
+			ds->series[ds->nseries++].key = o;
+		}
+		start[order[o->sid] + 2]++;
 	}
-	return 0;
+	qsort(mon, nmon, sizeof(*mon), by_key);
+	for (sid = 0; sid < ds->nseries; sid++)
+		start[sid + 2] += start[sid + 1];
+	for (i = 0; i < ds->nobs; i++)
+		if (!ds->obs[i].dropped)
+			m[start[order[ds->obs[i].sid] + 1]++] = i;
+	for (sid = 0; sid < ds->nseries; sid++)
+		if (build_cells(ds, &ds->series[sid], m + start[sid], start[sid + 1] - start[sid], mon,
+				nmon) < 0)
+			goto out;
+	ret = 0;
+out:
+	free(order);
+	free(start);
+	free(m);
+	free(mon);
+	return ret;
 }
 
 void dataset_free(struct dataset *ds)
 {
 	size_t i;
 
-	for (i = 0; i < ds->nobs; i++) {
-		struct obs *o = &ds->obs[i];
-
-		free(o->host);
-		free(o->workload);
-		free(o->algorithm);
-		free(o->backend);
-		free(o->impl);
-		free(o->note);
-		free(o->unit);
-		free(o->policy);
-		free(o->size_unit);
-	}
+	for (i = 0; i < ds->pool_cap; i++)
+		free(ds->pool[i]);
+	free(ds->pool);
 	for (i = 0; i < ds->nseries; i++) {
 		free(ds->series[i].cells);
 		free(ds->series[i].policies);
@@ -325,12 +506,23 @@ void dataset_free(struct dataset *ds)
 
 const struct cell *series_cell(const struct series *s, const char *policy, unsigned threads)
 {
-	size_t i;
+	size_t lo = 0, hi, mid;
 
-	for (i = 0; i < s->ncells; i++)
-		if (s->cells[i].threads == threads && same(s->cells[i].policy, policy))
-			return &s->cells[i];
-	return NULL;
+	/* A policy's cells are together, threads ascending (build_cells). */
+	while (lo < s->ncells && !same(s->cells[lo].policy, policy))
+		lo = s->cells[lo].policy_end;
+	if (lo >= s->ncells)
+		return NULL;
+	hi = s->cells[lo].policy_end;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->cells[mid].threads < threads)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ncells && same(s->cells[lo].policy, policy) && s->cells[lo].threads == threads ?
+	       &s->cells[lo] : NULL;
 }
 
 void series_usl(const struct series *s, const char *policy, struct usl_fit *fit)

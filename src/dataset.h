@@ -13,6 +13,7 @@
 #include "analysis.h"
 
 struct obs {
+	/* Interned (dataset.c): equal texts are one pointer. */
 	char *host, *workload, *algorithm, *backend, *impl, *unit, *policy, *size_unit, *note;
 	double size, rate;
 	unsigned threads, pus, cores;
@@ -22,6 +23,7 @@ struct obs {
 	const char *file;
 	unsigned line;
 	bool dropped;           /* superseded by a later row of the same repeat */
+	size_t sid;             /* series number, for grouping (dataset_build) */
 };
 
 struct cell {
@@ -30,6 +32,7 @@ struct cell {
 	size_t n;
 	double median, min, max, speedup, efficiency;
 	bool oversubscribed;
+	size_t policy_end;      /* past the last cell of this policy */
 	/* What threadrun --monitor saw of the runs behind this cell. */
 	size_t monitored;
 	double migrations, off_plan, steal_pct, sys_share;  /* sums, max, max, median */
@@ -37,7 +40,7 @@ struct cell {
 
 struct series {
 	const struct obs *key;  /* the first observation: names and units */
-	struct cell *cells;     /* by policy (first-seen order), then threads */
+	struct cell *cells;     /* by policy (first-seen order), then threads ascending */
 	size_t ncells;
 	const char **policies;
 	size_t npolicies;
@@ -54,6 +57,8 @@ struct dataset {
 	size_t nseries;
 	bool multi_host;
 	unsigned bad_lines;
+	char **pool;            /* the interned texts of obs (hash table) */
+	size_t npool, pool_cap;
 };
 
 /*

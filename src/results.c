@@ -110,16 +110,72 @@ const char *results_row_get(const struct results_row *row, enum results_col col)
 	return row->val[col] ? row->val[col] : "";
 }
 
-double results_row_num(const struct results_row *row, enum results_col col)
+/* What a column holds: readers refuse anything else in it. */
+enum col_kind { K_TEXT, K_COUNT, K_REAL };
+
+static const enum col_kind col_kinds[RC_COUNT] = {
+	[RC_CORES] = K_COUNT, [RC_PUS] = K_COUNT, [RC_SIZE] = K_COUNT,
+	[RC_THREADS] = K_COUNT, [RC_REPEAT] = K_COUNT, [RC_OPS] = K_COUNT,
+	[RC_BYTES] = K_COUNT, [RC_MIGRATIONS] = K_COUNT, [RC_OFF_PLAN] = K_COUNT,
+	[RC_STATUS] = K_COUNT,
+	[RC_WALL_S] = K_REAL, [RC_USER_S] = K_REAL, [RC_SYS_S] = K_REAL,
+	[RC_RATE] = K_REAL, [RC_STEAL_PCT] = K_REAL, [RC_SYS_SHARE] = K_REAL,
+};
+
+/* Counts stay exact in a double; measurements stay far from overflow when
+ * multiplied by a thread count. */
+#define COUNT_MAX 9007199254740992.0    /* 2^53 */
+#define REAL_MAX 1e18
+
+/* Plain decimal: digits, and for a real an optional fraction and exponent.
+ * No sign, hex, inf or nan: a file may hold anything. */
+static bool decimal(const char *s, bool real)
 {
-	const char *s = row->val[col];
-	char *end;
+	const char *p = s;
+
+	p += strspn(p, "0123456789");
+	if (p == s)
+		return false;
+	if (real && *p == '.') {
+		p++;
+		p += strspn(p, "0123456789");
+	}
+	if (real && (*p == 'e' || *p == 'E')) {
+		s = ++p;
+		if (*p == '+' || *p == '-')
+			s = ++p;
+		p += strspn(p, "0123456789");
+		if (p == s)
+			return false;
+	}
+	return *p == '\0';
+}
+
+/* The value of S when it is a valid COL value, else NAN; WHY says why. */
+static double col_value(enum results_col col, const char *s, const char **why)
+{
+	bool real = col_kinds[col] == K_REAL;
 	double v;
 
-	if (!s || !*s)
+	if (!decimal(s, real)) {
+		*why = real ? "is not a decimal number" : "is not a whole decimal number";
 		return NAN;
-	v = strtod(s, &end);
-	return *end ? NAN : v;
+	}
+	v = strtod(s, NULL);
+	if (!(v <= (real ? REAL_MAX : COUNT_MAX))) {
+		*why = real ? "is out of range, allowed 0..1e18" : "is out of range, allowed 0..9007199254740992";
+		return NAN;
+	}
+	return v;
+}
+
+double results_row_num(const struct results_row *row, enum results_col col)
+{
+	const char *why;
+
+	if (!row->val[col] || !*row->val[col])
+		return NAN;
+	return col_value(col, row->val[col], &why);
 }
 
 long results_row_count(const struct results_row *row, enum results_col col, long max)
@@ -129,6 +185,23 @@ long results_row_count(const struct results_row *row, enum results_col col, long
 	if (!(v >= 0 && v <= (double)max) || v != (double)(long)v)
 		return -1;
 	return (long)v;
+}
+
+int results_row_check(const struct results_row *row, char *err, size_t errlen)
+{
+	const char *why = NULL;
+	int i;
+
+	for (i = 0; i < RC_COUNT; i++) {
+		if (col_kinds[i] == K_TEXT || !row->val[i] || !*row->val[i])
+			continue;
+		if (isnan(col_value((enum results_col)i, row->val[i], &why))) {
+			snprintf(err, errlen, "column '%s': '%.40s%s' %s", col_names[i], row->val[i],
+				 strlen(row->val[i]) > 40 ? "..." : "", why);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static void cpu_model(char *buf, size_t len)
@@ -193,8 +266,8 @@ int results_row_provenance(struct results_row *row, const char *versions)
 			       versions ? "; " : "", versions ? versions : "");
 }
 
-/* Append one CSV field, quoted when it needs to be; newlines become spaces so
- * a row is always one line. */
+/* Append one CSV field, quoted when it needs to be (RFC 4180: a quoted
+ * field keeps commas, quotes, CR and newlines, and reads back as written). */
 static int put_field(FILE *f, const char *s)
 {
 	bool quote = strpbrk(s, ",\"\n\r") || (*s && (s[0] == ' ' || s[strlen(s) - 1] == ' '));
@@ -206,7 +279,7 @@ static int put_field(FILE *f, const char *s)
 	for (p = s; *p; p++) {
 		if (*p == '"')
 			fputc('"', f);
-		fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
+		fputc(*p, f);
 	}
 	return fputc('"', f);
 }
@@ -377,158 +450,340 @@ out:
 	return ret;
 }
 
-/* Split one CSV line into fields (quotes honoured).  Returns the count, or
- * -1 for an unterminated quote. */
-static int split_csv(char *line, char **fields, int max)
-{
-	char *r = line, *w;
-	int n = 0;
+/*
+ * The reader: RFC 4180 records (quoted fields may hold commas, doubled
+ * quotes, CR LF and newlines), read through a window of bounded size, so a
+ * hostile file costs bounded memory and each damaged record costs itself.
+ */
+#define RECORD_MAX (1u << 20)   /* bytes of one record */
+#define FIELDS_MAX 1024         /* fields of one record */
+#define READ_CHUNK 65536
 
-	for (;;) {
-		if (n == max)
+struct reader {
+	int fd;
+	bool own;               /* fd is ours to close (not stdin) */
+	const char *path;
+	char *buf;              /* unparsed bytes are buf[pos..len) */
+	size_t pos, len;
+	bool eof;
+	unsigned line;          /* physical line of buf[pos], 1-based */
+	char *out;              /* the current record's fields, unescaped, NUL-separated */
+	size_t field[FIELDS_MAX];
+	unsigned nfields;       /* may exceed FIELDS_MAX: counted, not kept */
+	unsigned want;          /* fields a row must have (the header's), 0 any */
+};
+
+enum rec { REC_OK, REC_MORE, REC_BAD };
+
+/* Open PATH for reading: regular files only ("-": stdin, a file or a pipe),
+ * opened without blocking so a FIFO or device is refused, not waited on. */
+static int reader_open(struct reader *r, const char *path, char *err, size_t errlen)
+{
+	bool in = strcmp(path, "-") == 0;
+	struct stat st;
+
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->line = 1;
+	r->fd = in ? 0 : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	r->own = !in && r->fd >= 0;
+	if (r->fd < 0 || fstat(r->fd, &st) < 0) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) && !(in && S_ISFIFO(st.st_mode))) {
+		snprintf(err, errlen, "'%s' is not a regular file (%s); give a results file", path,
+			 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+			 S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a special file");
+		return -1;
+	}
+	r->buf = malloc(RECORD_MAX + READ_CHUNK + 1);
+	r->out = malloc(RECORD_MAX + 1);
+	if (!r->buf || !r->out) {
+		snprintf(err, errlen, "'%s': out of memory", path);
+		return -1;
+	}
+	return 0;
+}
+
+static void reader_close(struct reader *r)
+{
+	if (r->own)
+		close(r->fd);
+	free(r->buf);
+	free(r->out);
+}
+
+/* Move the unparsed bytes to the front and read more.  -1 on a read error. */
+static int reader_fill(struct reader *r, char *err, size_t errlen)
+{
+	const size_t cap = RECORD_MAX + READ_CHUNK;
+	ssize_t n;
+
+	if (r->pos) {
+		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+		r->len -= r->pos;
+		r->pos = 0;
+	}
+	while (!r->eof && r->len < cap) {
+		n = read(r->fd, r->buf + r->len, cap - r->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "cannot read '%s': %s", r->path, strerror(errno));
 			return -1;
-		fields[n++] = w = r;
-		if (*r == '"') {
-			r++;
-			for (;;) {
-				if (!*r)
-					return -1;
-				if (*r == '"' && r[1] == '"') {
-					*w++ = '"';
-					r += 2;
-				} else if (*r == '"') {
-					r++;
+		}
+		if (n == 0)
+			r->eof = true;
+		r->len += (size_t)n;
+		if (n > 0)
+			break;
+	}
+	return 0;
+}
+
+static void add_field(struct reader *r, size_t o)
+{
+	if (r->nfields < FIELDS_MAX)
+		r->field[r->nfields] = o;
+	r->nfields++;
+}
+
+/*
+ * Parse the record at buf[pos].  REC_OK: fields in out, *END just past its
+ * line end, *LINES the physical lines it covers.  REC_MORE: the window ends
+ * first.  REC_BAD: *WHY says why, *SPLIT is the offset after the record's
+ * first newline when a quoted field ran over one (0 when none): the damage
+ * may be that quote, so reading resumes on the next line.
+ */
+static enum rec parse_record(struct reader *r, size_t *end, unsigned *lines,
+			     const char **why, size_t *split)
+{
+	const char *b = r->buf;
+	size_t i = r->pos, o = 0, lim = r->pos + RECORD_MAX;
+	bool more = !r->eof;
+
+	*lines = 1;
+	*split = 0;
+	r->nfields = 0;
+	for (;;) {
+		add_field(r, o);
+		if (i < r->len && b[i] == '"') {
+			for (i++;; i++) {
+				if (i >= lim)
+					goto too_long;
+				if (i >= r->len) {
+					if (more)
+						return REC_MORE;
+					*why = "unterminated quote";
+					return REC_BAD;
+				}
+				if (b[i] == '"') {
+					if (i + 1 >= r->len && more)
+						return REC_MORE;
+					if (i + 1 < r->len && b[i + 1] == '"')
+						i++;
+					else
+						break;
+				} else if (b[i] == '\0') {
+					*why = "NUL byte";
+					return REC_BAD;
+				} else if (b[i] == '\n') {
+					(*lines)++;
+					if (!*split)
+						*split = i + 1;
+				}
+				r->out[o++] = b[i];
+			}
+			i++;
+			if (i < r->len && b[i] != ',' && b[i] != '\n' && b[i] != '\r') {
+				*why = "text after a closing quote";
+				return REC_BAD;
+			}
+		}
+		for (;; i++) {
+			if (i >= lim)
+				goto too_long;
+			if (i >= r->len) {
+				if (more)
+					return REC_MORE;
+				r->out[o] = '\0';
+				*end = i;
+				return REC_OK;
+			}
+			if (b[i] == ',' || b[i] == '\n')
+				break;
+			if (b[i] == '\r') {
+				if (i + 1 >= r->len && more)
+					return REC_MORE;
+				if (i + 1 < r->len && b[i + 1] == '\n') {
+					i++;
 					break;
-				} else {
-					*w++ = *r++;
 				}
 			}
-			if (*r && *r != ',')
-				return -1;
-		} else {
-			while (*r && *r != ',')
-				*w++ = *r++;
-		}
-		if (!*r) {
-			*w = '\0';
-			return n;
-		}
-		*w = '\0';
-		r++;
-	}
-}
-
-static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
-{
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	char *buf = NULL, *grown;
-	size_t cap = 0, n = 0, got;
-
-	if (!f) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		return NULL;
-	}
-	do {
-		if (n + 65536 > cap) {
-			cap = cap ? cap * 2 : 65536;
-			grown = realloc(buf, cap + 1);
-			if (!grown) {
-				snprintf(err, errlen, "'%s': out of memory", path);
-				free(buf);
-				buf = NULL;
-				goto out;
+			if (b[i] == '\0') {
+				*why = "NUL byte";
+				return REC_BAD;
 			}
-			buf = grown;
+			r->out[o++] = b[i];
 		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got > 0);
-	if (ferror(f)) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		free(buf);
-		buf = NULL;
-		goto out;
+		r->out[o++] = '\0';
+		if (b[i] == '\n') {
+			*end = i + 1;
+			return REC_OK;
+		}
+		i++;
 	}
-	buf[n] = '\0';
-	*len = n;
-out:
-	if (f != stdin)
-		fclose(f);
-	return buf;
+too_long:
+	*why = "record longer than 1 MiB";
+	return REC_BAD;
 }
 
-#define MAX_FIELDS 256
+/* Skip to the start of the next physical line (streaming: a line without
+ * an end is read through, never held). */
+static int skip_line(struct reader *r, char *err, size_t errlen)
+{
+	char *nl;
+
+	for (;;) {
+		nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+		if (nl) {
+			r->pos = (size_t)(nl - r->buf) + 1;
+			r->line++;
+			return 0;
+		}
+		r->pos = r->len;
+		if (r->eof)
+			return 0;
+		if (reader_fill(r, err, errlen) < 0)
+			return -1;
+	}
+}
+
+/*
+ * The next record: 1 with its fields (r->out, r->field, r->nfields) and
+ * *LINE where it starts, 0 at the end of the file, -1 on a read error.
+ * Damaged records are reported on ERRF, counted in *BAD and skipped.
+ */
+static int reader_next(struct reader *r, unsigned *line, FILE *errf, unsigned *bad,
+		       char *err, size_t errlen)
+{
+	const char *why;
+	size_t end, split;
+	unsigned lines;
+	char count[64];
+
+	for (;;) {
+		if (r->pos >= r->len && r->eof)
+			return 0;
+		switch (parse_record(r, &end, &lines, &why, &split)) {
+		case REC_MORE:
+			if (reader_fill(r, err, errlen) < 0)
+				return -1;
+			continue;
+		case REC_OK:
+			/* Blank lines are not records. */
+			if (r->nfields == 1 && r->out[0] == '\0' && lines == 1) {
+				r->pos = end;
+				r->line++;
+				continue;
+			}
+			if (!r->want || r->nfields == r->want) {
+				*line = r->line;
+				r->pos = end;
+				r->line += lines;
+				return 1;
+			}
+			snprintf(count, sizeof(count), "%u%s fields, header has %u",
+				 r->nfields > FIELDS_MAX ? FIELDS_MAX : r->nfields,
+				 r->nfields > FIELDS_MAX ? "+" : "", r->want);
+			why = count;
+			/* A record read whole but single-line costs that line. */
+			if (!split)
+				split = end;
+			/* fall through */
+		case REC_BAD:
+			fprintf(errf, "%s:%u: malformed row (%s), skipped\n", r->path, r->line, why);
+			(*bad)++;
+			if (split) {
+				r->pos = split;
+				r->line++;
+			} else if (skip_line(r, err, errlen) < 0) {
+				return -1;
+			}
+			continue;
+		}
+	}
+}
+
+static const char *rfield(const struct reader *r, unsigned i)
+{
+	return r->out + r->field[i];
+}
 
 int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
 		 struct results_info *info, char *err, size_t errlen)
 {
-	char *fields[MAX_FIELDS], *buf, *line, *next;
-	int map[MAX_FIELDS], nhead = 0, n, i, ret = -1;
-	bool have[RC_COUNT] = { false };
+	struct reader r;
+	int map[FIELDS_MAX], i, c, ret = -1, got;
+	unsigned nhead = 0, line, bad = 0, f;
+	bool have[RC_COUNT] = { false }, any = false;
 	struct results_row row;
-	unsigned lineno = 0;
-	size_t len = 0, used;
+	char why[160];
+	size_t used;
 
 	memset(info, 0, sizeof(*info));
-	buf = slurp(path, &len, err, errlen);
-	if (!buf)
-		return -1;
-	if (len == 0) {
-		snprintf(err, errlen, "'%s' is empty, expected a results file with a header line", path);
+	if (reader_open(&r, path, err, errlen) < 0)
 		goto out;
-	}
-	if (memchr(buf, '\0', len)) {
-		snprintf(err, errlen, "'%s' is binary, expected a CSV results file", path);
-		goto out;
-	}
-	for (line = buf; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		lineno++;
-		line[strcspn(line, "\r")] = '\0';
-		if (!*line)
-			continue;
-		n = split_csv(line, fields, MAX_FIELDS);
+	while ((got = reader_next(&r, &line, errf, &bad, err, errlen)) > 0) {
+		any = true;
 		if (nhead == 0) {
-			for (i = 0; i < n; i++) {
-				map[i] = col_find_or_alias(fields[i]);
-				if (map[i] >= 0)
-					have[map[i]] = true;
+			for (f = 0; f < r.nfields && f < FIELDS_MAX; f++) {
+				map[f] = col_find_or_alias(rfield(&r, f));
+				if (map[f] >= 0)
+					have[map[f]] = true;
 			}
-			if (n < 0 || !have[RC_WORKLOAD] || !have[RC_RATE] || !have[RC_THREADS]) {
+			if (r.nfields > FIELDS_MAX || !have[RC_WORKLOAD] || !have[RC_RATE] ||
+			    !have[RC_THREADS]) {
 				snprintf(err, errlen,
 					 "'%s' line %u: not a results header (needs at least workload, threads, rate columns)",
-					 path, lineno);
+					 path, line);
 				goto out;
 			}
-			nhead = n;
-			continue;
-		}
-		if (n != nhead) {
-			if (n < 0)
-				fprintf(errf, "%s:%u: malformed row (unterminated quote), skipped\n",
-					path, lineno);
-			else
-				fprintf(errf, "%s:%u: malformed row (%d fields, header has %d), skipped\n",
-					path, lineno, n, nhead);
-			info->bad_lines++;
+			nhead = r.want = r.nfields;
 			continue;
 		}
 		results_row_init(&row);
-		for (i = 0; i < n; i++)
-			if (map[i] >= 0 && *fields[i]) {
-				free(row.val[map[i]]);
-				row.val[map[i]] = strdup(fields[i]);
+		for (f = 0; f < nhead; f++)
+			if (map[f] >= 0 && *rfield(&r, f)) {
+				free(row.val[map[f]]);
+				row.val[map[f]] = strdup(rfield(&r, f));
 			}
+		if (results_row_check(&row, why, sizeof(why)) < 0) {
+			fprintf(errf, "%s:%u: %s, row skipped\n", path, line, why);
+			bad++;
+			results_row_clear(&row);
+			continue;
+		}
 		info->rows++;
-		i = cb ? cb(&row, lineno, arg) : 0;
+		c = cb ? cb(&row, line, arg) : 0;
 		results_row_clear(&row);
-		if (i)
+		if (c)
 			break;
 	}
+	info->bad_lines = bad;
+	if (got < 0)
+		goto out;
+	if (!any && bad == 0) {
+		snprintf(err, errlen, "'%s' is empty, expected a results file with a header line", path);
+		goto out;
+	}
 	if (nhead == 0) {
-		snprintf(err, errlen, "'%s' has no header line", path);
+		if (bad)
+			snprintf(err, errlen, "'%s' has no header line, only %u damaged line(s); expected a CSV results file",
+				 path, bad);
+		else
+			snprintf(err, errlen, "'%s' has no header line", path);
 		goto out;
 	}
 	memcpy(info->has, have, sizeof(have));
@@ -538,6 +793,6 @@ int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
 						 "%s%s", used ? " " : "", col_names[i]);
 	ret = 0;
 out:
-	free(buf);
+	reader_close(&r);
 	return ret;
 }

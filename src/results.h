@@ -34,11 +34,16 @@ void results_row_clear(struct results_row *row);
 int results_row_set(struct results_row *row, enum results_col col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *results_row_get(const struct results_row *row, enum results_col col);
-/* The column as a number; NAN when empty or not a number. */
+/* The column as a number; NAN when empty or not a plain decimal number in
+ * the column's range (no sign, hex, inf or nan; no fraction or exponent in
+ * a count column). */
 double results_row_num(const struct results_row *row, enum results_col col);
 /* The column as a whole number 0..MAX, or -1 when it is empty, not a
  * number, fractional or out of that range (files may hold anything). */
 long results_row_count(const struct results_row *row, enum results_col col, long max);
+/* 0 when every numeric column of ROW is empty or valid, else -1 with the
+ * column, the value and the problem in ERR. */
+int results_row_check(const struct results_row *row, char *err, size_t errlen);
 
 /*
  * Fill time, host, CPU model, topology, core and PU counts, and VERSIONS
@@ -62,22 +67,27 @@ int results_check(const char *path, char *err, size_t errlen);
 int results_append(const char *path, const struct results_row *row, char *err,
 		   size_t errlen);
 
-/* Called once per data row with its 1-based line number; non-zero stops. */
+/* Called once per usable data row with the 1-based line number where it
+ * starts (a quoted field may hold newlines); non-zero stops. */
 typedef int (*results_cb)(const struct results_row *row, unsigned line, void *arg);
 
 /* What results_read() found besides the rows. */
 struct results_info {
 	unsigned rows;
-	unsigned bad_lines;        /* malformed lines, each reported to ERRF */
+	unsigned bad_lines;        /* damaged records and unusable rows, each reported to ERRF */
 	char missing[512];         /* schema columns the file does not have */
 	bool has[RC_COUNT];        /* which columns the file has */
 };
 
 /*
- * Read PATH (or "-" for stdin), mapping columns by name so older files and
- * files with extra columns read too.  Each malformed line is reported on
- * ERRF with its number and skipped, never silently.  Returns 0, or -1 with
- * a message in ERR when the file is missing, empty, binary or has no
+ * Read PATH (or "-" for stdin: a file or a pipe), mapping columns by name
+ * so older files and files with extra columns read too.  Records are RFC
+ * 4180 (quoted fields may hold commas, quotes, CR LF and newlines), each at
+ * most 1 MiB and 1024 fields.  Each damaged record (bad quoting, NUL bytes,
+ * too long, wrong field count) and each row with an invalid number is
+ * reported on ERRF with the line where it starts and skipped, never
+ * silently; damage costs that record only.  Returns 0, or -1 with a message
+ * in ERR when the file is missing, not a regular file, empty or has no
  * usable header.
  */
 int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
