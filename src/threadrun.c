@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "datafile.h"
 #include "execute.h"
 #include "sweep.h"
 #include "opt.h"
@@ -275,6 +276,8 @@ int main(int argc, char **argv)
 	struct args a;
 	int ret;
 
+	datafile_stdio_init(PROG);
+	launch_signals_init();
 	ret = parse_args(argc, argv, &a);
 	if (ret)
 		return ret < 0 ? 0 : ret;
