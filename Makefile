@@ -34,7 +34,7 @@ CFLAGS += $(SANFLAGS_$(SAN)) -fno-omit-frame-pointer
 endif
 
 PLACEMENT_SRC := $(wildcard placement/*.c)
-COMMON_SRC    := src/opt.c src/results.c src/runenv.c src/cputrack.c src/launch.c \
+COMMON_SRC    := src/opt.c src/datafile.c src/results.c src/runenv.c src/cputrack.c src/launch.c \
                  src/execute.c src/sweep.c src/monitor.c
 THREADRUN_SRC := src/threadrun.c
 REPORT_SRC    := src/threadreport.c src/dataset.c src/analysis.c

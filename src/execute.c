@@ -5,8 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "datafile.h"
 #include "execute.h"
 #include "monitor.h"
 #include "results.h"
@@ -52,18 +55,18 @@ out:
 	return ret;
 }
 
-/* Default results file: results/runs.csv of the project threadrun was built in. */
-static void default_results(char *buf, size_t len)
+/* Default results file: THREADRUN_RESULTS, else results/runs.csv of the
+ * project threadrun was built in.  Returns the name (BUF or the variable's). */
+static const char *default_results(char *buf, size_t len)
 {
 	char dir[PATH_MAX];
 
-	if (getenv(ENV_RESULTS) && *getenv(ENV_RESULTS)) {
-		snprintf(buf, len, "%s", getenv(ENV_RESULTS));
-		return;
-	}
+	if (getenv(ENV_RESULTS) && *getenv(ENV_RESULTS))
+		return getenv(ENV_RESULTS);
 	if (launch_self_dir(dir, sizeof(dir)) < 0 ||
 	    (size_t)snprintf(buf, len, "%s/../results/runs.csv", dir) >= len)
 		snprintf(buf, len, "results/runs.csv");
+	return buf;
 }
 
 static off_t file_size(const char *path)
@@ -119,35 +122,52 @@ static int append_run_row(const char *results, const char *program, const struct
 int execute_prepare(struct execute *ex, const char *program, const char *results, char *err,
 		    size_t errlen)
 {
-	int st = launch_resolve(program, ex->path, sizeof(ex->path), err, errlen);
+	int st;
 
+	ex->series = -1;
+	st = launch_resolve(program, ex->path, sizeof(ex->path), err, errlen);
 	if (st)
 		return st;
-	if (results)
+	if (!results)
+		results = default_results(ex->results, sizeof(ex->results));
+	if (strlen(results) >= sizeof(ex->results)) {
+		snprintf(err, errlen, "results: '%.32s...' (%zu characters): %s, at most %zu", results,
+			 strlen(results), strerror(ENAMETOOLONG), sizeof(ex->results) - 1);
+		return 2;
+	}
+	if (results != ex->results)
 		snprintf(ex->results, sizeof(ex->results), "%s", results);
-	else
-		default_results(ex->results, sizeof(ex->results));
 	if (results_check(ex->results, err, errlen) < 0)
 		return 2;
 	if (ex->monitor > 0) {
 		snprintf(ex->series_path, sizeof(ex->series_path), "%s.monitor.csv", ex->results);
-		ex->series = fopen(ex->series_path, "a");
-		if (!ex->series) {
-			snprintf(err, errlen, "monitor: cannot write '%s': %s", ex->series_path,
-				 strerror(errno));
+		ex->series = datafile_open("monitor", ex->series_path, O_WRONLY | O_CREAT | O_APPEND,
+					   err, errlen);
+		if (ex->series < 0)
 			return 2;
-		}
-		if (ftell(ex->series) == 0)
-			fputs(monitor_series_header, ex->series);
 	}
 	return 0;
 }
 
 void execute_finish(struct execute *ex)
 {
-	if (ex->series)
-		fclose(ex->series);
-	ex->series = NULL;
+	if (ex->series >= 0)
+		close(ex->series);
+	ex->series = -1;
+}
+
+/* The line that opens a run's samples in the time series. */
+static int series_mark(int fd, unsigned threads, const char *policy, unsigned repeat)
+{
+	char *text;
+	int len, ret;
+
+	len = asprintf(&text, "# run %u threads, %s, repeat %u\n", threads, policy, repeat);
+	if (len < 0)
+		return -1;
+	ret = datafile_append(fd, monitor_series_header, text, (size_t)len);
+	free(text);
+	return ret;
 }
 
 struct monitor_start_arg {
@@ -184,8 +204,9 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 		return -1;
 	}
 	before = file_size(ex->results);
-	if (ex->series)
-		fprintf(ex->series, "# run %u threads, %s, repeat %u\n", plan->nworkers, policy, repeat);
+	if (ex->series >= 0 && series_mark(ex->series, plan->nworkers, policy, repeat) < 0)
+		fprintf(stderr, "threadrun: monitor: cannot write '%s': %s\n", ex->series_path,
+			strerror(errno));
 	if (launch_run(ex->path, argv, plan, ex->output_fd, ex->monitor > 0 ? &hook : NULL, r, err,
 		       errlen) < 0)
 		ret = -1;

@@ -23,7 +23,7 @@ struct execute {
 	int output_fd;          /* the program's stdout and stderr go here; -1: inherited */
 	double monitor;         /* --monitor interval in seconds, 0: off */
 	bool quiet;             /* the monitor prints its warnings only */
-	FILE *series;           /* the monitor's time series, beside the results */
+	int series;             /* the monitor's time series, beside the results; -1 */
 	char series_path[PATH_MAX + 16];
 };
 

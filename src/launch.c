@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,9 +17,18 @@
 #include "launch.h"
 #include "timing.h"
 
-/* Signal state is process-wide by nature: the handler needs the child. */
-static volatile sig_atomic_t child_pid;
-static volatile sig_atomic_t got_signal;
+/* Signal state is process-wide by nature: the handler needs the job.
+ * Atomics, not volatile: the handler may interrupt any thread's reads. */
+static pid_t job_pgid;
+static int got_signal;
+
+/* Every catchable signal whose default ends the process and that comes
+ * from outside: forwarded to the job while one runs (the faults threadrun
+ * itself could cause, SIGSEGV and the like, are left to the watchdog). */
+static const int forwarded[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+	SIGPIPE, SIGIO, SIGPWR, SIGSTKFLT, SIGXCPU, SIGXFSZ,
+};
 
 int launch_self_dir(char *buf, size_t len)
 {
@@ -102,28 +112,127 @@ int launch_resolve(const char *program, char *buf, size_t len, char *err, size_t
 	return best;
 }
 
-static void forward(int sig)
+static bool is_forwarded(int sig)
 {
-	got_signal = sig;
-	if (child_pid > 0)
-		kill((pid_t)child_pid, sig);
+	size_t i;
+
+	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		return true;
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		if (forwarded[i] == sig)
+			return true;
+	return false;
+}
+
+/* While a job runs the signal goes to its whole process group; otherwise
+ * threadrun ends of it as it would have without a handler. */
+static void on_signal(int sig)
+{
+	int saved = errno;
+	pid_t pgid = __atomic_load_n(&job_pgid, __ATOMIC_SEQ_CST);
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+	__atomic_store_n(&got_signal, sig, __ATOMIC_SEQ_CST);
+	if (pgid > 0) {
+		kill(-pgid, sig);
+	} else {
+		sigemptyset(&dfl.sa_mask);
+		sigaction(sig, &dfl, NULL);
+		raise(sig);     /* delivered as the handler returns */
+	}
+	errno = saved;
+}
+
+/* The signals and their dispositions before threadrun took them over: the
+ * program gets them back. */
+static struct sigaction saved_actions[_NSIG];
+
+void launch_signals_init(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	int sig;
+
+	sigemptyset(&sa.sa_mask);
+	for (sig = 1; sig < _NSIG; sig++)
+		if (is_forwarded(sig))
+			sigaction(sig, &sa, &saved_actions[sig]);
+}
+
+/* In the child: the dispositions threadrun found (an ignored SIGINT stays
+ * ignored, as the shell asked). */
+static void restore_signals(const sigset_t *mask)
+{
+	int sig;
+
+	for (sig = 1; sig < _NSIG; sig++)
+		if (is_forwarded(sig))
+			sigaction(sig, saved_actions[sig].sa_handler == on_signal
+					       ? &(struct sigaction){ .sa_handler = SIG_DFL }
+					       : &saved_actions[sig],
+				  NULL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
 }
 
 int launch_interrupted(void)
 {
-	return got_signal;
+	return __atomic_load_n(&got_signal, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * The watchdog: a small process that outlives threadrun by an instant.  It
+ * waits for the end of a pipe only threadrun holds; when that pipe closes,
+ * at the end of the run or because threadrun died, even of SIGKILL, it
+ * kills whatever is left of the job's process group.  PR_SET_PDEATHSIG
+ * covers the program itself; this covers its children (sh -c 'prog').
+ */
+static pid_t start_watchdog(pid_t pgid, int *wfd)
+{
+	int p[2], sig;
+	ssize_t n;
+	char c;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		/* Only async-signal-safe calls here: threadrun may have threads. */
+		close(p[1]);
+		for (sig = 1; sig < _NSIG; sig++)
+			if (is_forwarded(sig))
+				signal(sig, SIG_IGN);
+		while ((n = read(p[0], &c, 1)) < 0 && errno == EINTR)
+			;
+		kill(-pgid, SIGKILL);
+		_exit(0);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return pid;
+}
+
+static void stop_watchdog(pid_t pid, int wfd)
+{
+	if (pid <= 0)
+		return;
+	close(wfd);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int output_fd,
 	       const struct launch_hook *hook, struct launch_result *r, char *err, size_t errlen)
 {
-	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { 0 }, old[3];
 	struct rusage ru;
-	int pipefd[2], child_errno = 0, status = 0, ret = -1;
+	int pipefd[2], child_errno = 0, status = 0, ret = -1, wfd = -1;
+	sigset_t all, old;
+	pid_t pid, parent = getpid(), watchdog = -1;
 	double start;
-	pid_t pid;
-	size_t i;
 
 	memset(r, 0, sizeof(*r));
 	/* The child reports a failed exec through a close-on-exec pipe. */
@@ -132,22 +241,27 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 		r->status = 126;
 		return -1;
 	}
-	got_signal = 0;
-	sa.sa_handler = forward;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < 3; i++)
-		sigaction(forwarded[i], &sa, &old[i]);
+	__atomic_store_n(&got_signal, 0, __ATOMIC_SEQ_CST);
+	/* Signals wait until the job's group exists and is known. */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
 	start = now_s();
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
 		r->status = 126;
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		goto out;
 	}
 	if (pid == 0) {
-		for (i = 0; i < 3; i++)
-			sigaction(forwarded[i], &old[i], NULL);
 		close(pipefd[0]);
+		/* The job is a process group of its own, so that a signal reaches
+		 * every process of it; it dies with threadrun, even of SIGKILL
+		 * (checked after setting: threadrun may be gone already). */
+		setpgid(0, 0);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
+			_exit(127);
+		restore_signals(&old);
 		if (output_fd >= 0 && (dup2(output_fd, 1) < 0 || dup2(output_fd, 2) < 0))
 			child_errno = errno;
 		else if (plan && pl_process_restrict(plan) < 0)
@@ -158,12 +272,18 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 			_exit(127);
 		_exit(child_errno == ENOENT ? 127 : 126);
 	}
-	child_pid = pid;
+	setpgid(pid, pid);
+	__atomic_store_n(&job_pgid, pid, __ATOMIC_SEQ_CST);
+	close(pipefd[1]);
+	pipefd[1] = -1;
+	watchdog = start_watchdog(pid, &wfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (watchdog < 0)
+		fprintf(stderr, "threadrun: warning: no watchdog (%s): the program's children may outlive a killed threadrun\n",
+			strerror(errno));
 	r->pid = pid;
 	if (hook && hook->started)
 		hook->started(pid, hook->arg);
-	close(pipefd[1]);
-	pipefd[1] = -1;
 	while (read(pipefd[0], &child_errno, sizeof(child_errno)) < 0 && errno == EINTR)
 		;
 	while (wait4(pid, &status, 0, &ru) < 0) {
@@ -189,9 +309,9 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 	}
 	ret = 0;
 out:
-	child_pid = 0;
-	for (i = 0; i < 3; i++)
-		sigaction(forwarded[i], &old[i], NULL);
+	/* The program is gone; what it left in its group goes with it. */
+	stop_watchdog(watchdog, wfd);
+	__atomic_store_n(&job_pgid, 0, __ATOMIC_SEQ_CST);
 	close(pipefd[0]);
 	if (pipefd[1] >= 0)
 		close(pipefd[1]);

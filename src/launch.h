@@ -28,18 +28,30 @@ struct launch_result {
 };
 
 /*
- * Run PATH with ARGV, restricted to PLAN's PUs (when bound), forwarding
- * SIGINT, SIGTERM and SIGHUP to it, and wait for it (wait4: its user and
- * system time).  With OUTPUT_FD >= 0 its stdout and stderr go there.  The environment must already be set by the caller.
- * Returns 0 with R filled, or -1 with a message in ERR when the program could
- * not be started at all (R->status says 126 or 127).
+ * Take over every catchable signal that ends a process and comes from
+ * outside (SIGINT, SIGTERM, SIGHUP, SIGUSR1, ... and the real-time ones):
+ * while a job runs it is forwarded to the job's process group, otherwise
+ * threadrun ends of it.  Once, at the start of main, before any thread.
  */
+void launch_signals_init(void);
+
 /* Called in the parent right after the fork (a monitor starts there). */
 struct launch_hook {
 	void (*started)(pid_t pid, void *arg);
 	void *arg;
 };
 
+/*
+ * Run PATH with ARGV, restricted to PLAN's PUs (when bound), and wait for it
+ * (wait4: its user and system time).  The job is a process group of its
+ * own: signals are forwarded to all of it, and it dies with threadrun
+ * however threadrun ends (PR_SET_PDEATHSIG, and a watchdog process that
+ * kills what is left of the group, also when the program ends).  With
+ * OUTPUT_FD >= 0 its stdout and stderr go there.  The environment must
+ * already be set by the caller.  Returns 0 with R filled, or -1 with a
+ * message in ERR when the program could not be started at all (R->status
+ * says 126 or 127).
+ */
 int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int output_fd,
 	       const struct launch_hook *hook, struct launch_result *r, char *err, size_t errlen);
 

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "datafile.h"
 #include "monitor.h"
 #include "timing.h"
 
@@ -46,7 +48,8 @@ struct monitor {
 	pid_t pid;
 	double interval, start, end;
 	const struct pl_plan *plan;
-	FILE *series;
+	int series;             /* the time series file, -1: none */
+	FILE *out;              /* this sample's lines, written whole at its end */
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -65,7 +68,7 @@ struct monitor {
 static int read_stat(struct monitor *m, struct cpu_ticks *t, unsigned long long *ctxt,
 		     unsigned long long *intr)
 {
-	FILE *f = fopen("/proc/stat", "r");
+	FILE *f = fopen("/proc/stat", "re");
 	char line[512];
 	int cpu, n = 0;
 
@@ -95,7 +98,7 @@ static int read_stat(struct monitor *m, struct cpu_ticks *t, unsigned long long 
 /* Per-CPU interrupt counts: the sum of each CPU column of /proc/interrupts. */
 static void read_interrupts(struct monitor *m, unsigned long long *per_cpu)
 {
-	FILE *f = fopen("/proc/interrupts", "r");
+	FILE *f = fopen("/proc/interrupts", "re");
 	char *line = NULL, *p, *end;
 	size_t len = 0;
 	int cpu;
@@ -173,7 +176,7 @@ static void read_status(const char *dir, struct thread_seen *t)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/status", dir);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
@@ -195,7 +198,7 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 
 	snprintf(dir, sizeof(dir), "/proc/%d/task/%d", (int)pid, (int)tid);
 	snprintf(path, sizeof(path), "%s/stat", dir);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return;
 	p = fgets(buf, sizeof(buf), f);
@@ -244,8 +247,8 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 	if (cpu >= 0 && cpu < MAX_CPUS)
 		t->seen[cpu / 64] |= 1ull << (cpu % 64);
 	t->last_cpu = cpu;
-	if (m->series)
-		fprintf(m->series, "%.3f,thread,%d,%s,%d,%d,,,,,,,%.2f,%.2f,%lu,%lu\n", now, (int)tid,
+	if (m->out)
+		fprintf(m->out, "%.3f,thread,%d,%s,%d,%d,,,,,,,%.2f,%.2f,%lu,%lu\n", now, (int)tid,
 			t->name, cpu, t->planned, t->utime, t->stime, t->vcsw, t->ivcsw);
 }
 
@@ -258,7 +261,7 @@ static void sample_process(struct monitor *m, pid_t pid, double now, int depth)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
+	d = opendir(path);  /* O_CLOEXEC already */
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
@@ -270,7 +273,7 @@ static void sample_process(struct monitor *m, pid_t pid, double now, int depth)
 		if (depth > 16)
 			continue;
 		snprintf(buf, sizeof(buf), "/proc/%d/task/%d/children", (int)pid, (int)tid);
-		f = fopen(buf, "r");
+		f = fopen(buf, "re");
 		if (!f)
 			continue;
 		p = fgets(buf, sizeof(buf), f);
@@ -292,11 +295,15 @@ static void sample(struct monitor *m)
 	struct cpu_ticks now_t[MAX_CPUS];
 	unsigned long long intr_now[MAX_CPUS], ctxt = 0, intr = 0;
 	double now = now_s() - m->start;
+	char *text = NULL;
+	size_t len = 0;
 	int c;
 
+	if (m->series >= 0)
+		m->out = open_memstream(&text, &len);
 	if (read_stat(m, now_t, &ctxt, &intr) == 0) {
 		read_interrupts(m, intr_now);
-		for (c = 0; m->series && c < m->ncpus; c++) {
+		for (c = 0; m->out && c < m->ncpus; c++) {
 			const struct cpu_ticks *a = &m->last[c], *b = &now_t[c];
 			double tot = (double)((b->usr + b->nice + b->sys + b->idle + b->iowait + b->irq +
 					       b->softirq + b->steal) -
@@ -305,7 +312,7 @@ static void sample(struct monitor *m)
 
 			if (tot <= 0)
 				tot = 1;
-			fprintf(m->series, "%.3f,cpu,%d,,%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%llu,,,,\n", now, c,
+			fprintf(m->out, "%.3f,cpu,%d,,%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%llu,,,,\n", now, c,
 				c, -1, 100.0 * (double)(b->usr + b->nice - a->usr - a->nice) / tot,
 				100.0 * (double)(b->sys - a->sys) / tot,
 				100.0 * (double)(b->irq + b->softirq - a->irq - a->softirq) / tot,
@@ -319,6 +326,14 @@ static void sample(struct monitor *m)
 	}
 	sample_process(m, m->pid, now, 0);
 	m->samples++;
+	if (m->out) {
+		/* One sample, whole, under the file's lock: concurrent runs on one
+		 * file interleave samples, never lines. */
+		if (fclose(m->out) == 0 && len)
+			datafile_append(m->series, monitor_series_header, text, len);
+		m->out = NULL;
+		free(text);
+	}
 }
 
 static void *sampler(void *arg)
@@ -357,10 +372,12 @@ static void *sampler(void *arg)
 }
 
 struct monitor *monitor_start(pid_t pid, double interval, const struct pl_plan *plan,
-			      FILE *series, char *err, size_t errlen)
+			      int series, char *err, size_t errlen)
 {
 	struct monitor *m = calloc(1, sizeof(*m));
 	unsigned long long ctxt = 0, intr = 0;
+	sigset_t all, old;
+	int rc;
 
 	if (!m) {
 		snprintf(err, errlen, "monitor: out of memory");
@@ -385,7 +402,13 @@ struct monitor *monitor_start(pid_t pid, double interval, const struct pl_plan *
 	m->start = now_s();
 	pthread_mutex_init(&m->mu, NULL);
 	pthread_cond_init(&m->cv, NULL);
-	if (pthread_create(&m->thread, NULL, sampler, m) != 0) {
+	/* Signals are threadrun's main thread's business: the sampler starts
+	 * with all of them blocked. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&m->thread, NULL, sampler, m);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
 		snprintf(err, errlen, "monitor: cannot start the sampler thread; running without it");
 		free(m);
 		return NULL;
@@ -414,8 +437,6 @@ void monitor_stop(struct monitor *m)
 		m->intr_total = intr;
 		read_interrupts(m, m->intr);
 	}
-	if (m->series)
-		fflush(m->series);
 }
 
 static bool planned_pu(const struct pl_plan *plan, int cpu)

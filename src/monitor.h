@@ -31,12 +31,13 @@ struct monitor_summary {
 };
 
 /*
- * Start sampling PID every INTERVAL seconds.  SERIES, when not NULL, gets
- * the time series (results/README.md).  Returns NULL with a message in ERR
+ * Start sampling PID every INTERVAL seconds.  SERIES, when not -1, is the
+ * descriptor of the time series file (results/README.md): each sample is
+ * appended whole under its lock.  Returns NULL with a message in ERR
  * when /proc cannot be read (the caller runs on without a monitor).
  */
 struct monitor *monitor_start(pid_t pid, double interval, const struct pl_plan *plan,
-			      FILE *series, char *err, size_t errlen);
+			      int series, char *err, size_t errlen);
 
 /* Take the last sample and stop the sampler; PID has been waited for. */
 void monitor_stop(struct monitor *m);

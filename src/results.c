@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -15,6 +16,8 @@
 #include <unistd.h>
 
 #include "placement.h"
+
+#include "datafile.h"
 
 #include "results.h"
 
@@ -206,7 +209,7 @@ int results_row_check(const struct results_row *row, char *err, size_t errlen)
 
 static void cpu_model(char *buf, size_t len)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
+	FILE *f = fopen("/proc/cpuinfo", "re");
 	char line[512], *colon;
 
 	snprintf(buf, len, "unknown");
@@ -336,27 +339,26 @@ int results_check(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "results: '' is not a file name");
 		goto out;
 	}
+	if (strlen(path) >= PATH_MAX) {
+		snprintf(err, errlen, "results: '%.32s...' (%zu characters): %s, at most %d", path,
+			 strlen(path), strerror(ENAMETOOLONG), PATH_MAX - 1);
+		goto out;
+	}
 	dir = dirname(copy);
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "results: directory '%s' of '%s' does not exist", dir, path);
 		goto out;
 	}
-	if (stat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode)) {
-			snprintf(err, errlen, "results: '%s' is not a regular file, give a file", path);
-			goto out;
-		}
-		fd = open(path, O_RDWR | O_APPEND);
-		if (fd < 0) {
-			snprintf(err, errlen, "results: cannot write '%s': %s", path, strerror(errno));
-			goto out;
-		}
-		if (st.st_size > 0 && header_matches(fd, header) != 1) {
+	fd = datafile_open("results", path, O_RDWR | O_APPEND, err, errlen);
+	if (fd >= 0) {
+		if (fstat(fd, &st) == 0 && st.st_size > 0 && header_matches(fd, header) != 1) {
 			snprintf(err, errlen,
 				 "results: '%s' is not a threadrun results file of this version (header differs); give a new file",
 				 path);
 			goto out;
 		}
+	} else if (errno != ENOENT) {
+		goto out;
 	} else if (access(dir, W_OK) < 0) {
 		snprintf(err, errlen, "results: cannot create '%s' in '%s': %s", path, dir,
 			 strerror(errno));
@@ -371,25 +373,6 @@ out:
 	return ret;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = ENOSPC;
-			return -1;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int results_append(const char *path, const struct results_row *row, char *err,
 		   size_t errlen)
 {
@@ -398,20 +381,28 @@ int results_append(const char *path, const struct results_row *row, char *err,
 	struct stat st;
 	char last;
 	int fd = -1, ret = -1, saved;
+	bool blocked = false;
 
 	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
 	if (!header || !line) {
 		snprintf(err, errlen, "results: out of memory");
 		goto out;
 	}
-	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "results: cannot open '%s': %s", path, strerror(errno));
+	fd = datafile_open("results", path, O_RDWR | O_CREAT | O_APPEND, err, errlen);
+	if (fd < 0)
+		goto out;
+	/* Wait for the lock with signals deliverable: Ctrl-C must end a wait
+	 * on someone else's lock.  A handler that returns interrupts the wait. */
+	if (flock(fd, LOCK_EX) < 0) {
+		snprintf(err, errlen, "results: %s while waiting for the lock on '%s'",
+			 errno == EINTR ? "interrupted" : strerror(errno), path);
 		goto out;
 	}
-	if (flock(fd, LOCK_EX) < 0 || fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "results: cannot lock '%s': %s", path, strerror(errno));
+	/* Held off from here to the end: the row goes in whole or not at all. */
+	sigprocmask(SIG_BLOCK, &all, &old);
+	blocked = true;
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "results: cannot read '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	if (st.st_size > 0 && header_matches(fd, header) != 1) {
@@ -428,10 +419,10 @@ int results_append(const char *path, const struct results_row *row, char *err,
 		text = NULL;
 		goto out;
 	}
-	if (write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
+	if (datafile_write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
 		saved = errno;
-		/* Cut back a part-written row; a device (no size) has nothing to cut. */
-		if (ftruncate(fd, st.st_size) < 0 && S_ISREG(st.st_mode))
+		/* Cut back a part-written row. */
+		if (ftruncate(fd, st.st_size) < 0)
 			snprintf(err, errlen, "results: cannot append to '%s': %s, and cutting back failed: %s",
 				 path, strerror(saved), strerror(errno));
 		else
@@ -443,7 +434,8 @@ int results_append(const char *path, const struct results_row *row, char *err,
 out:
 	if (fd >= 0)
 		close(fd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (blocked)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	free(header);
 	free(line);
 	free(text);

@@ -2,11 +2,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "datafile.h"
 #include "execute.h"
 #include "opt.h"
 #include "results.h"
@@ -219,16 +222,48 @@ static int check_plans(pl_topology_t topo, const struct sweep_opts *o)
 	return 0;
 }
 
-static int open_log(const char *results, char *path, size_t len)
+/* FILE.log, FILE.lock: the files a sweep keeps beside the results. */
+static int open_beside(const char *results, const char *suffix, char **path)
 {
+	char err[PATH_MAX + 256];
 	int fd;
 
-	if ((size_t)snprintf(path, len, "%s.log", results) >= len)
+	if (asprintf(path, "%s%s", results, suffix) < 0) {
+		*path = NULL;
+		msg_error(PROG, "out of memory");
 		return -1;
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	}
+	fd = datafile_open(suffix + 1, *path, O_RDWR | O_CREAT | O_APPEND, err, sizeof(err));
 	if (fd < 0)
-		msg_error(PROG, "sweep: cannot write the log '%s': %s", path, strerror(errno));
+		msg_error(PROG, "sweep: %s", err);
 	return fd;
+}
+
+/*
+ * A live sweep's claim on the combination it is measuring: a write lock
+ * (an open file description lock, gone with the process however it dies)
+ * on one byte of FILE.lock, at an offset hashed from what --resume calls
+ * one combination (workload, threads, policy, repeat).  1 claimed, 0 held
+ * by another live process, -1 error.  RELEASE drops a claim.
+ */
+static int claim(int fd, const char *workload, unsigned threads, const char *policy,
+		 unsigned repeat, bool release)
+{
+	struct flock fl = { .l_type = release ? F_UNLCK : F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	uint64_t h = 14695981039346656037ull;   /* FNV-1a */
+	char num[64];
+	const char *parts[] = { workload, num, policy };
+	size_t i, k;
+
+	snprintf(num, sizeof(num), "%u/%u", threads, repeat);
+	for (k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
+		for (i = 0; i <= strlen(parts[k]); i++)
+			h = (h ^ (unsigned char)parts[k][i]) * 1099511628211ull;
+	/* 2^40 bytes of offsets: far within every file system's limits. */
+	fl.l_start = (off_t)(h & ((1ull << 40) - 1));
+	if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
+		return 1;
+	return errno == EAGAIN || errno == EACCES ? 0 : -1;
 }
 
 int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
@@ -239,10 +274,10 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 	struct done done = { 0 };
 	struct results_info info;
 	struct launch_result r;
-	char err[PATH_MAX + 256], log[PATH_MAX + 8], name[256];
+	char err[PATH_MAX + 256], name[256], *log = NULL, *lockpath = NULL;
 	const char *base = strrchr(o->argv[0], '/') ? strrchr(o->argv[0], '/') + 1 : o->argv[0];
-	unsigned rep, failed = 0, skipped = 0;
-	int i, j, ret = 2, st;
+	unsigned rep, failed = 0, skipped = 0, busy = 0;
+	int i, j, ret = 2, st, lockfd = -1, claimed;
 	struct pl_plan *plan = NULL;
 	double t0;
 
@@ -261,11 +296,12 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 		execute_finish(&ex);
 		return 2;
 	}
-	ex.output_fd = open_log(ex.results, log, sizeof(log));
-	if (ex.output_fd < 0) {
-		execute_finish(&ex);
-		return 2;
-	}
+	ex.output_fd = open_beside(ex.results, ".log", &log);
+	if (ex.output_fd < 0)
+		goto out;
+	lockfd = open_beside(ex.results, ".lock", &lockpath);
+	if (lockfd < 0)
+		goto out;
 	pg.total = (unsigned)(o->ncounts * o->npolicies) * o->repeat;
 	ret = 0;
 	for (rep = 0; rep < o->repeat; rep++)
@@ -275,6 +311,13 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 				pl_policy_name(&o->policies[i], name, sizeof(name));
 				if (is_done(&done, o->counts[j], name, rep)) {
 					skipped++;
+					continue;
+				}
+				/* --resume never measures what a live sweep is measuring;
+				 * a plain sweep was asked for every run and makes it. */
+				claimed = claim(lockfd, base, o->counts[j], name, rep, false);
+				if (claimed == 0 && o->resume) {
+					busy++;
 					continue;
 				}
 				if (pl_plan_compute(topo, &o->policies[i], o->counts[j],
@@ -292,6 +335,8 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 				pg.ran++;
 				pl_plan_destroy(plan);
 				plan = NULL;
+				if (claimed == 1)
+					claim(lockfd, base, o->counts[j], name, rep, true);
 				if (launch_interrupted()) {
 					fprintf(stderr, "%s%s: sweep interrupted during run %u of %u; every finished row is in %s.\n"
 						"%s: resume with the same command and --resume\n",
@@ -314,14 +359,22 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 
 		clock_text(now_s() - pg.start, el, sizeof(el));
 		fprintf(stderr, "%s%s: sweep done: %u runs, %u failed, %u skipped (already in %s); %s; rows in %s, output in %s\n",
-			pg.tty ? "\n" : "", PROG, pg.total - skipped, failed, skipped, ex.results, el,
-			ex.results, log);
+			pg.tty ? "\n" : "", PROG, pg.total - skipped - busy, failed, skipped, ex.results,
+			el, ex.results, log);
 	}
-	ret = failed ? 1 : 0;
+	if (busy)
+		fprintf(stderr, "%s: sweep: %u run(s) not made: another live sweep was measuring them; --resume again once it ends\n",
+			PROG, busy);
+	ret = failed || busy ? 1 : 0;
 out:
 	pl_plan_destroy(plan);
 	execute_finish(&ex);
-	close(ex.output_fd);
+	if (ex.output_fd >= 0)
+		close(ex.output_fd);
+	if (lockfd >= 0)
+		close(lockfd);
+	free(log);
+	free(lockpath);
 	free(done.runs);
 	return ret;
 }

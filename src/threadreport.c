@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datafile.h"
 #include "dataset.h"
 #include "opt.h"
 
@@ -576,6 +577,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c, ret = 2;
 
+	datafile_stdio_init(PROG);
 	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), 0) < 0)
 		return 1;
 	while ((c = opt_next(&p, argc, argv, &arg)) != OPT_END) {

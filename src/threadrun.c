@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "datafile.h"
 #include "execute.h"
 #include "sweep.h"
 #include "opt.h"
@@ -54,7 +55,12 @@ static const char help_after[] =
 	"\n"
 	"A sweep runs PROGRAM once per (thread count, policy, repeat), appends each\n"
 	"run's rows as it ends and its output to FILE.log; Ctrl-C keeps every\n"
-	"finished row and --resume carries on where it stopped.\n"
+	"finished row and --resume carries on where it stopped (skipping what a\n"
+	"live sweep on FILE is measuring).\n"
+	"\n"
+	"PROGRAM runs in a process group of its own: signals threadrun gets are\n"
+	"passed to all of it, and it and its children end when threadrun ends,\n"
+	"however threadrun ends.  It cannot read the terminal.\n"
 	"\n"
 	"Exit status: the program's; 2 usage error; 126 cannot run it; 127 not found;\n"
 	"128+N when it died of signal N.\n";
@@ -275,6 +281,8 @@ int main(int argc, char **argv)
 	struct args a;
 	int ret;
 
+	datafile_stdio_init(PROG);
+	launch_signals_init();
 	ret = parse_args(argc, argv, &a);
 	if (ret)
 		return ret < 0 ? 0 : ret;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "datafile.h"
 #include "opt.h"
 #include "report.h"
 #include "results.h"
@@ -390,6 +391,7 @@ int main(int argc, char **argv)
 	char err[512], impl[256];
 	int ret;
 
+	datafile_stdio_init(PROG);
 	ret = parse_args(argc, argv, &o);
 	if (ret) {
 		free(o.sizes);

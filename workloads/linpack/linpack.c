@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cputrack.h"
+#include "datafile.h"
 #include "gemm.h"
 #include "lu.h"
 #include "opt.h"
@@ -373,6 +374,7 @@ int main(int argc, char **argv)
 	unsigned i;
 	int ret;
 
+	datafile_stdio_init(PROG);
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 0 : ret;

@@ -1,0 +1,98 @@
+# Nothing outlives threadrun: the program and its children die with it,
+# whatever kills it (SIGKILL, a signal it does not expect); a signal reaches
+# every process of the job; waiting for another process's lock on the
+# results file does not hold off Ctrl-C; --resume does not measure what a
+# live sweep is measuring.
+set -o pipefail
+. "$(dirname "$0")/tap.bash"
+
+# alive PID: running (a zombie nobody reaped yet does not count).
+alive() { [ -r "/proc/$1/stat" ] && ! awk '{ exit $3 != "Z" }' "/proc/$1/stat" 2>/dev/null; }
+# gone PID...: every PID ends within 5 s.
+gone() {
+	local p i
+	for p; do
+		for i in $(seq 50); do alive "$p" || break; sleep 0.1; done
+		alive "$p" && return 1
+	done
+	return 0
+}
+# pids FILE...: wait until each file holds a pid, print them.
+pids() {
+	local f i
+	for f; do
+		for i in $(seq 100); do [ -s "$f" ] && break; sleep 0.05; done
+		cat "$f"
+	done
+}
+# A job of two processes: sh and a grandchild under it.
+job='echo $$ >"$0.sh"; sleep 30 & echo $! >"$0.grand"; wait'
+
+threadrun -q -o "$tmp/k.csv" 1 sh -c "$job" "$tmp/k" &
+tr=$!
+set -- $(pids "$tmp/k.sh" "$tmp/k.grand")
+kill -KILL $tr
+wait $tr 2>/dev/null
+check "kill -9 of threadrun: its program dies too" gone "$1"
+check "kill -9 of threadrun: the program's child (sh -c) dies too" gone "$2"
+kill "$1" "$2" 2>/dev/null
+
+threadrun -q -o "$tmp/u.csv" 1 sh -c "$job" "$tmp/u" &
+tr=$!
+set -- $(pids "$tmp/u.sh" "$tmp/u.grand")
+kill -USR1 $tr
+wait $tr
+st=$?
+check "SIGUSR1: forwarded, threadrun ends with the program's 138 (got $st)" [ $st -eq 138 ]
+check "SIGUSR1: no process of the job is left" gone "$1" "$2"
+kill "$1" "$2" 2>/dev/null
+
+# SIGTERM reaches the grandchild itself (it says so), not only sh.
+threadrun -q -o "$tmp/t.csv" 1 sh -c \
+	'trap "wait" TERM; sh -c "trap \"echo got >\\\"\$0.term\\\"; exit 0\" TERM; echo \$\$ >\"\$0.grand\"; sleep 5 & wait" "$0" & wait' \
+	"$tmp/t" &
+tr=$!
+pids "$tmp/t.grand" >/dev/null
+kill -TERM $tr
+wait $tr
+check "SIGTERM reaches every process of sh -c" grep -qx got "$tmp/t.term"
+
+# What the program leaves running ends with the run.
+threadrun -q -o "$tmp/b.csv" 1 sh -c 'sleep 30 & echo $! >"$0.grand"' "$tmp/b"
+check "a background process the program left ends with the run" gone "$(pids "$tmp/b.grand")"
+
+# SIGINT while another process holds the results file's lock.
+f=$tmp/lock.csv
+flock "$f" sleep 30 &
+holder=$!
+sleep 0.3
+threadrun -q -o "$f" 1 true &
+tr=$!
+sleep 1
+kill -INT $tr
+gone $tr
+check "SIGINT while waiting for the results lock ends threadrun promptly" bash -c "! kill -0 $tr 2>/dev/null"
+kill -KILL $tr 2>/dev/null
+wait $tr
+st=$?
+check "... with 130 (got $st)" [ $st -eq 130 ]
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
+check "... and no row was half written" bash -c "[ ! -s '$f' ]"
+
+# --resume beside a live sweep skips the combination it is measuring.
+r=$tmp/live.csv
+threadrun -q --sweep 1,2 -o "$r" -- sh -c 'echo "$THREADRUN_THREADS" >>"$0"; sleep 1.5' "$tmp/marks" &
+live=$!
+for i in $(seq 100); do [ -s "$tmp/marks" ] && break; sleep 0.05; done
+threadrun -q --sweep 1,2 --resume -o "$r" -- sh -c 'echo "$THREADRUN_THREADS" >>"$0"; sleep 1.5' "$tmp/marks" \
+	2>"$tmp/err"
+st=$?
+wait $live
+check "--resume beside a live sweep: 1 thread, which it is measuring, is run once" \
+	[ "$(grep -cx 1 "$tmp/marks")" -eq 1 ]
+check "--resume says what it left to the live sweep and exits 1 (got $st)" bash -c \
+	"[ $st -eq 1 ] && grep -q 'another live sweep was measuring them' '$tmp/err'"
+threadrun -q --sweep 1,2 --resume -o "$r" -- sh -c 'echo "$THREADRUN_THREADS" >>"$0"' "$tmp/marks" 2>"$tmp/err"
+check "a later --resume has nothing left to do (exit $?)" bash -c \
+	"[ \$(wc -l <'$tmp/marks') -eq 3 ]"
