@@ -83,13 +83,18 @@ static void catch_stop_signals(void)
 {
 	/* SA_RESTART: a module's system calls are not cut short; the flag is
 	 * polled. */
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART }, old;
 	size_t i;
 	int s;
 
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		/* Under nohup, a hangup is no ending. */
+		if (stop_signals[i] == SIGHUP && sigaction(SIGHUP, NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;
 		sigaction(stop_signals[i], &sa, NULL);
+	}
 	for (s = SIGRTMIN; s <= SIGRTMAX; s++)
 		sigaction(s, &sa, NULL);
 }
