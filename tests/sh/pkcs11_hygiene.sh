@@ -192,7 +192,7 @@ else
 		--module "$mods/fake.so" --slot 0 -a sha256 -s 64 -d 0.05 --pin-file "$pinf" >/dev/null 2>"$tmp/err"
 	st=$?
 	check "unreadable PIN file: exit 2 (got $st), named, C_Login never called" bash -c \
-		"[ $st -eq 2 ] && grep -q \"pin-file: cannot open '$pinf': Permission denied\" '$tmp/err' && [ ! -s '$FAKE_P11_LOGINS.nobody' ]"
+		"[ $st -eq 2 ] && grep -q \"pin-file: cannot read '$pinf': Permission denied\" '$tmp/err' && [ ! -s '$FAKE_P11_LOGINS.nobody' ]"
 fi
 
 export T2ACCEL_PIN=$big

@@ -209,7 +209,7 @@ static int read_pin_file(const char *path, bool insecure, char *pin, size_t *len
 
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "pin-file: cannot open '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "pin-file: cannot read '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) < 0) {
@@ -503,11 +503,13 @@ int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errl
 		snprintf(err, errlen, "--pin-file goes with --slot or --token-label (a temporary token has its own PIN)");
 		return BE_USAGE;
 	}
-	/* The PIN is checked before the module runs any code. */
-	if (existing && read_pin(o, pin, &pinlen, err, errlen) < 0)
-		return BE_USAGE;
 	if ((ret = load_module(p, path, err, errlen)) != BE_OK)
 		goto fail;
+	/* The PIN is checked before the module is initialised. */
+	if (existing && read_pin(o, pin, &pinlen, err, errlen) < 0) {
+		ret = BE_USAGE;
+		goto fail;
+	}
 	if (!existing && (ret = p11_home_make(&p->home, err, errlen)) != BE_OK)
 		goto fail;
 	/* Without CKF_OS_LOCKING_OK, SoftHSM2 turns its own locking off and
