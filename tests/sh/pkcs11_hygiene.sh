@@ -201,18 +201,24 @@ export T2ACCEL_PIN=
 run_fake 2 "T2ACCEL_PIN is empty" "empty T2ACCEL_PIN"
 unset T2ACCEL_PIN
 
-# T2ACCEL_PIN leaves the environment once read, /proc/PID/environ included.
-rm -f "$FAKE_P11_LOGINS"
-T2ACCEL_PIN=1234 t2accel -q -b pkcs11 --module "$mods/fake.so" --slot 0 -a sha256 -s 64 -d 10 \
-	>/dev/null 2>"$tmp/err" &
-pid=$!
-for i in $(seq 100); do [ "$(logins)" -gt 0 ] && break; sleep 0.1; done
-cp "/proc/$pid/environ" "$tmp/environ" 2>/dev/null
-kill -TERM $pid
-wait $pid
-check "the run logged in with T2ACCEL_PIN" [ "$(logins)" -eq 1 ]
-check "T2ACCEL_PIN is gone from the running program's environment (/proc/PID/environ)" bash -c \
-	'[ -s "$1" ] && ! grep -qa T2ACCEL_PIN "$1"' _ "$tmp/environ"
+# T2ACCEL_PIN leaves the environment once read, /proc/PID/environ
+# included; and when the PIN comes from a file instead, all the same.
+newpin '1234'
+for how in T2ACCEL_PIN --pin-file; do
+	rm -f "$FAKE_P11_LOGINS" "$tmp/environ"
+	args=()
+	[ $how = --pin-file ] && args=(--pin-file "$pinf")
+	T2ACCEL_PIN=1234 t2accel -q -b pkcs11 --module "$mods/fake.so" --slot 0 -a sha256 -s 64 -d 10 \
+		"${args[@]}" >/dev/null 2>"$tmp/err" &
+	pid=$!
+	for i in $(seq 100); do [ "$(logins)" -gt 0 ] && break; sleep 0.1; done
+	cp "/proc/$pid/environ" "$tmp/environ" 2>/dev/null
+	kill -TERM $pid
+	wait $pid
+	check "PIN from $how: the run logged in" [ "$(logins)" -eq 1 ]
+	check "PIN from $how: T2ACCEL_PIN is gone from the running program's environment (/proc/PID/environ)" \
+		bash -c '[ -s "$1" ] && ! grep -qa T2ACCEL_PIN "$1"' _ "$tmp/environ"
+done
 rm -f "$tmp/environ"
 
 # Modules: code we run, so only its owner may change it, nor a FIFO.

@@ -262,9 +262,9 @@ out:
 	return ret;
 }
 
-/* T2ACCEL_PIN, then out of the environment: environ loses every entry of
- * that name, and their bytes are cleared, since /proc/PID/environ shows the
- * strings the process started with. */
+/* T2ACCEL_PIN into PIN (unless PIN is NULL), then out of the environment:
+ * environ loses every entry of that name, and their bytes are cleared,
+ * since /proc/PID/environ shows the strings the process started with. */
 static int take_env_pin(char *pin, size_t *len, char *err, size_t errlen)
 {
 	static const char name[] = "T2ACCEL_PIN=";
@@ -278,33 +278,40 @@ static int take_env_pin(char *pin, size_t *len, char *err, size_t errlen)
 			*w++ = *r;
 			continue;
 		}
-		if (!found) {
+		if (!found && pin) {
 			size_t n = strlen(*r + nl);
 
-			found = true;
 			ret = pin_ok(NULL, *r + nl, n, err, errlen);
 			if (!ret) {
 				memcpy(pin, *r + nl, n);
 				*len = n;
 			}
 		}
+		found = true;
 		explicit_bzero(*r, strlen(*r));
 	}
 	*w = NULL;
-	if (!found) {
+	if (!found && pin) {
 		snprintf(err, errlen, "PIN: an existing token needs its user PIN in T2ACCEL_PIN or --pin-file FILE");
 		return -1;
 	}
 	return ret;
 }
 
-/* The user PIN of an existing token: --pin-file, else T2ACCEL_PIN.  Never
- * from the command line, never printed. */
-static int read_pin(const struct backend_opts *o, char *pin, size_t *len, char *err, size_t errlen)
+/* The user PIN of an existing token (EXISTING): --pin-file, else
+ * T2ACCEL_PIN.  Never from the command line, never printed; T2ACCEL_PIN
+ * leaves the environment whether it is the PIN or not. */
+static int read_pin(const struct backend_opts *o, bool existing, char *pin, size_t *len, char *err,
+		    size_t errlen)
 {
-	if (o->pin_file)
-		return read_pin_file(o->pin_file, o->insecure_files, pin, len, err, errlen);
-	return take_env_pin(pin, len, err, errlen);
+	int ret = 0;
+
+	if (existing && !o->pin_file)
+		return take_env_pin(pin, len, err, errlen);
+	if (existing)
+		ret = read_pin_file(o->pin_file, o->insecure_files, pin, len, err, errlen);
+	take_env_pin(NULL, NULL, NULL, 0);
+	return ret;
 }
 
 /* Whether the token in slot P->slot takes a PIN of LEN bytes, when it says
@@ -506,7 +513,7 @@ int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errl
 	if ((ret = load_module(p, path, err, errlen)) != BE_OK)
 		goto fail;
 	/* The PIN is checked before the module is initialised. */
-	if (existing && read_pin(o, pin, &pinlen, err, errlen) < 0) {
+	if (read_pin(o, existing, pin, &pinlen, err, errlen) < 0) {
 		ret = BE_USAGE;
 		goto fail;
 	}

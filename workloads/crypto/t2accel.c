@@ -446,6 +446,7 @@ int main(int argc, char **argv)
 	}
 	if (interrupted) {
 		ret = 128 + interrupted;
+		msg_error(PROG, "interrupted by signal %d before the first measurement", ret - 128);
 		goto out;
 	}
 	o.be->describe(bectx, impl, sizeof(impl));
