@@ -175,8 +175,10 @@ newpin '1234'
 chmod 000 "$pinf"
 asuser=()
 if [ "$(id -u)" -eq 0 ]; then
-	if command -v setpriv >/dev/null && setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null; then
-		asuser=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+	asuser=(setpriv --reuid=nobody --regid="$(id -g nobody 2>/dev/null)" --clear-groups)
+	# nobody must be able to run the program and read the module here.
+	if command -v setpriv >/dev/null && "${asuser[@]}" "$(command -v t2accel)" --help >/dev/null 2>&1 &&
+	   "${asuser[@]}" test -r "$mods/fake.so" 2>/dev/null; then
 		chown nobody "$pinf"
 		touch "$FAKE_P11_LOGINS.nobody"
 		chown nobody "$FAKE_P11_LOGINS.nobody"
@@ -185,7 +187,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	fi
 fi
 if [ "${asuser[0]:-}" = skip ]; then
-	ok "unreadable PIN file # SKIP root reads mode-000 files and setpriv cannot drop to nobody here"
+	ok "unreadable PIN file # SKIP root reads mode-000 files, and nobody cannot run t2accel here (setpriv)"
 else
 	: >"$FAKE_P11_LOGINS.nobody"
 	FAKE_P11_LOGINS=$FAKE_P11_LOGINS.nobody timeout 20 "${asuser[@]}" "$(command -v t2accel)" -q -b pkcs11 \
