@@ -13,12 +13,17 @@
  *   wrong:N      the N-th C_Digest and every one after it return CKR_OK
  *                with one bit of the digest flipped (a token that lies)
  *   wrong-after:S  the same for every C_Digest from S seconds on
+ * The token takes PINs of 4..8 bytes.  With FAKE_P11_LOGINS=FILE, every
+ * C_Login call appends one line "C_Login" to FILE (never the PIN), so a test
+ * can prove a refused PIN never reached the token.
  * Everything else answers CKR_FUNCTION_NOT_SUPPORTED.
  */
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 #include <p11-kit/pkcs11.h>
@@ -86,6 +91,8 @@ static CK_RV fake_get_token_info(CK_SLOT_ID slot, CK_TOKEN_INFO_PTR ti)
 	pad(ti->manufacturerID, sizeof(ti->manufacturerID), "threadrun tests");
 	pad(ti->model, sizeof(ti->model), "fake");
 	pad(ti->serialNumber, sizeof(ti->serialNumber), "1");
+	ti->ulMinPinLen = 4;
+	ti->ulMaxPinLen = 8;
 	ti->flags = CKF_TOKEN_INITIALIZED | CKF_USER_PIN_INITIALIZED | CKF_LOGIN_REQUIRED;
 	return CKR_OK;
 }
@@ -132,8 +139,16 @@ static CK_RV fake_close_all(CK_SLOT_ID slot)
 
 static CK_RV fake_login(CK_SESSION_HANDLE s, CK_USER_TYPE type, CK_UTF8CHAR_PTR pin, CK_ULONG len)
 {
+	const char *log = getenv("FAKE_P11_LOGINS");
+	int fd;
+
 	(void)s;
 	(void)type;
+	if (log && (fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) >= 0) {
+		if (write(fd, "C_Login\n", 8) != 8)
+			abort();
+		close(fd);
+	}
 	if (!strcmp(fail_mode(), "login"))
 		return CKR_DEVICE_ERROR;
 	return len == 4 && !memcmp(pin, "1234", 4) ? CKR_OK : CKR_PIN_INCORRECT;

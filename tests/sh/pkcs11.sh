@@ -47,7 +47,7 @@ softhsm2-util --init-token --free --label mytoken --so-pin 87654321 --pin 246813
 slot=$(softhsm2-util --show-slots 2>/dev/null | awk '/^Slot [0-9]+/ {s = $2} /Label: *mytoken/ {print s; exit}')
 T2ACCEL_PIN=24681357 t2accel -q -b pkcs11 --token-label mytoken -a sha256 -s 64 -d 0.1 >/dev/null 2>"$tmp/err"
 check "existing token by label, PIN from T2ACCEL_PIN: exit 0 ($?)" [ $? -eq 0 ]
-echo 24681357 >"$tmp/pin"
+(umask 077 && echo 24681357 >"$tmp/pin")
 t2accel -q -b pkcs11 --slot "$slot" --pin-file "$tmp/pin" -a aes -s 64 -d 0.1 >/dev/null 2>"$tmp/err"
 check "existing token by slot $slot, PIN from --pin-file: exit 0 ($?)" [ $? -eq 0 ]
 T2ACCEL_PIN=11112222 t2accel -q -b pkcs11 --token-label mytoken -a sha256 >/dev/null 2>"$tmp/err"

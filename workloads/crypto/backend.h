@@ -33,6 +33,7 @@ struct backend_opts {
 	uint64_t slot;
 	const char *token_label;
 	const char *pin_file;
+	bool insecure_files;    /* a PIN file others read, a module others write */
 };
 
 struct backend {

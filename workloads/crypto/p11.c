@@ -2,7 +2,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,55 +82,6 @@ static void p11_str(char *out, size_t len, const CK_UTF8CHAR *in, size_t inlen)
 	while (n && out[n - 1] == ' ')
 		n--;
 	out[n] = '\0';
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* The throwaway token's home: SoftHSM2's config and an OpenSSL config that
- * activates the legacy provider (single DES inside SoftHSM2 needs it). */
-static int make_home(struct p11 *p, char *err, size_t errlen)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(p->tmpdir, sizeof(p->tmpdir), "%s/t2accel-token-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(p->tmpdir)) {
-		snprintf(err, errlen, "cannot create a temporary token directory: %s", strerror(errno));
-		p->tmpdir[0] = '\0';
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/tokens", p->tmpdir);
-	if (mkdir(path, 0700) < 0)
-		goto fail;
-	snprintf(path, sizeof(path), "%s/softhsm2.conf", p->tmpdir);
-	f = fopen(path, "w");
-	if (!f)
-		goto fail;
-	fprintf(f, "directories.tokendir = %s/tokens\nobjectstore.backend = file\nlog.level = ERROR\n"
-		   "slots.removable = false\n", p->tmpdir);
-	fclose(f);
-	setenv("SOFTHSM2_CONF", path, 1);
-	snprintf(path, sizeof(path), "%s/openssl.cnf", p->tmpdir);
-	f = fopen(path, "w");
-	if (!f)
-		goto fail;
-	fputs("openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n"
-	      "[provider_sect]\ndefault = default_sect\nlegacy = legacy_sect\n"
-	      "[default_sect]\nactivate = 1\n[legacy_sect]\nactivate = 1\n", f);
-	fclose(f);
-	setenv("OPENSSL_CONF", path, 1);
-	return 0;
-fail:
-	snprintf(err, errlen, "cannot write the temporary token directory %s: %s", p->tmpdir,
-		 strerror(errno));
-	return -1;
 }
 
 static void random_pin(char *pin, size_t len)
@@ -212,36 +164,184 @@ ckr:
 	return BE_FAIL;
 }
 
-/* The user PIN of an existing token: T2ACCEL_PIN, or the first line of
- * --pin-file.  Never from the command line, never printed. */
-static int read_pin(const struct backend_opts *o, char *pin, size_t len, char *err, size_t errlen)
+/* What kind of file M says, for a message. */
+static const char *file_kind(mode_t m)
 {
-	FILE *f;
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" :
+	       S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
 
-	if (o->pin_file) {
-		f = fopen(o->pin_file, "r");
-		if (!f) {
-			snprintf(err, errlen, "pin-file: cannot read '%s': %s", o->pin_file, strerror(errno));
-			return -1;
+/* A PIN must be 1..P11_PIN_MAX bytes with no NUL: anything else is refused
+ * here rather than sent to C_Login, where a real token counts it as a
+ * failed login against its retry limit.  The message names the source
+ * (the PIN file PATH, else T2ACCEL_PIN), never the PIN. */
+static int pin_ok(const char *path, const char *pin, size_t len, char *err, size_t errlen)
+{
+	const char *pre = path ? "pin-file: '" : "T2ACCEL_PIN", *post = path ? "'" : "";
+
+	if (!path)
+		path = "";
+	if (len == 0)
+		snprintf(err, errlen, "%s%s%s is empty; a PIN is 1 to %d bytes", pre, path, post,
+			 P11_PIN_MAX);
+	else if (len > P11_PIN_MAX)
+		snprintf(err, errlen, "%s%s%s holds more than %d bytes; a PIN is 1 to %d bytes", pre, path,
+			 post, P11_PIN_MAX, P11_PIN_MAX);
+	else if (memchr(pin, '\0', len))
+		snprintf(err, errlen, "%s%s%s holds a NUL byte, which a PIN cannot", pre, path, post);
+	else
+		return 0;
+	return -1;
+}
+
+/* --pin-file: like ssh with a key file, a regular file (never waiting on a
+ * FIFO) that only its owner, us or root, can read; one line, its newline
+ * stripped. */
+static int read_pin_file(const char *path, bool insecure, char *pin, size_t *len, char *err,
+			 size_t errlen)
+{
+	/* Room for the longest PIN, a CR LF, and one byte more to see excess. */
+	char buf[P11_PIN_MAX + 3];
+	struct stat st;
+	size_t n = 0;
+	ssize_t r;
+	int fd, ret = -1;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "pin-file: cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "pin-file: cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "pin-file: '%s' is %s; a PIN file is a regular file", path,
+			 file_kind(st.st_mode));
+		goto out;
+	}
+	if (!insecure && (st.st_mode & 077)) {
+		snprintf(err, errlen, "pin-file: '%s' is open to group or others (mode %04o); chmod 600 it, or give --insecure-files",
+			 path, (unsigned)(st.st_mode & 07777));
+		goto out;
+	}
+	if (!insecure && st.st_uid != geteuid() && st.st_uid != 0) {
+		snprintf(err, errlen, "pin-file: '%s' belongs to uid %u, neither you nor root; or give --insecure-files",
+			 path, (unsigned)st.st_uid);
+		goto out;
+	}
+	while (n < sizeof(buf)) {
+		r = read(fd, buf + n, sizeof(buf) - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(err, errlen, "pin-file: cannot read '%s': %s", path, strerror(errno));
+			goto out;
 		}
-		if (!fgets(pin, (int)len, f))
-			pin[0] = '\0';
-		fclose(f);
-		pin[strcspn(pin, "\r\n")] = '\0';
-	} else if (getenv("T2ACCEL_PIN")) {
-		snprintf(pin, len, "%s", getenv("T2ACCEL_PIN"));
-	} else {
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n && buf[n - 1] == '\n')
+		n--;
+	if (n && buf[n - 1] == '\r')
+		n--;
+	if (n <= P11_PIN_MAX && memchr(buf, '\n', n)) {
+		snprintf(err, errlen, "pin-file: '%s' holds more than one line; a PIN file holds the PIN alone", path);
+		goto out;
+	}
+	if (pin_ok(path, buf, n, err, errlen) < 0)
+		goto out;
+	memcpy(pin, buf, n);
+	*len = n;
+	ret = 0;
+out:
+	explicit_bzero(buf, sizeof(buf));
+	close(fd);
+	return ret;
+}
+
+/* T2ACCEL_PIN into PIN (unless PIN is NULL), then out of the environment:
+ * environ loses every entry of that name, and their bytes are cleared,
+ * since /proc/PID/environ shows the strings the process started with. */
+static int take_env_pin(char *pin, size_t *len, char *err, size_t errlen)
+{
+	static const char name[] = "T2ACCEL_PIN=";
+	const size_t nl = sizeof(name) - 1;
+	char **r, **w;
+	bool found = false;
+	int ret = 0;
+
+	for (r = w = environ; *r; r++) {
+		if (strncmp(*r, name, nl)) {
+			*w++ = *r;
+			continue;
+		}
+		if (!found && pin) {
+			size_t n = strlen(*r + nl);
+
+			ret = pin_ok(NULL, *r + nl, n, err, errlen);
+			if (!ret) {
+				memcpy(pin, *r + nl, n);
+				*len = n;
+			}
+		}
+		found = true;
+		explicit_bzero(*r, strlen(*r));
+	}
+	*w = NULL;
+	if (!found && pin) {
 		snprintf(err, errlen, "PIN: an existing token needs its user PIN in T2ACCEL_PIN or --pin-file FILE");
+		return -1;
+	}
+	return ret;
+}
+
+/* The user PIN of an existing token (EXISTING): --pin-file, else
+ * T2ACCEL_PIN.  Never from the command line, never printed; T2ACCEL_PIN
+ * leaves the environment whether it is the PIN or not. */
+static int read_pin(const struct backend_opts *o, bool existing, char *pin, size_t *len, char *err,
+		    size_t errlen)
+{
+	int ret = 0;
+
+	if (existing && !o->pin_file)
+		return take_env_pin(pin, len, err, errlen);
+	if (existing)
+		ret = read_pin_file(o->pin_file, o->insecure_files, pin, len, err, errlen);
+	take_env_pin(NULL, NULL, NULL, 0);
+	return ret;
+}
+
+/* Whether the token in slot P->slot takes a PIN of LEN bytes, when it says
+ * its range (it may not: 0 or CK_UNAVAILABLE_INFORMATION). */
+static int pin_fits(struct p11 *p, size_t len, char *err, size_t errlen)
+{
+	CK_TOKEN_INFO ti;
+	char label[40];
+
+	if (p->f->C_GetTokenInfo(p->slot, &ti) != CKR_OK)
+		return 0;
+	p11_str(label, sizeof(label), ti.label, sizeof(ti.label));
+	if (ti.ulMaxPinLen && ti.ulMaxPinLen != CK_UNAVAILABLE_INFORMATION && len > ti.ulMaxPinLen) {
+		snprintf(err, errlen, "PIN: longer than token '%s' takes (%lu..%lu bytes); not sent to it",
+			 label, (unsigned long)ti.ulMinPinLen, (unsigned long)ti.ulMaxPinLen);
+		return -1;
+	}
+	if (ti.ulMinPinLen != CK_UNAVAILABLE_INFORMATION && len < ti.ulMinPinLen) {
+		snprintf(err, errlen, "PIN: shorter than token '%s' takes (%lu..%lu bytes); not sent to it",
+			 label, (unsigned long)ti.ulMinPinLen, (unsigned long)ti.ulMaxPinLen);
 		return -1;
 	}
 	return 0;
 }
 
-static int existing_token(struct p11 *p, const struct backend_opts *o, char *err, size_t errlen)
+static int existing_token(struct p11 *p, const struct backend_opts *o, const char *pin,
+			  size_t pinlen, char *err, size_t errlen)
 {
 	CK_SLOT_ID ids[256];
 	CK_ULONG n = 256, i;
-	char pin[256];
 	CK_RV rv;
 
 	if (o->token_label) {
@@ -262,12 +362,11 @@ static int existing_token(struct p11 *p, const struct backend_opts *o, char *err
 		}
 		p->slot = (CK_SLOT_ID)o->slot;
 	}
-	if (read_pin(o, pin, sizeof(pin), err, errlen) < 0)
+	if (pin_fits(p, pinlen, err, errlen) < 0)
 		return BE_USAGE;
 	rv = p->f->C_OpenSession(p->slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &p->login);
 	if (rv == CKR_OK)
-		rv = p->f->C_Login(p->login, CKU_USER, (CK_UTF8CHAR_PTR)pin, strlen(pin));
-	explicit_bzero(pin, sizeof(pin));
+		rv = p->f->C_Login(p->login, CKU_USER, (CK_UTF8CHAR_PTR)pin, (CK_ULONG)pinlen);
 	if (rv == CKR_PIN_INCORRECT || rv == CKR_PIN_LEN_RANGE) {
 		snprintf(err, errlen, "PIN: the token refused the user PIN (%s)", p11_rv_name(rv));
 		return BE_USAGE;
@@ -279,15 +378,78 @@ static int existing_token(struct p11 *p, const struct backend_opts *o, char *err
 	return BE_OK;
 }
 
+/* Like ssh with key files: the module is code we run, so it must be a
+ * regular file (stat first: dlopen would wait on a FIFO) that only its
+ * owner, us or root, can change, in a directory the same holds for (or a
+ * sticky one, where others cannot replace it). */
+static int check_module(const char *path, bool insecure, char *err, size_t errlen)
+{
+	struct stat st;
+	char *copy[2] = { NULL, NULL };
+	const char *dir;
+	int i, ret = BE_USAGE;
+
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT)
+			snprintf(err, errlen, "module: '%s' does not exist", path);
+		else
+			snprintf(err, errlen, "module: '%s' cannot be used: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "module: '%s' is %s; a module is a regular file", path,
+			 file_kind(st.st_mode));
+		goto out;
+	}
+	if (insecure) {
+		ret = BE_OK;
+		goto out;
+	}
+	if (st.st_mode & 022) {
+		snprintf(err, errlen, "module: '%s' is writable by group or others (mode %04o); chmod go-w it, or give --insecure-files",
+			 path, (unsigned)(st.st_mode & 07777));
+		goto out;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		snprintf(err, errlen, "module: '%s' belongs to uid %u, neither you nor root; or give --insecure-files",
+			 path, (unsigned)st.st_uid);
+		goto out;
+	}
+	/* The directory of the path as given, and of the file it resolves to. */
+	copy[0] = strdup(path);
+	copy[1] = realpath(path, NULL);
+	for (i = 0; i < 2; i++) {
+		if (!copy[i]) {
+			snprintf(err, errlen, "module: '%s' cannot be resolved: %s", path, strerror(errno));
+			goto out;
+		}
+		dir = strchr(copy[i], '/') ? dirname(copy[i]) : ".";
+		if (stat(dir, &st) < 0) {
+			snprintf(err, errlen, "module: directory '%s' cannot be used: %s", dir, strerror(errno));
+			goto out;
+		}
+		if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)) {
+			snprintf(err, errlen, "module: directory '%s' is writable by group or others (mode %04o); chmod go-w it, or give --insecure-files",
+				 dir, (unsigned)(st.st_mode & 07777));
+			goto out;
+		}
+		if (st.st_uid != geteuid() && st.st_uid != 0) {
+			snprintf(err, errlen, "module: directory '%s' belongs to uid %u, neither you nor root; or give --insecure-files",
+				 dir, (unsigned)st.st_uid);
+			goto out;
+		}
+	}
+	ret = BE_OK;
+out:
+	free(copy[0]);
+	free(copy[1]);
+	return ret;
+}
+
 static int load_module(struct p11 *p, const char *path, char *err, size_t errlen)
 {
 	CK_C_GetFunctionList get;
-	struct stat st;
 
-	if (stat(path, &st) < 0) {
-		snprintf(err, errlen, "module: '%s' does not exist", path);
-		return BE_USAGE;
-	}
 	p->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!p->dl) {
 		snprintf(err, errlen, "module: '%s' cannot be loaded: %s", path, dlerror());
@@ -319,7 +481,7 @@ static void describe(struct p11 *p, const char *path)
 		p11_str(label, sizeof(label), ti.label, sizeof(ti.label));
 	snprintf(p->impl, sizeof(p->impl), "%s %u.%u (%s), module %s, token '%s'%s in slot %lu", lib,
 		 info.libraryVersion.major, info.libraryVersion.minor, man, path, label,
-		 p->tmpdir[0] ? " (temporary)" : "", (unsigned long)p->slot);
+		 p->home.dir ? " (temporary)" : "", (unsigned long)p->slot);
 }
 
 int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errlen)
@@ -327,6 +489,8 @@ int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errl
 	CK_C_INITIALIZE_ARGS args = { .flags = CKF_OS_LOCKING_OK };
 	const char *path = o->module ? o->module : p11_default_module();
 	bool existing = o->slot_set || o->token_label;
+	char pin[P11_PIN_MAX];
+	size_t pinlen = 0;
 	CK_RV rv;
 	int ret;
 
@@ -335,10 +499,8 @@ int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errl
 		snprintf(err, errlen, "module: SoftHSM2 not found (apt-get install softhsm2), or give --module PATH");
 		return BE_SKIP;
 	}
-	if (access(path, F_OK) < 0) {
-		snprintf(err, errlen, "module: '%s' does not exist", path);
-		return BE_USAGE;
-	}
+	if ((ret = check_module(path, o->insecure_files, err, errlen)) != BE_OK)
+		return ret;
 	if (!existing && !strstr(path, "softhsm")) {
 		snprintf(err, errlen, "module: '%s' is not SoftHSM2: name its token with --slot or --token-label",
 			 path);
@@ -350,10 +512,13 @@ int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errl
 	}
 	if ((ret = load_module(p, path, err, errlen)) != BE_OK)
 		goto fail;
-	if (!existing && make_home(p, err, errlen) < 0) {
-		ret = BE_FAIL;
+	/* The PIN is checked before the module is initialised. */
+	if (read_pin(o, existing, pin, &pinlen, err, errlen) < 0) {
+		ret = BE_USAGE;
 		goto fail;
 	}
+	if (!existing && (ret = p11_home_make(&p->home, err, errlen)) != BE_OK)
+		goto fail;
 	/* Without CKF_OS_LOCKING_OK, SoftHSM2 turns its own locking off and
 	 * corrupts memory under threads. */
 	rv = p->f->C_Initialize(&args);
@@ -363,7 +528,7 @@ int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errl
 		goto fail;
 	}
 	p->initialized = true;
-	ret = existing ? existing_token(p, o, err, errlen) : throwaway_token(p, err, errlen);
+	ret = existing ? existing_token(p, o, pin, pinlen, err, errlen) : throwaway_token(p, err, errlen);
 	if (ret != BE_OK)
 		goto fail;
 	if (p->f->C_GetMechanismList(p->slot, NULL, &p->nmechs) == CKR_OK &&
@@ -371,8 +536,10 @@ int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errl
 	    p->f->C_GetMechanismList(p->slot, p->mechs, &p->nmechs) != CKR_OK)
 		p->nmechs = 0;
 	describe(p, path);
+	explicit_bzero(pin, sizeof(pin));
 	return BE_OK;
 fail:
+	explicit_bzero(pin, sizeof(pin));
 	p11_close(p);
 	return ret;
 }
@@ -385,11 +552,7 @@ void p11_close(struct p11 *p)
 	}
 	if (p->dl)
 		dlclose(p->dl);
-	if (p->tmpdir[0]) {
-		nftw(p->tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-		unsetenv("SOFTHSM2_CONF");
-		unsetenv("OPENSSL_CONF");
-	}
+	p11_home_remove(&p->home);
 	free(p->mechs);
 	memset(p, 0, sizeof(*p));
 }

@@ -12,6 +12,10 @@
 #include <p11-kit/pkcs11.h>
 
 #include "backend.h"
+#include "p11_home.h"
+
+/* The longest PIN taken (SoftHSM2's limit, and what was cut at before). */
+#define P11_PIN_MAX 255
 
 struct p11 {
 	void *dl;
@@ -19,7 +23,7 @@ struct p11 {
 	bool initialized;
 	CK_SLOT_ID slot;
 	CK_SESSION_HANDLE login;    /* kept open: the token stays logged in */
-	char tmpdir[256];           /* the throwaway token's home, or "" */
+	struct p11_home home;       /* the throwaway token's, dir NULL if none */
 	char impl[384];             /* module, library version, token, slot */
 	CK_MECHANISM_TYPE *mechs;
 	CK_ULONG nmechs;
@@ -29,7 +33,11 @@ struct p11 {
 const char *p11_default_module(void);
 
 /*
- * Load the module, initialise it, find or create the token, log in.
+ * Load the module, initialise it, find or create the token, log in.  The
+ * module must be a regular file only its owner (us or root) can write, in a
+ * directory the same holds for; a PIN file a regular file only its owner
+ * can read, unless o->insecure_files.  A PIN is 1..P11_PIN_MAX bytes, and
+ * T2ACCEL_PIN leaves the environment once read.
  * Returns BE_OK, or BE_USAGE (a bad module path, slot, label or PIN),
  * BE_FAIL (the module failed), with the message in ERR.  On failure what
  * was set up is undone (p11_close need not be called).

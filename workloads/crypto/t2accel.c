@@ -20,7 +20,7 @@
 
 static const struct backend *const backends[] = { &backend_evp, &backend_pkcs11 };
 
-enum { OPT_MODULE = 256, OPT_SLOT, OPT_TOKEN, OPT_PIN_FILE };
+enum { OPT_MODULE = 256, OPT_SLOT, OPT_TOKEN, OPT_PIN_FILE, OPT_INSECURE };
 
 static const unsigned rsa_bits[] = { 1024, 2048, 3072, 4096 };
 static const char default_sizes[] = "16,64,256,1024,8192,16384";
@@ -35,7 +35,8 @@ static const struct opt_spec options[] = {
 	{ OPT_MODULE, 0, "module", "PATH", "PKCS#11 module to load (default: SoftHSM2, on a temporary token)" },
 	{ OPT_SLOT, 0, "slot", "N", "PKCS#11: use the existing token in slot N" },
 	{ OPT_TOKEN, 0, "token-label", "LABEL", "PKCS#11: use the existing token labelled LABEL" },
-	{ OPT_PIN_FILE, 0, "pin-file", "FILE", "PKCS#11: the user PIN is FILE's first line (else T2ACCEL_PIN)" },
+	{ OPT_PIN_FILE, 0, "pin-file", "FILE", "PKCS#11: the user PIN is FILE's one line, FILE mode 600 (else T2ACCEL_PIN)" },
+	{ OPT_INSECURE, 0, "insecure-files", NULL, "PKCS#11: accept a PIN file others can read, a module others can write" },
 	{ 'o', 'o', "results", "FILE", "append result rows to FILE (default: threadrun's file)" },
 	{ 'q', 'q', "quiet", NULL, "print the table only" },
 	{ 'h', 'h', "help", NULL, "show this help" },
@@ -54,9 +55,49 @@ static const char help_after[] =
 
 static volatile sig_atomic_t interrupted;
 
+/* Only a flag: the main path stops the workers and removes what the run
+ * made (a temporary token) before it exits 128+N. */
 static void on_signal(int sig)
 {
 	interrupted = sig;
+}
+
+/*
+ * Every signal whose default action ends the process, but the faults
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS), which no
+ * program can carry on from: what they leave, the next run removes.
+ * SIGPIPE too: a reader that went away (t2accel ... | head -1) ends the
+ * run like Ctrl-C does.
+ */
+static const int stop_signals[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
+	SIGVTALRM, SIGPROF, SIGIO,
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+};
+
+static void catch_stop_signals(void)
+{
+	/* SA_RESTART: a module's system calls are not cut short; the flag is
+	 * polled. */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART }, old;
+	size_t i;
+	int s;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		/* Under nohup, a hangup is no ending. */
+		if (stop_signals[i] == SIGHUP && sigaction(SIGHUP, NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(stop_signals[i], &sa, NULL);
+	}
+	for (s = SIGRTMIN; s <= SIGRTMAX; s++)
+		sigaction(s, &sa, NULL);
 }
 
 struct opts {
@@ -210,6 +251,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_TOKEN: o->beo.token_label = arg; break;
 		case OPT_PIN_FILE: o->beo.pin_file = arg; break;
+		case OPT_INSECURE: o->beo.insecure_files = true; break;
 		case 'o': o->results = arg; break;
 		case 'q': o->quiet = true; break;
 		case 'h':
@@ -315,6 +357,8 @@ static int measure(const struct opts *o, void *bectx, const struct run_env *env,
 	char err[512];
 	int ret = 0;
 
+	if (interrupted)
+		return 128 + interrupted;
 	if (fault_only && strcmp(fault_only, algo_mode_label(job->algo, job->mode)))
 		fault = kat_fault = NULL;
 	if (fault)
@@ -383,7 +427,6 @@ static int run_all(const struct opts *o, void *bectx, const struct run_env *env,
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct run_env env = { 0 };
 	struct report rep = { 0 };
 	struct opts o;
@@ -410,12 +453,15 @@ int main(int argc, char **argv)
 		msg_error(PROG, "%s", err);
 		goto out;
 	}
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_stop_signals();
 	ret = o.be->setup(&bectx, &o.beo, err, sizeof(err));
 	if (ret != BE_OK) {
 		msg_error(PROG, "%s", err);
+		goto out;
+	}
+	if (interrupted) {
+		ret = 128 + interrupted;
+		msg_error(PROG, "interrupted by signal %d before the first measurement", ret - 128);
 		goto out;
 	}
 	o.be->describe(bectx, impl, sizeof(impl));
@@ -424,6 +470,13 @@ int main(int argc, char **argv)
 		report_header(stdout, &env, o.be->name, impl, o.reps, o.seconds);
 	ret = run_all(&o, bectx, &env, impl, &rep);
 	report_print(stdout, &rep, o.quiet);
+	/* The table must reach its reader; a reader gone is SIGPIPE's 141. */
+	if ((fflush(stdout) != 0 || ferror(stdout)) && !interrupted) {
+		msg_error(PROG, "cannot write the table to standard output: %s", strerror(errno));
+		ret = 1;
+	}
+	if (interrupted && ret < 128)
+		ret = 128 + interrupted;
 	if (ret > 128)
 		msg_error(PROG, "interrupted by signal %d; measurements finished before it are kept",
 			  ret - 128);
