@@ -243,7 +243,8 @@ range:
 	return -1;
 }
 
-int list_split(const char *what, const char *text, char ***out, char *err, size_t errlen)
+int list_split(const char *what, const char *text, const char *accepted, char ***out,
+	       char *err, size_t errlen)
 {
 	char **items = NULL, **grown;
 	const char *p = text, *comma;
@@ -252,7 +253,7 @@ int list_split(const char *what, const char *text, char ***out, char *err, size_
 
 	*out = NULL;
 	if (!*text) {
-		snprintf(err, errlen, "%s: the list is empty", what);
+		snprintf(err, errlen, "%s: the list is empty, accepted: %s", what, accepted);
 		errno = EINVAL;
 		return -1;
 	}
@@ -260,8 +261,8 @@ int list_split(const char *what, const char *text, char ***out, char *err, size_
 		comma = strchr(p, ',');
 		len = comma ? (size_t)(comma - p) : strlen(p);
 		if (len == 0) {
-			snprintf(err, errlen, "%s: '%s' has an empty element at character %zu, give a comma list without empty items",
-				 what, text, (size_t)(p - text) + 1);
+			snprintf(err, errlen, "%s: '%s' has an empty element at character %zu, accepted: %s",
+				 what, text, (size_t)(p - text) + 1, accepted);
 			errno = EINVAL;
 			goto fail;
 		}
@@ -296,12 +297,14 @@ void list_free(char **items, int n)
 int num_parse_list(const char *what, const char *text, uint64_t min, uint64_t max,
 		   uint64_t **out, char *err, size_t errlen)
 {
-	char **items = NULL;
+	char **items = NULL, accepted[96];
 	uint64_t *vals = NULL;
 	int n, i, ret = -1;
 
 	*out = NULL;
-	n = list_split(what, text, &items, err, errlen);
+	snprintf(accepted, sizeof(accepted), "a comma list of numbers %llu..%llu",
+		 (unsigned long long)min, (unsigned long long)max);
+	n = list_split(what, text, accepted, &items, err, errlen);
 	if (n < 0)
 		return -1;
 	if (n > 4096) {

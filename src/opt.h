@@ -69,9 +69,11 @@ int num_parse_double(const char *what, const char *text, double min, double max,
 /*
  * The one way lists are written: items separated by commas, no empty item.
  * Split TEXT into a new array of new strings; the count, or -1 with a
- * message naming WHAT.  Release with list_free().
+ * message naming WHAT, the empty element and what is ACCEPTED.  Release
+ * with list_free().
  */
-int list_split(const char *what, const char *text, char ***out, char *err, size_t errlen);
+int list_split(const char *what, const char *text, const char *accepted, char ***out,
+	       char *err, size_t errlen);
 void list_free(char **items, int n);
 
 /* Parse a comma list of numbers in range into a new array; returns the

@@ -89,7 +89,8 @@ int sweep_parse_counts(const char *text, unsigned **out, char *err, size_t errle
 	int n = 0, nparts, i;
 
 	*out = NULL;
-	nparts = list_split("sweep", text, &parts, err, errlen);
+	nparts = list_split("sweep", text, COUNTS_ACCEPTED + sizeof("accepted: ") - 1, &parts,
+			    err, errlen);
 	if (!vals || nparts < 0)
 		goto fail;
 	for (i = 0; i < nparts; i++) {
