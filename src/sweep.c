@@ -16,7 +16,8 @@
 #define PROG "threadrun"
 #define MAX_COUNTS 4096
 
-#define COUNTS_ACCEPTED "accepted: 1,2,4,8 or 1-8 or 1-64x2 (doubling), counts 1..4096 ascending"
+#define COUNTS_FORMS "1,2,4,8 or 1-8 or 1-64x2 (doubling), counts 1..4096 ascending"
+#define COUNTS_ACCEPTED "accepted: " COUNTS_FORMS
 
 /* One number of a sweep part, with the message naming it when it is bad. */
 static int count_number(const char *part, const char **p, const char *what, uint64_t min,
@@ -89,8 +90,7 @@ int sweep_parse_counts(const char *text, unsigned **out, char *err, size_t errle
 	int n = 0, nparts, i;
 
 	*out = NULL;
-	nparts = list_split("sweep", text, COUNTS_ACCEPTED + sizeof("accepted: ") - 1, &parts,
-			    err, errlen);
+	nparts = list_split("sweep", text, COUNTS_FORMS, &parts, err, errlen);
 	if (!vals || nparts < 0)
 		goto fail;
 	for (i = 0; i < nparts; i++) {
