@@ -150,6 +150,7 @@ bench: deps all $(BIN)/bench/openblas_lu
 	$(Q)workloads/crypto/bench-speed
 	$(Q)workloads/linpack/bench/bench-openblas
 	$(Q)src/bench-report
+	$(Q)tests/bench/bench-plan
 
 # The OpenBLAS peer, for the benchmark only (libopenblas-dev, liblapacke-dev).
 $(BIN)/bench/openblas_lu: workloads/linpack/bench/openblas_lu.c $(LU_OBJ) $(LIBS)

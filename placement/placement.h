@@ -35,16 +35,25 @@ int pl_topology_init(pl_topology_t *topop);
 int pl_topology_set_source(pl_topology_t topo, const char *spec);
 
 /*
- * Load the topology.  For this machine the usable PUs are those the cgroup
- * cpuset and the process's own affinity allow; for a synthetic or XML
- * topology every PU is usable.  On failure the reason is in
+ * Load the topology: the whole machine, PUs its cpuset forbids included, so
+ * that a cgroup and a taskset describe it alike.  The usable PUs are those
+ * the cpuset allows (for an XML export, its allowed set; for a synthetic
+ * topology, all) and, on this machine, the process's affinity.  HWLOC_
+ * variables that would load another machine (HWLOC_SYNTHETIC, HWLOC_XMLFILE,
+ * HWLOC_FSROOT, HWLOC_THISSYSTEM, HWLOC_COMPONENTS...) are removed from the
+ * environment first and named by pl_topology_get_ignored_env(); call this
+ * before starting threads.  On failure the reason is in
  * pl_topology_get_error().
  */
 int pl_topology_load(pl_topology_t topo);
 
+/* The HWLOC_ variables load ignored, as "HWLOC_SYNTHETIC, HWLOC_XMLFILE",
+ * or NULL when there were none. */
+const char *pl_topology_get_ignored_env(pl_topology_t topo);
+
 /*
  * Narrow the usable PUs to those of CPULIST (OS indices, "0,8,16-23").  A PU
- * that does not exist or is not usable is an error (EINVAL).
+ * that does not exist, or is not allowed here, is an error (EINVAL).
  */
 int pl_topology_restrict(pl_topology_t topo, const char *cpulist);
 
@@ -60,7 +69,8 @@ hwloc_topology_t pl_topology_get_hwloc(pl_topology_t topo);
 /* True when the topology describes the machine this process runs on. */
 bool pl_topology_is_thissystem(pl_topology_t topo);
 
-/* Counts over the whole topology and over the usable PUs. */
+/* Counts over the whole machine (disallowed PUs included) and over the
+ * usable PUs. */
 unsigned pl_topology_get_nbpus(pl_topology_t topo);
 unsigned pl_topology_get_nbcores(pl_topology_t topo);
 unsigned pl_topology_get_nbusable(pl_topology_t topo);
@@ -110,8 +120,13 @@ struct pl_policy {
 int pl_policy_parse(const char *text, struct pl_policy *policy,
 		    char *err, size_t errlen);
 
-/* Write the canonical name of POLICY ("c2", "list:0,8,16") to BUF. */
+/* Write the canonical name of POLICY ("c2", "list:0,8,16") to BUF; ENOSPC
+ * when LEN is too small. */
 int pl_policy_name(const struct pl_policy *policy, char *buf, size_t len);
+
+/* The canonical name of POLICY in a new string (any list length), or NULL
+ * (ENOMEM).  The caller frees it. */
+char *pl_policy_strdup(const struct pl_policy *policy);
 
 /* A space-separated list of the accepted policy forms, for messages. */
 const char *pl_policy_choices(void);

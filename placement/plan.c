@@ -26,13 +26,12 @@ static int base_compact(pl_topology_t topo, struct base *b)
 
 /* cK: the first K usable strands of each core, cores in logical order.  A
  * core with fewer than K usable strands is left out, so that every worker
- * really shares its core with K-1 others. */
+ * really shares its core with K-1 others.  One walk over the PUs in logical
+ * order (a core's PUs are consecutive in it): no per-core search. */
 static int base_percore(pl_topology_t topo, unsigned k, struct base *b)
 {
-	unsigned max = pl_topology_get_max_strands(topo);
-	hwloc_obj_t core = NULL, pu;
-	hwloc_bitmap_t set;
-	unsigned taken;
+	unsigned max = pl_topology_get_max_strands(topo), taken = 0, start = 0;
+	hwloc_obj_t pu = NULL, core, cur = NULL;
 
 	if (k > max) {
 		pl_set_error(topo, EINVAL,
@@ -40,26 +39,27 @@ static int base_percore(pl_topology_t topo, unsigned k, struct base *b)
 			     k, max);
 		return -1;
 	}
-	set = hwloc_bitmap_alloc();
-	if (!set)
-		return -1;
-	while ((core = hwloc_get_next_obj_by_type(topo->topo, HWLOC_OBJ_CORE, core))) {
-		hwloc_bitmap_and(set, core->cpuset, topo->usable);
-		if ((unsigned)hwloc_bitmap_weight(set) < k)
+	/* A topology without a core level: every PU is its own core. */
+	if (hwloc_get_nbobjs_by_type(topo->topo, HWLOC_OBJ_CORE) <= 0 && k == 1)
+		return base_compact(topo, b);
+	while ((pu = hwloc_get_next_obj_by_type(topo->topo, HWLOC_OBJ_PU, pu))) {
+		core = hwloc_get_ancestor_obj_by_type(topo->topo, HWLOC_OBJ_CORE, pu);
+		if (!core)
 			continue;
-		pu = NULL;
-		taken = 0;
-		while (taken < k &&
-		       (pu = hwloc_get_next_obj_inside_cpuset_by_type(topo->topo, set,
-								      HWLOC_OBJ_PU, pu))) {
+		if (core != cur) {
+			if (taken < k)
+				b->n = start;  /* the previous core had too few */
+			cur = core;
+			taken = 0;
+			start = b->n;
+		}
+		if (taken < k && hwloc_bitmap_isset(topo->usable, pu->os_index)) {
 			b->pu[b->n++] = (int)pu->os_index;
 			taken++;
 		}
 	}
-	hwloc_bitmap_free(set);
-	/* A topology without a core level: every PU is its own core. */
-	if (hwloc_get_nbobjs_by_type(topo->topo, HWLOC_OBJ_CORE) <= 0 && k == 1)
-		return base_compact(topo, b);
+	if (taken < k)
+		b->n = start;
 	if (b->n == 0) {
 		pl_set_error(topo, EINVAL,
 			     "per-core: no core has %u usable strands, allowed 1..%u here", k,
@@ -69,41 +69,74 @@ static int base_percore(pl_topology_t topo, unsigned k, struct base *b)
 	return 0;
 }
 
-/* scatter: hwloc_distrib() over the usable part of the machine, one PU from
- * each set it returns, in its order (so it matches hwloc-distrib --single). */
+/* hwloc_distrib() over the usable PUs, without copying the topology: the
+ * same recursion and rounding, weights counted in the usable set, and only
+ * the first PU of each set kept (hwloc-distrib --single). */
+struct distrib {
+	pl_topology_t topo;
+	hwloc_bitmap_t tmp;
+};
+
+static unsigned usable_weight(struct distrib *d, hwloc_obj_t obj)
+{
+	int w;
+
+	hwloc_bitmap_and(d->tmp, obj->cpuset, d->topo->usable);
+	w = hwloc_bitmap_weight(d->tmp);
+	return w > 0 ? (unsigned)w : 0;
+}
+
+static int usable_first(struct distrib *d, hwloc_obj_t obj)
+{
+	hwloc_bitmap_and(d->tmp, obj->cpuset, d->topo->usable);
+	return hwloc_bitmap_first(d->tmp);
+}
+
+static void distrib(struct distrib *d, hwloc_obj_t *roots, unsigned nroots, int *out,
+		    unsigned n)
+{
+	unsigned long tot = 0, given = 0, w, chunk, j;
+	unsigned i;
+	int first;
+
+	for (i = 0; i < nroots; i++)
+		tot += usable_weight(d, roots[i]);
+	for (i = 0; i < nroots; i++) {
+		w = usable_weight(d, roots[i]);
+		if (!w)
+			continue;
+		chunk = ((given + w) * n + tot - 1) / tot - (given * n + tot - 1) / tot;
+		if (!roots[i]->arity || chunk <= 1) {
+			first = usable_first(d, roots[i]);
+			for (j = 0; j < chunk; j++)
+				out[j] = first;
+			/* No chunk: hwloc merges this set into the previous one. */
+			if (!chunk && first < out[-1])
+				out[-1] = first;
+		} else {
+			distrib(d, roots[i]->children, roots[i]->arity, out, (unsigned)chunk);
+		}
+		out += chunk;
+		given += w;
+	}
+}
+
 static int base_scatter(pl_topology_t topo, unsigned want, struct base *b)
 {
-	hwloc_topology_t dup = NULL;
-	hwloc_bitmap_t *sets = NULL;
-	hwloc_obj_t root;
-	unsigned n = pl_topology_get_nbusable(topo), i;
-	int ret = -1;
+	struct distrib d = { .topo = topo, .tmp = hwloc_bitmap_alloc() };
+	hwloc_obj_t root = hwloc_get_root_obj(topo->topo);
+	unsigned n = pl_topology_get_nbusable(topo);
 
+	if (!d.tmp) {
+		pl_set_error(topo, ENOMEM, "scatter: out of memory");
+		return -1;
+	}
 	if (want < n)
 		n = want;
-	if (hwloc_topology_dup(&dup, topo->topo) < 0)
-		goto out;
-	if (hwloc_topology_restrict(dup, topo->usable, 0) < 0)
-		goto out;
-	/* hwloc_distrib() allocates the sets itself. */
-	sets = calloc(n, sizeof(*sets));
-	if (!sets)
-		goto out;
-	root = hwloc_get_root_obj(dup);
-	if (hwloc_distrib(dup, &root, 1, sets, n, (int)hwloc_topology_get_depth(dup), 0) < 0)
-		goto out;
-	for (i = 0; i < n; i++)
-		b->pu[b->n++] = hwloc_bitmap_first(sets[i]);
-	ret = 0;
-out:
-	if (ret < 0 && !topo->err[0])
-		pl_set_error(topo, errno ? errno : ENOMEM, "scatter: hwloc could not distribute");
-	for (i = 0; sets && i < n; i++)
-		hwloc_bitmap_free(sets[i]);
-	free(sets);
-	if (dup)
-		hwloc_topology_destroy(dup);
-	return ret;
+	distrib(&d, &root, 1, b->pu, n);
+	b->n = n;
+	hwloc_bitmap_free(d.tmp);
+	return 0;
 }
 
 static int base_list(pl_topology_t topo, const struct pl_policy *policy, struct base *b)
@@ -143,7 +176,7 @@ int pl_plan_compute(pl_topology_t topo, const struct pl_policy *policy,
 	struct pl_plan *plan = NULL;
 	struct base b = { 0 };
 	unsigned size, i;
-	char name[64];
+	char *name;
 	int ret = -1;
 
 	topo->err[0] = '\0';
@@ -184,10 +217,11 @@ int pl_plan_compute(pl_topology_t topo, const struct pl_policy *policy,
 	ret = -1;
 	if (nworkers > b.n) {
 		if (flags & PL_PLAN_STRICT) {
-			pl_policy_name(policy, name, sizeof(name));
+			name = pl_policy_strdup(policy);
 			pl_set_error(topo, ERANGE,
 				     "threads: %u workers but policy %s has only %u PUs here; strict mode refuses to share, allowed 1..%u",
-				     nworkers, name, b.n, b.n);
+				     nworkers, name ? name : "?", b.n, b.n);
+			free(name);
 			goto out;
 		}
 		plan->wrapped = true;

@@ -29,21 +29,25 @@ const char *pl_policy_choices(void)
 	return "compact, scatter, none, cK (K strands per core, e.g. c2), list:CPUS (e.g. list:0,8,16-23)";
 }
 
-/* Parse an unsigned decimal at *P, advancing it; -1 when there is none or it
- * is above MAX. */
+/* Parse an unsigned decimal at *P (digits only: no sign or space, as every
+ * number of the project), advancing it past the digits; -1 when there is
+ * none, -2 when it is above MAX, however long. */
 static long parse_index(const char **p, unsigned long max)
 {
-	char *end;
-	unsigned long v;
+	const char *s = *p;
+	unsigned long v = 0;
+	bool over = false;
 
-	if (!isdigit((unsigned char)**p))
+	if (!isdigit((unsigned char)*s))
 		return -1;
-	errno = 0;
-	v = strtoul(*p, &end, 10);
-	if (errno || v > max)
-		return -1;
-	*p = end;
-	return (long)v;
+	for (; isdigit((unsigned char)*s); s++) {
+		if (v > max)
+			over = true;
+		else
+			v = v * 10 + (unsigned long)(*s - '0');
+	}
+	*p = s;
+	return over || v > max ? -2 : (long)v;
 }
 
 int pl_cpulist_parse(const char *text, unsigned **out, char *err, size_t errlen)
@@ -51,19 +55,25 @@ int pl_cpulist_parse(const char *text, unsigned **out, char *err, size_t errlen)
 	const char *p = text;
 	unsigned *list = NULL;
 	size_t n = 0;
+	const char *start;
 	long a, b, step, v;
 
 	*out = NULL;
 	if (!*p)
 		goto bad;
 	for (;;) {
+		start = p;
 		a = parse_index(&p, PL_MAX_OS_INDEX);
+		if (a == -2)
+			goto too_big;
 		if (a < 0)
 			goto bad;
 		b = a;
 		if (*p == '-') {
-			p++;
+			start = ++p;
 			b = parse_index(&p, PL_MAX_OS_INDEX);
+			if (b == -2)
+				goto too_big;
 			if (b < 0)
 				goto bad;
 		}
@@ -92,7 +102,16 @@ int pl_cpulist_parse(const char *text, unsigned **out, char *err, size_t errlen)
 	}
 	*out = list;
 	return (int)n;
+too_big:
+	snprintf(err, errlen, "CPU list '%s': %.*s is above the highest OS index allowed, %u",
+		 text, (int)(p - start), start, PL_MAX_OS_INDEX);
+	goto fail;
 bad:
+	if ((*p == ',' && (p == text || p[-1] == ',')) || (!*p && p > text && p[-1] == ',')) {
+		snprintf(err, errlen, "CPU list '%s' has an empty element at character %zu",
+			 text, (size_t)(p - text) + 1);
+		goto fail;
+	}
 	snprintf(err, errlen,
 		 "CPU list '%s' is not valid, accepted: OS indices 0..%u and ranges, comma-separated (e.g. 0,8,16-23)",
 		 text, PL_MAX_OS_INDEX);
@@ -176,6 +195,19 @@ int pl_policy_name(const struct pl_policy *policy, char *buf, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+char *pl_policy_strdup(const struct pl_policy *policy)
+{
+	/* "list:" and at most 10 digits and a comma per entry. */
+	size_t len = 32 + (policy->kind == PL_POLICY_LIST ? (size_t)policy->nlist * 11 : 0);
+	char *buf = malloc(len);
+
+	if (buf && pl_policy_name(policy, buf, len) < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 void pl_policy_clear(struct pl_policy *policy)

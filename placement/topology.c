@@ -9,6 +9,8 @@
 
 #include "placement_private.h"
 
+extern char **environ;
+
 void pl_set_error(pl_topology_t topo, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -45,6 +47,15 @@ int pl_topology_set_source(pl_topology_t topo, const char *spec)
 	return 0;
 }
 
+/* hwloc's libxml2 plugin refuses a bad file when it is named, its own
+ * minimal parser only when the topology loads: both end here. */
+static void bad_xml(pl_topology_t topo)
+{
+	pl_set_error(topo, EINVAL,
+		     "topology: '%s' is not a valid hwloc XML export (make one with 'lstopo FILE.xml')",
+		     topo->source);
+}
+
 static bool looks_like_xml(const char *spec)
 {
 	struct stat st;
@@ -79,25 +90,28 @@ static int select_source(pl_topology_t topo)
 	fclose(f);
 	if (hwloc_topology_set_xml(topo->topo, topo->source) == 0)
 		return 0;
-	pl_set_error(topo, EINVAL,
-		     "topology: '%s' is not a valid hwloc XML export (make one with 'lstopo FILE.xml')",
-		     topo->source);
+	bad_xml(topo);
 	return -1;
 }
 
-/* Usable PUs of this machine: hwloc already drops what the cgroup forbids;
- * the process's own affinity (a parent's taskset) narrows it further. */
+/* Usable PUs: the topology keeps every PU (INCLUDE_DISALLOWED), so that a
+ * cgroup and a taskset describe one machine alike; what the cpuset allows
+ * (this machine's cgroup, or the allowed set of an XML export) and, on this
+ * machine, the process's own affinity narrow the PUs plans may use. */
 static int compute_usable(pl_topology_t topo)
 {
 	hwloc_const_cpuset_t all = hwloc_topology_get_topology_cpuset(topo->topo);
 	hwloc_bitmap_t bind = NULL;
 	int ret = -1;
 
-	hwloc_bitmap_copy(topo->usable, all);
-	if (!topo->thissystem)
+	hwloc_bitmap_and(topo->usable, all, hwloc_topology_get_allowed_cpuset(topo->topo));
+	if (!topo->thissystem) {
+		if (hwloc_bitmap_iszero(topo->usable)) {
+			pl_set_error(topo, ENODEV, "topology: the export allows no PU");
+			return -1;
+		}
 		return 0;
-	hwloc_bitmap_and(topo->usable, topo->usable,
-			 hwloc_topology_get_allowed_cpuset(topo->topo));
+	}
 	bind = hwloc_bitmap_alloc();
 	if (!bind)
 		goto out;
@@ -113,10 +127,124 @@ out:
 	return ret;
 }
 
+/* hwloc variables that change only what hwloc prints or which XML parser
+ * it uses; every other HWLOC_ variable changes which machine is loaded. */
+static bool harmless_var(const char *name, size_t len)
+{
+	static const char *const keep[] = { "HWLOC_HIDE_ERRORS", "HWLOC_LIBXML",
+		"HWLOC_LIBXML_IMPORT", "HWLOC_LIBXML_EXPORT", "HWLOC_NO_LIBXML_IMPORT",
+		"HWLOC_NO_LIBXML_EXPORT" };
+	static const char verbose[] = "_VERBOSE";
+	size_t i;
+
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		if (strlen(keep[i]) == len && strncmp(name, keep[i], len) == 0)
+			return true;
+	return len > sizeof(verbose) - 1 &&
+	       strncmp(name + len - (sizeof(verbose) - 1), verbose, sizeof(verbose) - 1) == 0;
+}
+
+/* Drop the HWLOC_ variables that would make hwloc load another machine
+ * (HWLOC_SYNTHETIC, HWLOC_XMLFILE, HWLOC_FSROOT, HWLOC_THISSYSTEM,
+ * HWLOC_COMPONENTS...): the source is this machine or the one named with
+ * pl_topology_set_source(), never the environment's.  Their names are kept
+ * in topo->note; the program launched later does not inherit them either. */
+static int drop_hwloc_env(pl_topology_t topo)
+{
+	char **names = NULL, **grown, *note = NULL, *p;
+	size_t n = 0, i, len, total = 1;
+	int ret = -1;
+
+	for (i = 0; environ && environ[i]; i++) {
+		if (strncmp(environ[i], "HWLOC_", 6) != 0)
+			continue;
+		len = strcspn(environ[i], "=");
+		if (harmless_var(environ[i], len))
+			continue;
+		grown = realloc(names, (n + 1) * sizeof(*names));
+		if (!grown)
+			goto out;
+		names = grown;
+		names[n] = strndup(environ[i], len);
+		if (!names[n])
+			goto out;
+		total += len + 2;
+		n++;
+	}
+	if (n) {
+		note = malloc(total);
+		if (!note)
+			goto out;
+		for (i = 0, p = note; i < n; i++) {
+			p += sprintf(p, "%s%s", i ? ", " : "", names[i]);
+			unsetenv(names[i]);
+		}
+		free(topo->note);
+		topo->note = note;
+	}
+	ret = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return ret;
+}
+
+static int by_os_cmp(const void *a, const void *b)
+{
+	unsigned x = (*(const hwloc_obj_t *)a)->os_index, y = (*(const hwloc_obj_t *)b)->os_index;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Index the PUs by OS index once: hwloc's lookup scans every PU, which made
+ * plans of thousands of workers quadratic. */
+static int index_pus(pl_topology_t topo)
+{
+	int n = hwloc_get_nbobjs_by_type(topo->topo, HWLOC_OBJ_PU);
+	hwloc_obj_t pu = NULL;
+	unsigned i = 0;
+
+	if (n <= 0) {
+		pl_set_error(topo, ENODEV, "topology: it has no PU");
+		return -1;
+	}
+	topo->by_os = calloc((size_t)n, sizeof(*topo->by_os));
+	if (!topo->by_os) {
+		pl_set_error(topo, ENOMEM, "topology: out of memory");
+		return -1;
+	}
+	while ((pu = hwloc_get_next_obj_by_type(topo->topo, HWLOC_OBJ_PU, pu)) && i < (unsigned)n)
+		topo->by_os[i++] = pu;
+	topo->npus = i;
+	qsort(topo->by_os, topo->npus, sizeof(*topo->by_os), by_os_cmp);
+	return 0;
+}
+
+hwloc_obj_t pl_pu_by_os(pl_topology_t topo, unsigned os_index)
+{
+	size_t lo = 0, hi = topo->npus, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (topo->by_os[mid]->os_index == os_index)
+			return topo->by_os[mid];
+		if (topo->by_os[mid]->os_index < os_index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 int pl_topology_load(pl_topology_t topo)
 {
 	if (topo->loaded) {
 		pl_set_error(topo, EBUSY, "topology: already loaded");
+		return -1;
+	}
+	if (drop_hwloc_env(topo) < 0) {
+		pl_set_error(topo, ENOMEM, "topology: out of memory");
 		return -1;
 	}
 	if (hwloc_topology_init(&topo->topo) < 0) {
@@ -126,15 +254,19 @@ int pl_topology_load(pl_topology_t topo)
 	/* Plans need no caches; leaving them out also keeps descriptions short. */
 	hwloc_topology_set_cache_types_filter(topo->topo, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_icache_types_filter(topo->topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+	hwloc_topology_set_flags(topo->topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
 	if (select_source(topo) < 0)
 		return -1;
 	if (hwloc_topology_load(topo->topo) < 0) {
-		pl_set_error(topo, errno, "topology: hwloc could not load '%s': %s",
-			     topo->source ? topo->source : "this machine", strerror(errno));
+		if (topo->source && looks_like_xml(topo->source))
+			bad_xml(topo);
+		else
+			pl_set_error(topo, errno, "topology: hwloc could not load '%s': %s",
+				     topo->source ? topo->source : "this machine", strerror(errno));
 		return -1;
 	}
 	topo->thissystem = hwloc_topology_is_thissystem(topo->topo);
-	if (compute_usable(topo) < 0)
+	if (index_pus(topo) < 0 || compute_usable(topo) < 0)
 		return -1;
 	topo->loaded = true;
 	return 0;
@@ -173,6 +305,8 @@ void pl_topology_destroy(pl_topology_t topo)
 	if (topo->topo)
 		hwloc_topology_destroy(topo->topo);
 	hwloc_bitmap_free(topo->usable);
+	free(topo->by_os);
+	free(topo->note);
 	free(topo->source);
 	free(topo);
 }
@@ -180,6 +314,11 @@ void pl_topology_destroy(pl_topology_t topo)
 const char *pl_topology_get_error(pl_topology_t topo)
 {
 	return topo->err;
+}
+
+const char *pl_topology_get_ignored_env(pl_topology_t topo)
+{
+	return topo->note;
 }
 
 hwloc_topology_t pl_topology_get_hwloc(pl_topology_t topo)
@@ -215,8 +354,8 @@ unsigned pl_topology_get_max_strands(pl_topology_t topo)
 	hwloc_obj_t core = NULL;
 
 	while ((core = hwloc_get_next_obj_by_type(topo->topo, HWLOC_OBJ_CORE, core))) {
-		int w = hwloc_get_nbobjs_inside_cpuset_by_type(topo->topo, core->cpuset,
-							       HWLOC_OBJ_PU);
+		int w = hwloc_bitmap_weight(core->cpuset);
+
 		if (w > 0 && (unsigned)w > max)
 			max = (unsigned)w;
 	}
@@ -248,8 +387,8 @@ static int ancestor_index(hwloc_topology_t t, hwloc_obj_t obj, hwloc_obj_type_t 
 int pl_topology_get_pu_info(pl_topology_t topo, unsigned os_index,
 			    struct pl_pu_info *info)
 {
-	hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo->topo, os_index);
-	hwloc_obj_t core, numa;
+	hwloc_obj_t pu = pl_pu_by_os(topo, os_index);
+	hwloc_obj_t core, numa, first_pu;
 	int first;
 
 	if (!pu) {
@@ -262,9 +401,9 @@ int pl_topology_get_pu_info(pl_topology_t topo, unsigned os_index,
 	info->strand = 0;
 	core = hwloc_get_ancestor_obj_by_type(topo->topo, HWLOC_OBJ_CORE, pu);
 	if (core) {
-		first = hwloc_get_obj_inside_cpuset_by_type(topo->topo, core->cpuset,
-							    HWLOC_OBJ_PU, 0)->logical_index;
-		info->strand = (int)pu->logical_index - first;
+		for (first_pu = core; first_pu->first_child; first_pu = first_pu->first_child)
+			;
+		info->strand = (int)pu->logical_index - (int)first_pu->logical_index;
 	}
 	info->numa = -1;
 	first = hwloc_bitmap_first(pu->nodeset);
@@ -278,17 +417,21 @@ int pl_topology_get_pu_info(pl_topology_t topo, unsigned os_index,
 
 int pl_check_pu(pl_topology_t topo, unsigned os_index, const char *what)
 {
-	char usable[256];
+	char *set = NULL;
+	bool exists = pl_pu_by_os(topo, os_index) != NULL;
 
-	if (hwloc_get_pu_obj_by_os_index(topo->topo, os_index) &&
-	    hwloc_bitmap_isset(topo->usable, os_index))
+	if (exists && hwloc_bitmap_isset(topo->usable, os_index))
 		return 0;
-	hwloc_bitmap_list_snprintf(usable, sizeof(usable), topo->usable);
-	if (!hwloc_get_pu_obj_by_os_index(topo->topo, os_index))
-		pl_set_error(topo, EINVAL, "%s: PU %u does not exist, usable PUs are %s",
-			     what, os_index, usable);
-	else
-		pl_set_error(topo, EINVAL, "%s: PU %u is not allowed for this process, usable PUs are %s",
-			     what, os_index, usable);
+	if (exists) {
+		hwloc_bitmap_list_asprintf(&set, topo->usable);
+		pl_set_error(topo, EINVAL,
+			     "%s: PU %u is not allowed here (cpuset, affinity or --allowed), allowed PUs are %s",
+			     what, os_index, set ? set : "?");
+	} else {
+		hwloc_bitmap_list_asprintf(&set, hwloc_topology_get_topology_cpuset(topo->topo));
+		pl_set_error(topo, EINVAL, "%s: PU %u does not exist, the PUs are %s", what,
+			     os_index, set ? set : "?");
+	}
+	free(set);
 	return -1;
 }

@@ -127,27 +127,53 @@ void opt_help(const struct opt_parser *p, FILE *out, const char *usage,
 		fprintf(out, "\n%s", after);
 }
 
+int num_scan_u64(const char **p, uint64_t max, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	bool over = false;
+	unsigned d;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	for (; isdigit((unsigned char)*s); s++) {
+		d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			over = true;
+		else
+			v = v * 10 + d;
+	}
+	*p = s;
+	if (over || v > max)
+		return -2;
+	*out = v;
+	return 0;
+}
+
+static void out_of_range(const char *what, const char *text, uint64_t min, uint64_t max,
+			 char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: %s is out of range, allowed %llu..%llu", what, text,
+		 (unsigned long long)min, (unsigned long long)max);
+}
+
 int num_parse_u64(const char *what, const char *text, uint64_t min, uint64_t max,
 		  uint64_t *out, char *err, size_t errlen)
 {
 	const char *p = text;
-	unsigned long long v;
-	char *end;
+	uint64_t v = 0;
+	int rc;
 
+	/* "-1" is a number, just not one we take: say so, not "not a number". */
 	if (*p == '-' && isdigit((unsigned char)p[1])) {
-		snprintf(err, errlen, "%s: %s is out of range, allowed %llu..%llu", what,
-			 text, (unsigned long long)min, (unsigned long long)max);
+		out_of_range(what, text, min, max, err, errlen);
 		return -1;
 	}
-	if (!isdigit((unsigned char)*p))
+	rc = num_scan_u64(&p, UINT64_MAX, &v);
+	if (rc == -1 || *p)
 		goto nan;
-	errno = 0;
-	v = strtoull(p, &end, 10);
-	if (*end)
-		goto nan;
-	if (errno == ERANGE || v < min || v > max) {
-		snprintf(err, errlen, "%s: %s is out of range, allowed %llu..%llu", what,
-			 text, (unsigned long long)min, (unsigned long long)max);
+	if (rc == -2 || v < min || v > max) {
+		out_of_range(what, text, min, max, err, errlen);
 		return -1;
 	}
 	*out = v;
@@ -169,61 +195,137 @@ int num_parse_unsigned(const char *what, const char *text, unsigned min,
 	return 0;
 }
 
+/* Digits with an optional fraction and exponent ("0.25", "1e-3", ".5"):
+ * no sign, space, hex, inf or nan, which strtod() would also take. */
+static bool plain_decimal(const char *s)
+{
+	bool digits = false;
+
+	for (; isdigit((unsigned char)*s); s++)
+		digits = true;
+	if (*s == '.')
+		for (s++; isdigit((unsigned char)*s); s++)
+			digits = true;
+	if (!digits)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!isdigit((unsigned char)*s))
+			return false;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	return *s == '\0';
+}
+
 int num_parse_double(const char *what, const char *text, double min, double max,
 		     double *out, char *err, size_t errlen)
 {
 	char *end;
 	double v;
 
+	/* "-1" is a number, just not one we take: say so. */
+	if (text[0] == '-' && plain_decimal(text + 1))
+		goto range;
 	errno = 0;
 	v = strtod(text, &end);
-	if (end == text || *end || isnan(v) || isspace((unsigned char)*text)) {
+	if (!plain_decimal(text) || end == text || *end) {
 		snprintf(err, errlen, "%s: '%s' is not a number, allowed %g..%g", what, text,
 			 min, max);
 		return -1;
 	}
-	if (errno == ERANGE || v < min || v > max) {
-		snprintf(err, errlen, "%s: %s is out of range, allowed %g..%g", what, text,
-			 min, max);
+	if (errno != ERANGE && v >= min && v <= max) {
+		*out = v;
+		return 0;
+	}
+range:
+	snprintf(err, errlen, "%s: %s is out of range, allowed %g..%g", what, text, min, max);
+	return -1;
+}
+
+int list_split(const char *what, const char *text, const char *accepted, char ***out,
+	       char *err, size_t errlen)
+{
+	char **items = NULL, **grown;
+	const char *p = text, *comma;
+	size_t len;
+	int n = 0;
+
+	*out = NULL;
+	if (!*text) {
+		snprintf(err, errlen, "%s: the list is empty, accepted: %s", what, accepted);
+		errno = EINVAL;
 		return -1;
 	}
-	*out = v;
-	return 0;
+	for (;;) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len == 0) {
+			snprintf(err, errlen, "%s: '%s' has an empty element at character %zu, accepted: %s",
+				 what, text, (size_t)(p - text) + 1, accepted);
+			errno = EINVAL;
+			goto fail;
+		}
+		grown = realloc(items, (size_t)(n + 1) * sizeof(*items));
+		if (!grown)
+			goto nomem;
+		items = grown;
+		items[n] = strndup(p, len);
+		if (!items[n])
+			goto nomem;
+		n++;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	*out = items;
+	return n;
+nomem:
+	snprintf(err, errlen, "%s: out of memory", what);
+fail:
+	list_free(items, n);
+	return -1;
+}
+
+void list_free(char **items, int n)
+{
+	while (items && n > 0)
+		free(items[--n]);
+	free(items);
 }
 
 int num_parse_list(const char *what, const char *text, uint64_t min, uint64_t max,
 		   uint64_t **out, char *err, size_t errlen)
 {
-	char *copy = strdup(text), *save = NULL, *tok;
-	uint64_t *vals = NULL, *grown;
-	int n = 0;
+	char **items = NULL, accepted[96];
+	uint64_t *vals = NULL;
+	int n, i, ret = -1;
 
 	*out = NULL;
-	if (!copy)
+	snprintf(accepted, sizeof(accepted), "a comma list of numbers %llu..%llu",
+		 (unsigned long long)min, (unsigned long long)max);
+	n = list_split(what, text, accepted, &items, err, errlen);
+	if (n < 0)
 		return -1;
-	if (!*copy || copy[strlen(copy) - 1] == ',' || copy[0] == ',' || strstr(copy, ",,")) {
-		snprintf(err, errlen, "%s: '%s' is not a comma list of numbers %llu..%llu",
-			 what, text, (unsigned long long)min, (unsigned long long)max);
-		goto fail;
+	if (n > 4096) {
+		snprintf(err, errlen, "%s: %d values, allowed at most 4096", what, n);
+		goto out;
 	}
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n >= 4096) {
-			snprintf(err, errlen, "%s: more than 4096 values in '%.40s...'", what, text);
-			goto fail;
-		}
-		grown = realloc(vals, (size_t)(n + 1) * sizeof(*vals));
-		if (!grown)
-			goto fail;
-		vals = grown;
-		if (num_parse_u64(what, tok, min, max, &vals[n], err, errlen) < 0)
-			goto fail;
-		n++;
+	vals = calloc((size_t)n, sizeof(*vals));
+	if (!vals) {
+		snprintf(err, errlen, "%s: out of memory", what);
+		goto out;
 	}
-	free(copy);
+	for (i = 0; i < n; i++)
+		if (num_parse_u64(what, items[i], min, max, &vals[i], err, errlen) < 0)
+			goto out;
 	*out = vals;
-	return n;
-fail:
-	free(copy);
+	vals = NULL;
+	ret = n;
+out:
 	free(vals);
-	return -1;
+	list_free(items, n);
+	return ret;
 }

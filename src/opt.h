@@ -47,14 +47,34 @@ int opt_next(struct opt_parser *p, int argc, char **argv, const char **arg);
 void opt_help(const struct opt_parser *p, FILE *out, const char *usage,
 	      const char *after);
 
+/*
+ * The one way numbers are written: decimal digits only, no sign, space,
+ * base prefix or fraction.  Scan one at *P (advancing it past the digits):
+ * 0 with *OUT set, -1 when *P does not start with a digit, -2 when the
+ * number is above MAX (however long it is: no wrap-around).
+ */
+int num_scan_u64(const char **p, uint64_t max, uint64_t *out);
+
 /* Numbers with ranges.  On failure *ERR gets "what: 'x' is not a number,
  * allowed MIN..MAX" or "what: x is out of range, allowed MIN..MAX". */
 int num_parse_u64(const char *what, const char *text, uint64_t min, uint64_t max,
 		  uint64_t *out, char *err, size_t errlen);
 int num_parse_unsigned(const char *what, const char *text, unsigned min,
 		       unsigned max, unsigned *out, char *err, size_t errlen);
+/* Numbers with a fraction ("0.25", "1e-3"): digits, '.', an exponent; no
+ * sign, space, hex, inf or nan. */
 int num_parse_double(const char *what, const char *text, double min, double max,
 		     double *out, char *err, size_t errlen);
+
+/*
+ * The one way lists are written: items separated by commas, no empty item.
+ * Split TEXT into a new array of new strings; the count, or -1 with a
+ * message naming WHAT, the empty element and what is ACCEPTED.  Release
+ * with list_free().
+ */
+int list_split(const char *what, const char *text, const char *accepted, char ***out,
+	       char *err, size_t errlen);
+void list_free(char **items, int n);
 
 /* Parse a comma list of numbers in range into a new array; returns the
  * count or -1 with a message. */

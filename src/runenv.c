@@ -1,4 +1,5 @@
 /* Reading threadrun's variables inside a workload. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,52 +11,138 @@
 #include "results.h"
 #include "runenv.h"
 
+/* The most cores or PUs a machine description may claim. */
+#define MAX_MACHINE_PUS (1u << 20)
+
+/* A machine description as threadrun writes it: hwloc's synthetic form
+ * ("Package:1 [NUMANode] Core:2 PU:1") or counts ("2 packages, 8 cores,
+ * 16 PUs"), nothing else. */
+static bool valid_topology(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n <= 4096 &&
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 :[](),_-") == n;
+}
+
+/*
+ * The machine columns of every row (topology, cores, pus) come from
+ * THREADRUN_TOPOLOGY/_CORES/_PUS, which threadrun sets; the row writer
+ * copies them.  Check them here, before any thread starts: a bad or partial
+ * set is ignored with one line, and without them this machine is read once
+ * (HWLOC_ variables ignored: a run measures this machine) and exported.
+ */
+static void machine_env(void)
+{
+	const char *topo = getenv(ENV_TOPOLOGY), *cores = getenv(ENV_CORES);
+	const char *pus = getenv(ENV_PUS), *bad = NULL, *val = NULL, *why = NULL;
+	pl_topology_t t = NULL;
+	char num[32], desc[4096], err[256];
+	unsigned v;
+
+	if (!topo && !cores && !pus)
+		goto load;
+	if (!topo || !valid_topology(topo))
+		bad = ENV_TOPOLOGY, val = topo, why = "not a machine description";
+	else if (!cores || num_parse_unsigned(ENV_CORES, cores, 1, MAX_MACHINE_PUS, &v, err,
+					      sizeof(err)) < 0)
+		bad = ENV_CORES, val = cores, why = "not a number 1..1048576";
+	else if (!pus || num_parse_unsigned(ENV_PUS, pus, 1, MAX_MACHINE_PUS, &v, err,
+					    sizeof(err)) < 0)
+		bad = ENV_PUS, val = pus, why = "not a number 1..1048576";
+	if (!bad)
+		return;
+	fprintf(stderr, "%s: warning: ignoring %s%s%.40s%s (%s): rows describe this machine\n",
+		program_invocation_short_name, bad, val ? "=" : "", val ? val : "",
+		val && strlen(val) > 40 ? "..." : "",
+		val ? why : "not set");
+load:
+	unsetenv(ENV_TOPOLOGY);
+	unsetenv(ENV_CORES);
+	unsetenv(ENV_PUS);
+	if (pl_topology_init(&t) < 0 || pl_topology_load(t) < 0)
+		goto out;
+	if (pl_topology_get_ignored_env(t))
+		fprintf(stderr, "%s: warning: ignoring %s: a run measures this machine\n",
+			program_invocation_short_name, pl_topology_get_ignored_env(t));
+	if (pl_topology_describe(t, desc, sizeof(desc)) < 0)
+		goto out;
+	setenv(ENV_TOPOLOGY, desc, 1);
+	snprintf(num, sizeof(num), "%u", pl_topology_get_nbcores(t));
+	setenv(ENV_CORES, num, 1);
+	snprintf(num, sizeof(num), "%u", pl_topology_get_nbusable(t));
+	setenv(ENV_PUS, num, 1);
+out:
+	pl_topology_destroy(t);
+}
+
 int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 		 size_t errlen)
 {
 	const char *threads = getenv(ENV_THREADS), *plan = getenv(ENV_PLAN);
 	const char *policy = getenv(ENV_POLICY), *repeat = getenv(ENV_REPEAT);
-	char omp[32];
+	struct pl_policy pol;
+	char *omp = NULL;
 	unsigned *pus = NULL;
-	int n;
+	int n, ret = -1;
 
 	memset(env, 0, sizeof(*env));
 	env->nthreads = default_threads;
 	if (!threads && getenv("OMP_NUM_THREADS")) {
 		/* OMP_NUM_THREADS may be a nesting list "4,2": the first level counts. */
-		snprintf(omp, sizeof(omp), "%s", getenv("OMP_NUM_THREADS"));
-		omp[strcspn(omp, ",")] = '\0';
+		omp = strndup(getenv("OMP_NUM_THREADS"), strcspn(getenv("OMP_NUM_THREADS"), ","));
+		if (!omp)
+			goto out;
 		threads = omp;
 	}
-	if (threads && num_parse_unsigned(threads == omp ? "OMP_NUM_THREADS" : ENV_THREADS,
+	if (threads && num_parse_unsigned(omp ? "OMP_NUM_THREADS" : ENV_THREADS,
 					  threads, 1, PL_MAX_WORKERS, &env->nthreads, err,
 					  errlen) < 0)
-		return -1;
+		goto out;
 	if (repeat && num_parse_unsigned(ENV_REPEAT, repeat, 0, 1000000, &env->repeat,
 					 err, errlen) < 0)
-		return -1;
+		goto out;
+	/* The policy goes into rows as written: it must be one threadrun names. */
+	if (policy) {
+		if (pl_policy_parse(policy, &pol, err, errlen) < 0) {
+			n = (int)strlen(err);
+			snprintf(err + n, errlen - (size_t)n, " (in %s)", ENV_POLICY);
+			goto out;
+		}
+		env->policy = pl_policy_strdup(&pol);
+		pl_policy_clear(&pol);
+	} else {
+		env->policy = strdup("none");
+	}
+	if (!env->policy)
+		goto out;
 	if (plan && *plan && strcmp(plan, "none") != 0) {
 		n = pl_cpulist_parse(plan, &pus, err, errlen);
 		if (n < 0)
-			return -1;
+			goto out;
 		env->plan = calloc((size_t)n, sizeof(*env->plan));
-		if (!env->plan) {
-			free(pus);
-			return -1;
-		}
+		if (!env->plan)
+			goto out;
 		for (env->nplan = 0; env->nplan < (unsigned)n; env->nplan++)
 			env->plan[env->nplan] = (int)pus[env->nplan];
-		free(pus);
 	}
-	snprintf(env->policy, sizeof(env->policy), "%s", policy ? policy : "none");
 	env->results = getenv(ENV_RESULTS);
 	if (env->results && !*env->results)
 		env->results = NULL;
-	return 0;
+	machine_env();
+	ret = 0;
+out:
+	free(omp);
+	free(pus);
+	if (ret < 0)
+		run_env_free(env);
+	return ret;
 }
 
 void run_env_free(struct run_env *env)
 {
+	free(env->policy);
+	env->policy = NULL;
 	free(env->plan);
 	env->plan = NULL;
 	env->nplan = 0;

@@ -22,7 +22,7 @@ struct run_env {
 	unsigned nthreads;
 	int *plan;              /* NULL when unbound */
 	unsigned nplan;
-	char policy[128];
+	char *policy;           /* canonical policy name, any length */
 	const char *results;    /* NULL: write no rows */
 	unsigned repeat;
 };
@@ -30,7 +30,9 @@ struct run_env {
 /*
  * Read the variables.  The worker count is THREADRUN_THREADS, else
  * OMP_NUM_THREADS (its first value), else DEFAULT_THREADS.  A malformed
- * value is an error with a message in ERR.
+ * value is an error with a message in ERR.  Call before starting threads:
+ * it checks THREADRUN_TOPOLOGY/_CORES/_PUS, which rows copy, and replaces
+ * them with this machine's when they are missing or bad (one warning).
  */
 int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 		 size_t errlen);

@@ -19,34 +19,63 @@
 #define PROG "threadrun"
 #define MAX_COUNTS 4096
 
-static int count_part(const char *part, unsigned *vals, int n, char *err, size_t errlen)
-{
-	unsigned a, b, f = 0;
-	char tail;
-	int got = sscanf(part, "%u-%ux%u%c", &a, &b, &f, &tail);
+#define COUNTS_FORMS "1,2,4,8 or 1-8 or 1-64x2 (doubling), counts 1..4096 ascending"
+#define COUNTS_ACCEPTED "accepted: " COUNTS_FORMS
 
-	if (got == 3 && f < 2)
-		goto bad;
-	if (got != 3) {
-		got = sscanf(part, "%u-%u%c", &a, &b, &tail);
-		if (got != 2) {
-			if (sscanf(part, "%u%c", &a, &tail) != 1)
-				goto bad;
-			b = a;
-		}
-	}
-	/* sscanf takes "-1" as a huge unsigned: every digit string must start
-	 * with a digit. */
-	if (part[0] < '0' || part[0] > '9' || strstr(part, "--") || strstr(part, "x-"))
-		goto bad;
-	if (a < 1 || b > PL_MAX_WORKERS || b < a) {
-		snprintf(err, errlen, "sweep: part '%s' is out of range or descending, allowed 1..%u ascending",
-			 part, PL_MAX_WORKERS);
+/* One number of a sweep part, with the message naming it when it is bad. */
+static int count_number(const char *part, const char **p, const char *what, uint64_t min,
+			uint64_t max, unsigned *out, char *err, size_t errlen)
+{
+	const char *start = *p;
+	uint64_t v;
+	int rc = num_scan_u64(p, UINT64_MAX, &v);
+
+	if (rc == -1) {
+		snprintf(err, errlen, "sweep: '%s' is not a thread count list, %s", part,
+			 COUNTS_ACCEPTED);
 		return -1;
 	}
+	if (rc == -2 || v < min || v > max) {
+		snprintf(err, errlen, "sweep: %s %.*s in '%s' is out of range, allowed %llu..%llu",
+			 what, (int)(*p - start), start, part, (unsigned long long)min,
+			 (unsigned long long)max);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* One part: "A", "A-B" or "A-BxF", numbers written the one way (opt.h). */
+static int count_part(const char *part, unsigned *vals, int n, char *err, size_t errlen)
+{
+	const char *p = part;
+	unsigned a, b, f = 0;
+
+	if (count_number(part, &p, "thread count", 1, PL_MAX_WORKERS, &a, err, errlen) < 0)
+		return -1;
+	b = a;
+	if (*p == '-') {
+		p++;
+		if (count_number(part, &p, "thread count", 1, PL_MAX_WORKERS, &b, err, errlen) < 0)
+			return -1;
+		if (*p == 'x') {
+			p++;
+			if (count_number(part, &p, "factor", 2, PL_MAX_WORKERS, &f, err, errlen) < 0)
+				return -1;
+		}
+		if (b < a) {
+			snprintf(err, errlen, "sweep: range '%s' descends, thread counts must ascend",
+				 part);
+			return -1;
+		}
+	}
+	if (*p) {
+		snprintf(err, errlen, "sweep: '%s' is not a thread count list, %s", part,
+			 COUNTS_ACCEPTED);
+		return -1;
+	}
+	/* a, b and f are at most 4096: v * f cannot overflow. */
 	for (unsigned v = a; v <= b; v = f ? v * f : v + 1) {
-		if (n >= MAX_COUNTS)
-			goto bad;
 		if (n > 0 && v <= vals[n - 1]) {
 			snprintf(err, errlen, "sweep: %u after %u: thread counts must ascend", v, vals[n - 1]);
 			return -1;
@@ -54,38 +83,29 @@ static int count_part(const char *part, unsigned *vals, int n, char *err, size_t
 		vals[n++] = v;
 	}
 	return n;
-bad:
-	snprintf(err, errlen,
-		 "sweep: '%s' is not a thread count list, accepted: 1,2,4,8 or 1-8 or 1-64x2 (doubling), counts 1..%u ascending",
-		 part, PL_MAX_WORKERS);
-	return -1;
 }
 
 int sweep_parse_counts(const char *text, unsigned **out, char *err, size_t errlen)
 {
+	/* Ascending counts 1..4096: never more than 4096 of them. */
 	unsigned *vals = calloc(MAX_COUNTS, sizeof(*vals));
-	char *copy = strdup(text), *save = NULL, *tok;
-	int n = 0;
+	char **parts = NULL;
+	int n = 0, nparts, i;
 
 	*out = NULL;
-	if (!vals || !copy)
+	nparts = list_split("sweep", text, COUNTS_FORMS, &parts, err, errlen);
+	if (!vals || nparts < 0)
 		goto fail;
-	if (!*text || text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,")) {
-		snprintf(err, errlen,
-			 "sweep: '%s' is not a thread count list, accepted: 1,2,4,8 or 1-8 or 1-64x2 (doubling), counts 1..%u ascending",
-			 text, PL_MAX_WORKERS);
-		goto fail;
-	}
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		n = count_part(tok, vals, n, err, errlen);
+	for (i = 0; i < nparts; i++) {
+		n = count_part(parts[i], vals, n, err, errlen);
 		if (n < 0)
 			goto fail;
 	}
-	free(copy);
+	list_free(parts, nparts);
 	*out = vals;
 	return n;
 fail:
-	free(copy);
+	list_free(parts, nparts);
 	free(vals);
 	return -1;
 }
@@ -107,6 +127,11 @@ int sweep_parse_policies(const char *text, struct pl_policy **out, char *err, si
 			snprintf(err, errlen, "policies: more than 64 in '%.40s'", text);
 			goto fail;
 		}
+		if (!*p) {
+			snprintf(err, errlen, "policies: '%s' has an empty element, give a comma list without empty items",
+				 text);
+			goto fail;
+		}
 		if (pl_policy_parse(p, &pols[n], err, errlen) < 0)
 			goto fail;
 		n++;
@@ -126,8 +151,8 @@ fail:
 
 /* (threads, policy, repeat) that already ran to success, from the file. */
 struct done {
-	char workload[256];
-	struct { unsigned threads, repeat; char policy[128]; } *runs;
+	const char *workload;
+	struct { unsigned threads, repeat; char *policy; } *runs;
 	size_t n, cap;
 };
 
@@ -154,8 +179,9 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 		return 0;
 	d->runs[d->n].threads = (unsigned)results_row_count(row, RC_THREADS, PL_MAX_WORKERS);
 	d->runs[d->n].repeat = (unsigned)results_row_count(row, RC_REPEAT, 1 << 30);
-	snprintf(d->runs[d->n].policy, sizeof(d->runs[d->n].policy), "%s",
-		 results_row_get(row, RC_POLICY));
+	d->runs[d->n].policy = strdup(results_row_get(row, RC_POLICY));
+	if (!d->runs[d->n].policy)
+		return 1;
 	d->n++;
 	return 0;
 }
@@ -274,7 +300,7 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 	struct done done = { 0 };
 	struct results_info info;
 	struct launch_result r;
-	char err[PATH_MAX + 256], name[256], *log = NULL, *lockpath = NULL;
+	char err[PATH_MAX + 256], **names = NULL, *name, *log = NULL, *lockpath = NULL;
 	const char *base = strrchr(o->argv[0], '/') ? strrchr(o->argv[0], '/') + 1 : o->argv[0];
 	unsigned rep, failed = 0, skipped = 0, busy = 0;
 	int i, j, ret = 2, st, lockfd = -1, claimed;
@@ -283,18 +309,28 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 
 	if (check_plans(topo, o) < 0)
 		return 2;
+	/* Policy names of any length (a list: of hundreds of CPUs). */
+	names = calloc(o->npolicies > 0 ? (size_t)o->npolicies : 1, sizeof(*names));
+	for (i = 0; names && i < o->npolicies; i++)
+		if (!(names[i] = pl_policy_strdup(&o->policies[i])))
+			break;
+	if (!names || i < o->npolicies) {
+		msg_error(PROG, "sweep: out of memory");
+		goto out_names;
+	}
 	st = execute_prepare(&ex, o->argv[0], o->results, err, sizeof(err));
 	if (st) {
 		msg_error(PROG, "%s", err);
 		execute_finish(&ex);
-		return st;
+		ret = st;
+		goto out_names;
 	}
-	snprintf(done.workload, sizeof(done.workload), "%s", base);
+	done.workload = base;
 	if (o->resume && access(ex.results, F_OK) == 0 &&
 	    results_read(ex.results, collect_done, &done, stderr, &info, err, sizeof(err)) < 0) {
 		msg_error(PROG, "sweep: --resume: %s", err);
 		execute_finish(&ex);
-		return 2;
+		goto out_names;
 	}
 	ex.output_fd = open_beside(ex.results, ".log", &log);
 	if (ex.output_fd < 0)
@@ -308,7 +344,7 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 		for (i = 0; i < o->npolicies; i++)
 			for (j = 0; j < o->ncounts; j++) {
 				pg.index++;
-				pl_policy_name(&o->policies[i], name, sizeof(name));
+				name = names[i];
 				if (is_done(&done, o->counts[j], name, rep)) {
 					skipped++;
 					continue;
@@ -375,6 +411,12 @@ out:
 		close(lockfd);
 	free(log);
 	free(lockpath);
+out_names:
+	while (done.n > 0)
+		free(done.runs[--done.n].policy);
 	free(done.runs);
+	for (i = 0; names && i < o->npolicies; i++)
+		free(names[i]);
+	free(names);
 	return ret;
 }

@@ -168,6 +168,20 @@ out:
 	return ret;
 }
 
+/* The topology is this machine, or the one -t names: never the one HWLOC_
+ * variables would make hwloc load. */
+static int load_topology(pl_topology_t topo, bool given)
+{
+	int ret = pl_topology_load(topo);
+
+	if (pl_topology_get_ignored_env(topo))
+		fprintf(stderr, "%s: warning: ignoring %s from the environment: %s\n", PROG,
+			pl_topology_get_ignored_env(topo),
+			given ? "-t names the topology" :
+			"a run uses this machine; plan for another with -t SPEC");
+	return ret;
+}
+
 static void print_plan(pl_topology_t topo, const struct pl_plan *plan, const char *policy)
 {
 	struct pl_pu_info info;
@@ -257,7 +271,7 @@ static int sweep_main(const struct args *a)
 	so.counts = counts;
 	so.policies = pols;
 	so.npolicies = n;
-	if (pl_topology_init(&topo) < 0 || pl_topology_load(topo) < 0 ||
+	if (pl_topology_init(&topo) < 0 || load_topology(topo, false) < 0 ||
 	    (a->allowed && pl_topology_restrict(topo, a->allowed) < 0)) {
 		msg_error(PROG, "%s", topo ? pl_topology_get_error(topo) : "out of memory");
 		goto out;
@@ -277,7 +291,7 @@ int main(int argc, char **argv)
 	struct pl_policy policy = { 0 };
 	struct pl_plan *plan = NULL;
 	pl_topology_t topo = NULL;
-	char err[512], name[256], pc[32];
+	char err[512], *name = NULL, pc[32];
 	struct args a;
 	int ret;
 
@@ -302,13 +316,18 @@ int main(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	if (pl_topology_load(topo) < 0 ||
+	if (load_topology(topo, a.topology != NULL) < 0 ||
 	    (a.allowed && pl_topology_restrict(topo, a.allowed) < 0) ||
 	    pl_plan_compute(topo, &policy, a.nthreads, a.strict ? PL_PLAN_STRICT : 0, &plan) < 0) {
 		msg_error(PROG, "%s", pl_topology_get_error(topo));
 		goto out;
 	}
-	pl_policy_name(&policy, name, sizeof(name));
+	name = pl_policy_strdup(&policy);
+	if (!name) {
+		msg_error(PROG, "out of memory");
+		ret = 1;
+		goto out;
+	}
 	if (plan->wrapped)
 		fprintf(stderr,
 			"%s: warning: %u workers on %u PUs of policy %s: wrapping round-robin, up to %u per PU (--strict refuses)\n",
@@ -321,6 +340,7 @@ int main(int argc, char **argv)
 	}
 	ret = run_single(topo, plan, name, &a);
 out:
+	free(name);
 	pl_plan_destroy(plan);
 	pl_topology_destroy(topo);
 	pl_policy_clear(&policy);

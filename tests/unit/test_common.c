@@ -18,6 +18,7 @@
 #include "opt.h"
 #include "results.h"
 #include "runenv.h"
+#include "sweep.h"
 
 static void numbers(void **state)
 {
@@ -467,10 +468,74 @@ static void run_env(void **state)
 	unsetenv("OMP_NUM_THREADS");
 }
 
+/* Numbers and lists are written one way, in every program. */
+static void one_way(void **state)
+{
+	static const char *const bad_numbers[] = { " 4", "+4", "4 ", "0x4", "4e0", "", "-", "1-2" };
+	static const struct { const char *text; int n; const char *msg; } sweeps[] = {
+		{ "1-8x2", 4, NULL },
+		{ "1,2,4-6,8-64x2", 9, NULL },
+		{ "4294967297", -1, "thread count 4294967297 in '4294967297' is out of range" },
+		{ "1- 2", -1, "is not a thread count list" },
+		{ "1-+2", -1, "is not a thread count list" },
+		{ "1-2x 2", -1, "is not a thread count list" },
+		{ " 4", -1, "is not a thread count list" },
+		{ "+4", -1, "is not a thread count list" },
+		{ "2-4096x2147483648", -1, "factor 2147483648 in '2-4096x2147483648' is out of range" },
+		{ "1,,2", -1, "empty element at character 3" },
+		{ "8-1", -1, "descends" },
+		{ "4,2", -1, "must ascend" },
+	};
+	const char *p;
+	char err[256], **items;
+	unsigned *counts, u;
+	uint64_t v;
+	double d;
+	size_t i;
+	int n;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad_numbers) / sizeof(bad_numbers[0]); i++)
+		assert_int_equal(num_parse_u64("n", bad_numbers[i], 0, 100, &v, err, sizeof(err)), -1);
+	assert_int_equal(num_parse_unsigned("n", "4294967297", 0, UINT32_MAX, &u, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "out of range"));
+	p = "99999999999999999999999x";
+	assert_int_equal(num_scan_u64(&p, UINT64_MAX, &v), -2);
+	assert_string_equal(p, "x");
+	p = "18446744073709551615";
+	assert_int_equal(num_scan_u64(&p, UINT64_MAX, &v), 0);
+	assert_true(v == UINT64_MAX);
+	p = "+1";
+	assert_int_equal(num_scan_u64(&p, UINT64_MAX, &v), -1);
+	assert_int_equal(num_parse_double("s", "0.25", 0, 1, &d, err, sizeof(err)), 0);
+	assert_int_equal(num_parse_double("s", ".5e-1", 0, 1, &d, err, sizeof(err)), 0);
+	assert_int_equal(num_parse_double("s", "+0.25", 0, 1, &d, err, sizeof(err)), -1);
+	assert_int_equal(num_parse_double("s", "0x1p-2", 0, 1, &d, err, sizeof(err)), -1);
+	assert_int_equal(num_parse_double("s", "inf", 0, INFINITY, &d, err, sizeof(err)), -1);
+	assert_int_equal(num_parse_double("s", "-1", 0, 1, &d, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "-1 is out of range"));
+	n = list_split("a", "x,y,zz", "x or y", &items, err, sizeof(err));
+	assert_int_equal(n, 3);
+	assert_string_equal(items[2], "zz");
+	list_free(items, n);
+	assert_int_equal(list_split("a", "x,,y", "x or y", &items, err, sizeof(err)), -1);
+	assert_string_equal(err, "a: 'x,,y' has an empty element at character 3, accepted: x or y");
+	assert_int_equal(list_split("a", "x,", "x", &items, err, sizeof(err)), -1);
+	assert_int_equal(list_split("a", "", "x", &items, err, sizeof(err)), -1);
+	for (i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); i++) {
+		n = sweep_parse_counts(sweeps[i].text, &counts, err, sizeof(err));
+		assert_int_equal(n, sweeps[i].n);
+		if (sweeps[i].msg)
+			assert_non_null(strstr(err, sweeps[i].msg));
+		free(counts);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(numbers),
+		cmocka_unit_test(one_way),
 		cmocka_unit_test(results_round_trip),
 		cmocka_unit_test(results_tolerant_reader),
 		cmocka_unit_test(results_writer_guards),

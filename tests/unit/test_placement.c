@@ -327,6 +327,119 @@ static void bind_here(void **state)
 	pl_topology_destroy(t);
 }
 
+/* A cpuset that hides PUs (an export with allowed_cpuset 0x2, as a cgroup
+ * limited to CPU 1 shows it): the machine is still described whole, and a
+ * hidden PU is "not allowed here", not missing. */
+static void disallowed_pus(void **state)
+{
+	pl_topology_t t = load("tests/cli/allowed-pu1.xml", NULL);
+	char desc[256];
+
+	(void)state;
+	assert_int_equal(pl_topology_get_nbcores(t), 2);
+	assert_int_equal(pl_topology_get_nbpus(t), 2);
+	assert_int_equal(pl_topology_get_nbusable(t), 1);
+	assert_int_equal(pl_topology_describe(t, desc, sizeof(desc)), 0);
+	assert_non_null(strstr(desc, "Core:2 PU:1"));
+	assert_null(plan_for(t, "list:0", 1, 0));
+	assert_non_null(strstr(pl_topology_get_error(t), "PU 0 is not allowed here"));
+	assert_null(plan_for(t, "list:7", 1, 0));
+	assert_non_null(strstr(pl_topology_get_error(t), "PU 7 does not exist"));
+	pl_topology_destroy(t);
+}
+
+/* scatter without a topology copy must give what hwloc_distrib() gives on
+ * the restricted copy, for every N and odd usable sets. */
+static void scatter_matches_distrib(void **state)
+{
+	static const char *const sets[] = { NULL, "0,3,4,5,9,11", "1,2,3,7", "6-11", "5" };
+	static const char spec[] = "package:2 core:3 pu:2";
+	hwloc_topology_t dup;
+	hwloc_bitmap_t sel, all[12];
+	hwloc_obj_t root;
+	struct pl_plan *plan;
+	pl_topology_t t;
+	unsigned n, i, usable;
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+		t = load(spec, sets[k]);
+		usable = pl_topology_get_nbusable(t);
+		sel = hwloc_bitmap_alloc();
+		hwloc_bitmap_copy(sel, hwloc_topology_get_topology_cpuset(pl_topology_get_hwloc(t)));
+		if (sets[k])
+			hwloc_bitmap_list_sscanf(sel, sets[k]);
+		for (n = 1; n <= usable; n++) {
+			assert_int_equal(hwloc_topology_dup(&dup, pl_topology_get_hwloc(t)), 0);
+			assert_int_equal(hwloc_topology_restrict(dup, sel, 0), 0);
+			root = hwloc_get_root_obj(dup);
+			assert_int_equal(hwloc_distrib(dup, &root, 1, all, n,
+						       (int)hwloc_topology_get_depth(dup), 0), 0);
+			plan = plan_for(t, "scatter", n, 0);
+			assert_non_null(plan);
+			for (i = 0; i < n; i++) {
+				assert_int_equal(plan->pu[i], hwloc_bitmap_first(all[i]));
+				hwloc_bitmap_free(all[i]);
+			}
+			pl_plan_destroy(plan);
+			hwloc_topology_destroy(dup);
+		}
+		hwloc_bitmap_free(sel);
+		pl_topology_destroy(t);
+	}
+}
+
+/* cK on a restricted machine: cores with fewer than K usable strands are
+ * left out, in one walk. */
+static void percore_restricted(void **state)
+{
+	pl_topology_t t = load("package:1 core:4 pu:2", "0,1,2,5,6,7");
+	struct pl_plan *plan = plan_for(t, "c2", 4, 0);
+	static const int want2[] = { 0, 1, 6, 7 }, want1[] = { 0, 2, 5, 6 };
+	unsigned i;
+
+	(void)state;
+	assert_non_null(plan);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(plan->pu[i], want2[i]);
+	pl_plan_destroy(plan);
+	plan = plan_for(t, "c1", 4, 0);
+	assert_non_null(plan);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(plan->pu[i], want1[i]);
+	pl_plan_destroy(plan);
+	pl_topology_destroy(t);
+}
+
+/* Names of any length: a list of 400 CPUs is named whole. */
+static void long_policy_names(void **state)
+{
+	struct pl_policy p;
+	char err[256], *text = malloc(8 * 400 + 8), *name;
+	size_t used = 0;
+	unsigned i;
+
+	(void)state;
+	assert_non_null(text);
+	used += (size_t)sprintf(text, "list:");
+	for (i = 0; i < 400; i++)
+		used += (size_t)sprintf(text + used, "%s%u", i ? "," : "", 1000 + i);
+	assert_int_equal(pl_policy_parse(text, &p, err, sizeof(err)), 0);
+	name = pl_policy_strdup(&p);
+	assert_non_null(name);
+	assert_string_equal(name, text);
+	free(name);
+	pl_policy_clear(&p);
+	assert_int_equal(pl_policy_parse("list:0,,1", &p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "empty element at character 3"));
+	assert_int_equal(pl_policy_parse("list:4294967296", &p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "4294967296 is above the highest OS index"));
+	assert_int_equal(pl_policy_parse("list:+1", &p, err, sizeof(err)), -1);
+	assert_int_equal(pl_policy_parse("list: 1", &p, err, sizeof(err)), -1);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +455,10 @@ int main(void)
 		cmocka_unit_test(policy_parsing),
 		cmocka_unit_test(formatting),
 		cmocka_unit_test(bind_here),
+		cmocka_unit_test(disallowed_pus),
+		cmocka_unit_test(scatter_matches_distrib),
+		cmocka_unit_test(percore_restricted),
+		cmocka_unit_test(long_policy_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

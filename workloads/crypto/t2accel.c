@@ -12,6 +12,7 @@
 #include "opt.h"
 #include "report.h"
 #include "results.h"
+#include "placement.h"
 #include "runenv.h"
 #include "runner.h"
 
@@ -114,32 +115,43 @@ struct opts {
 	struct backend_opts beo;
 };
 
+/* A worker number from a test switch, parsed like every number. */
+static int num_parse_int_env(const char *name, const char *text, int *out)
+{
+	unsigned v;
+	char err[256];
+
+	if (num_parse_unsigned(name, text, 0, PL_MAX_WORKERS - 1, &v, err, sizeof(err)) < 0) {
+		msg_error(PROG, "%s", err);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
 static int parse_algos(const char *text, struct opts *o, char *err, size_t errlen)
 {
-	char *copy = strdup(text), *save = NULL, *tok, choices[128];
+	char **items = NULL, choices[128], accepted[160];
 	const struct algo *a;
 	size_t i;
-	int ret = -1;
+	int n = 0, k, ret = -1;
 
-	if (!copy)
-		return -1;
 	algo_choices(choices, sizeof(choices));
 	o->nalgos = 0;
 	if (strcmp(text, "all") == 0) {
 		for (i = 0; i < nalgos; i++)
 			o->algos[o->nalgos++] = &algos[i];
-		ret = 0;
-		goto out;
+		return 0;
 	}
-	if (!*text || text[strlen(text) - 1] == ',') {
-		snprintf(err, errlen, "algorithm '%s' not known, choices are: %s (or all)", text, choices);
+	snprintf(accepted, sizeof(accepted), "%s (or all)", choices);
+	n = list_split("algorithm", text, accepted, &items, err, errlen);
+	if (n < 0)
 		goto out;
-	}
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		a = algo_find(tok);
+	for (k = 0; k < n; k++) {
+		a = algo_find(items[k]);
 		if (!a) {
-			snprintf(err, errlen, "algorithm '%s' not known, choices are: %s (or all)", tok,
-				 choices);
+			snprintf(err, errlen, "algorithm '%s' not known, choices are: %s",
+				 items[k], accepted);
 			goto out;
 		}
 		for (i = 0; i < o->nalgos && o->algos[i] != a; i++)
@@ -149,7 +161,7 @@ static int parse_algos(const char *text, struct opts *o, char *err, size_t errle
 	}
 	ret = 0;
 out:
-	free(copy);
+	list_free(items, n);
 	return ret;
 }
 
@@ -338,7 +350,8 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	return ret;
 }
 
-/* One measurement; returns 0, 1 (failed) or 128+N (interrupted). */
+/* One measurement; returns 0, 1 (failed), 2 (a bad test switch) or 128+N
+ * (interrupted). */
 static int measure(const struct opts *o, void *bectx, const struct run_env *env,
 		   const char *impl, struct job *job, struct report *rep)
 {
@@ -361,12 +374,12 @@ static int measure(const struct opts *o, void *bectx, const struct run_env *env,
 		return 128 + interrupted;
 	if (fault_only && strcmp(fault_only, algo_mode_label(job->algo, job->mode)))
 		fault = kat_fault = NULL;
-	if (fault)
-		p.fault_worker = atoi(fault);
-	if (fail)
-		p.fail_worker = atoi(fail);
-	if (kat_fault)
-		p.kat_fault_worker = atoi(kat_fault);
+	if (fault && num_parse_int_env("T2ACCEL_FAULT_WORKER", fault, &p.fault_worker) < 0)
+		return 2;
+	if (fail && num_parse_int_env("T2ACCEL_FAIL_WORKER", fail, &p.fail_worker) < 0)
+		return 2;
+	if (kat_fault && num_parse_int_env("T2ACCEL_FAULT_KAT", kat_fault, &p.kat_fault_worker) < 0)
+		return 2;
 	if (o->be->job_init(bectx, job, err, sizeof(err)) < 0) {
 		msg_error(PROG, "%s: %s", algo_mode_label(job->algo, job->mode), err);
 		return 1;
