@@ -14,6 +14,7 @@
 
 #include "datafile.h"
 #include "monitor.h"
+#include "results.h"
 #include "timing.h"
 
 #define MAX_CPUS 1024
@@ -248,8 +249,11 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 		t->seen[cpu / 64] |= 1ull << (cpu % 64);
 	t->last_cpu = cpu;
 	if (m->out)
-		fprintf(m->out, "%.3f,thread,%d,%s,%d,%d,,,,,,,%.2f,%.2f,%lu,%lu\n", now, (int)tid,
-			t->name, cpu, t->planned, t->utime, t->stime, t->vcsw, t->ivcsw);
+		/* A thread names itself: quoted like any text field. */
+		fprintf(m->out, "%.3f,thread,%d,", now, (int)tid);
+		results_put_field(m->out, t->name);
+		fprintf(m->out, ",%d,%d,,,,,,,%.2f,%.2f,%lu,%lu\n", cpu, t->planned, t->utime, t->stime,
+			t->vcsw, t->ivcsw);
 }
 
 /* Every thread of PID, then of its children (fork and exec included). */

@@ -271,7 +271,7 @@ int results_row_provenance(struct results_row *row, const char *versions)
 
 /* Append one CSV field, quoted when it needs to be (RFC 4180: a quoted
  * field keeps commas, quotes, CR and newlines, and reads back as written). */
-static int put_field(FILE *f, const char *s)
+int results_put_field(FILE *f, const char *s)
 {
 	bool quote = strpbrk(s, ",\"\n\r") || (*s && (s[0] == ' ' || s[strlen(s) - 1] == ' '));
 	const char *p;
@@ -301,7 +301,7 @@ static char *format_line(const struct results_row *row)
 		if (i)
 			fputc(',', f);
 		if (row)
-			put_field(f, results_row_get(row, (enum results_col)i));
+			results_put_field(f, results_row_get(row, (enum results_col)i));
 		else
 			fputs(col_names[i], f);
 	}

@@ -67,6 +67,11 @@ int results_check(const char *path, char *err, size_t errlen);
 int results_append(const char *path, const struct results_row *row, char *err,
 		   size_t errlen);
 
+/* Write S as one CSV field (RFC 4180: quoted when it holds a comma, a quote,
+ * a line break or edge spaces; quotes doubled).  The monitor's series uses it
+ * too. */
+int results_put_field(FILE *f, const char *s);
+
 /* Called once per usable data row with the 1-based line number where it
  * starts (a quoted field may hold newlines); non-zero stops. */
 typedef int (*results_cb)(const struct results_row *row, unsigned line, void *arg);
