@@ -248,12 +248,13 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 	if (cpu >= 0 && cpu < MAX_CPUS)
 		t->seen[cpu / 64] |= 1ull << (cpu % 64);
 	t->last_cpu = cpu;
-	if (m->out)
-		/* A thread names itself: quoted like any text field. */
-		fprintf(m->out, "%.3f,thread,%d,", now, (int)tid);
-		results_put_field(m->out, t->name);
-		fprintf(m->out, ",%d,%d,,,,,,,%.2f,%.2f,%lu,%lu\n", cpu, t->planned, t->utime, t->stime,
-			t->vcsw, t->ivcsw);
+	if (!m->out)
+		return;
+	/* A thread names itself: quoted like any text field. */
+	fprintf(m->out, "%.3f,thread,%d,", now, (int)tid);
+	results_put_field(m->out, t->name);
+	fprintf(m->out, ",%d,%d,,,,,,,%.2f,%.2f,%lu,%lu\n", cpu, t->planned, t->utime, t->stime,
+		t->vcsw, t->ivcsw);
 }
 
 /* Every thread of PID, then of its children (fork and exec included). */
