@@ -65,6 +65,36 @@ static bool looks_like_xml(const char *spec)
 	       (n > 4 && strcmp(spec + n - 4, ".xml") == 0);
 }
 
+/* Planning is for machines that exist: hwloc takes minutes to build a
+ * synthetic machine of millions of PUs, so larger ones are refused first. */
+#define MAX_SYNTHETIC_PUS 65536ull
+
+/* The PUs a synthetic description makes: the product of its arities
+ * ("numa:2 core:4 pu:2", or "2 4 2"; "[numa]" attaches memory, no level).
+ * Saturates past MAX_SYNTHETIC_PUS; a token it cannot read counts 1 and is
+ * left to hwloc's parser. */
+static unsigned long long synthetic_pus(const char *spec)
+{
+	unsigned long long pus = 1, n;
+	const char *p = spec, *num;
+	char *end;
+
+	while (*p) {
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		num = *p == '[' ? NULL : (*p >= '0' && *p <= '9') ? p : strchr(p, ':');
+		if (num && num < p + strcspn(p, " \t\n")) {
+			n = strtoull(num + (*num == ':'), &end, 10);
+			if (end != num + (*num == ':') && n > 0)
+				pus = pus > MAX_SYNTHETIC_PUS / n ? MAX_SYNTHETIC_PUS + 1 : pus * n;
+		}
+		p += strcspn(p, " \t\n");
+	}
+	return pus;
+}
+
 /* Point hwloc at the requested source; fills the error on failure. */
 static int select_source(pl_topology_t topo)
 {
@@ -73,6 +103,13 @@ static int select_source(pl_topology_t topo)
 	if (!topo->source)
 		return 0;
 	if (!looks_like_xml(topo->source)) {
+		if (synthetic_pus(topo->source) > MAX_SYNTHETIC_PUS) {
+			pl_set_error(topo, E2BIG,
+				     "topology: '%.60s%s' describes more than %llu PUs, the most threadrun plans for",
+				     topo->source, strlen(topo->source) > 60 ? "..." : "",
+				     MAX_SYNTHETIC_PUS);
+			return -1;
+		}
 		if (hwloc_topology_set_synthetic(topo->topo, topo->source) == 0)
 			return 0;
 		pl_set_error(topo, EINVAL,

@@ -1,6 +1,7 @@
 /* The files a run writes: opened without links, FIFOs or stray descriptors. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -120,7 +121,8 @@ static void check_stdout(void)
 	if (failed) {
 		fprintf(stderr, "%s: cannot write standard output: %s\n", stdout_prog,
 			strerror(saved ? saved : EIO));
-		_exit(1);
+		/* A reader that went away ends the run as SIGPIPE would. */
+		_exit(saved == EPIPE ? 128 + SIGPIPE : 1);
 	}
 }
 

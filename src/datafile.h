@@ -32,7 +32,8 @@ int datafile_write_all(int fd, const char *buf, size_t len);
  * At the start of main: open /dev/null on any of descriptors 0-2 that is
  * closed, so no file lands there, and check at exit that standard output
  * was written (a full disk, /dev/full): PROG names the program in the
- * message, and the exit status becomes 1.
+ * message, and the exit status becomes 1 (141 when the reader went away,
+ * as SIGPIPE would have it).
  */
 void datafile_stdio_init(const char *prog);
 

@@ -298,7 +298,7 @@ static void csv_field(FILE *out, const char *s, char sep, bool raw)
 		if (guard)
 			fputc('\'', out);
 		for (; *s; s++)
-			fputc(*s == '\t' || *s == '\n' ? ' ' : *s, out);
+			fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
 		return;
 	}
 	if (!strpbrk(s, ",\"\n\r")) {

@@ -72,7 +72,7 @@ check "a monitored sweep's program has only the descriptors threadrun got ($got)
 
 # Concurrent monitors on one file: whole lines, one header, first.
 for i in 1 2 3; do
-	threadrun -q --monitor=0.01 -o "$d/c3.csv" 1 sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done' &
+	threadrun -q --monitor=0.01 -o "$d/c3.csv" 1 sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done' &
 done
 wait
 s=$d/c3.csv.monitor.csv

@@ -51,7 +51,7 @@ check "exactly one run per combination, 8 in all" bash -c \
 # Whatever the runs put beside the results file or in TMPDIR (here $tmp):
 # nothing but the results file and its log may stay.
 check "no temporary file left by the interrupted runs" bash -c \
-	"[ -z \"\$(ls -A '$tmp' | grep -vxE '(fail|sig)\.csv(\.log)?|err')\" ]"
+	"[ -z \"\$(ls -A '$tmp' | grep -vxE '(fail|sig)\.csv(\.log|\.lock)?|err')\" ]"
 
 # Resource exhaustion (not under AddressSanitizer, which needs the address
 # space and keeps its own threads).

@@ -69,6 +69,7 @@ struct shared {
 	struct gate ready, start, end;
 	atomic_int stop;        /* workers stop taking operations */
 	atomic_int abort;       /* a worker failed before the start */
+	atomic_int cancelled;   /* a signal ends the run unmeasured */
 	atomic_uint finished;
 };
 
@@ -156,7 +157,7 @@ static int timed_loop(struct worker *w, void *state, uint64_t quota, uint64_t ev
 	}
 	/* Stopped by time: the final check (another worker's failure or a
 	 * signal ends the run unmeasured, so none is needed then). */
-	if (*ops < quota && !atomic_load(&w->sh->abort) && !*p->interrupted &&
+	if (*ops < quota && !atomic_load(&w->sh->abort) && !atomic_load(&w->sh->cancelled) &&
 	    check(w, state, err, errlen) < 0)
 		return -1;
 	return 0;
@@ -237,6 +238,7 @@ static void supervise(struct shared *sh, double start, unsigned created, struct 
 			return;
 		if (*p->interrupted) {
 			r->interrupted = true;
+			atomic_store(&sh->cancelled, 1);
 			atomic_store(&sh->stop, 1);
 			return;
 		}
