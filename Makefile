@@ -8,7 +8,7 @@ CC      ?= gcc
 PKGS    := hwloc libcrypto
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
-           $(shell pkg-config --cflags $(PKGS)) -Iplacement -Isrc
+           $(shell pkg-config --cflags $(PKGS))
 # PKCS#11 types and constants only: modules are dlopen()ed, nothing links.
 P11_CFLAGS := $(shell pkg-config --cflags p11-kit-1)
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lpthread -lm
@@ -33,11 +33,13 @@ SANFLAGS_tsan := -fsanitize=thread
 CFLAGS += $(SANFLAGS_$(SAN)) -fno-omit-frame-pointer
 endif
 
+# The parts, one library each.  Includes run one way (tests/sh/layout.sh
+# checks it): workloads -> src/lib, placement; src/threadrun -> src/lib,
+# placement; src/report -> src/lib; src/lib -> placement; placement -> none.
 PLACEMENT_SRC := $(wildcard placement/*.c)
-COMMON_SRC    := src/opt.c src/datafile.c src/results.c src/runenv.c src/cputrack.c src/launch.c \
-                 src/execute.c src/sweep.c src/monitor.c
-THREADRUN_SRC := src/threadrun.c
-REPORT_SRC    := src/threadreport.c src/dataset.c src/analysis.c
+LIB_SRC       := $(wildcard src/lib/*.c)
+LAUNCHER_SRC  := $(filter-out src/threadrun/threadrun.c,$(wildcard src/threadrun/*.c))
+REPORTER_SRC  := $(filter-out src/report/threadreport.c,$(wildcard src/report/*.c))
 T2ACCEL_SRC   := $(wildcard workloads/crypto/*.c)
 LINPACK_SRC   := $(wildcard workloads/linpack/*.c)
 LU_OBJ        := $(filter-out %/linpack.o,$(LINPACK_SRC:%.c=$(OBJ)/%.o))
@@ -45,9 +47,14 @@ LU_OBJ        := $(filter-out %/linpack.o,$(LINPACK_SRC:%.c=$(OBJ)/%.o))
 # it is compiled where it runs.  LINPACK_ARCH= builds it generic.
 LINPACK_ARCH  ?= -march=native
 
-PLACEMENT_OBJ := $(PLACEMENT_SRC:%.c=$(OBJ)/%.o)
-COMMON_OBJ    := $(COMMON_SRC:%.c=$(OBJ)/%.o)
-LIBS          := $(OBJ)/libcommon.a $(OBJ)/libplacement.a
+LIBS          := $(OBJ)/libthreadrun-lib.a $(OBJ)/libplacement.a
+
+$(OBJ)/placement/%.o:     CFLAGS += -Iplacement
+$(OBJ)/src/lib/%.o:       CFLAGS += -Isrc/lib -Iplacement
+$(OBJ)/src/threadrun/%.o: CFLAGS += -Isrc/threadrun -Isrc/lib -Iplacement
+$(OBJ)/src/report/%.o:    CFLAGS += -Isrc/report -Isrc/lib
+$(OBJ)/workloads/%.o:     CFLAGS += -Isrc/lib -Iplacement
+$(OBJ)/tests/%.o:         CFLAGS += -Isrc/lib -Isrc/threadrun -Isrc/report -Iplacement
 
 PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport
 
@@ -67,17 +74,21 @@ $(OBJ)/%.o: %.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(OBJ)/libplacement.a: $(PLACEMENT_OBJ)
+$(OBJ)/libplacement.a: $(PLACEMENT_SRC:%.c=$(OBJ)/%.o)
 	$(Q)$(AR) rcs $@ $^
-$(OBJ)/libcommon.a: $(COMMON_OBJ)
+$(OBJ)/libthreadrun-lib.a: $(LIB_SRC:%.c=$(OBJ)/%.o)
+	$(Q)$(AR) rcs $@ $^
+$(OBJ)/liblauncher.a: $(LAUNCHER_SRC:%.c=$(OBJ)/%.o)
+	$(Q)$(AR) rcs $@ $^
+$(OBJ)/libreporter.a: $(REPORTER_SRC:%.c=$(OBJ)/%.o)
 	$(Q)$(AR) rcs $@ $^
 
-$(BIN)/threadrun: $(THREADRUN_SRC:%.c=$(OBJ)/%.o) $(LIBS)
+$(BIN)/threadrun: $(OBJ)/src/threadrun/threadrun.o $(OBJ)/liblauncher.a $(LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BIN)/threadreport: $(REPORT_SRC:%.c=$(OBJ)/%.o) $(LIBS)
+$(BIN)/threadreport: $(OBJ)/src/report/threadreport.o $(OBJ)/libreporter.a $(LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
@@ -100,12 +111,11 @@ $(BIN)/tests/test_lu: $(OBJ)/tests/unit/test_lu.o $(LU_OBJ) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
-$(BIN)/tests/test_analysis: $(OBJ)/tests/unit/test_analysis.o $(OBJ)/src/analysis.o \
-                            $(OBJ)/src/dataset.o $(LIBS)
+$(BIN)/tests/test_analysis: $(OBJ)/tests/unit/test_analysis.o $(OBJ)/libreporter.a $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
-$(BIN)/tests/test_%: $(OBJ)/tests/unit/test_%.o $(LIBS)
+$(BIN)/tests/test_%: $(OBJ)/tests/unit/test_%.o $(OBJ)/liblauncher.a $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
@@ -125,9 +135,10 @@ $(BIN)/tests/omp_where: tests/progs/omp_where.c
 # Fuzz targets (libFuzzer, clang): the parsers that take outside input.
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,bin/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_CC      ?= clang
-bin/fuzz/%: tests/fuzz/%.c $(PLACEMENT_SRC) $(COMMON_SRC) src/analysis.c src/dataset.c
+bin/fuzz/%: tests/fuzz/%.c $(PLACEMENT_SRC) $(LIB_SRC) $(LAUNCHER_SRC) $(REPORTER_SRC)
 	@mkdir -p $(dir $@)
-	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Iplacement -Isrc \
+	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-Iplacement -Isrc/lib -Isrc/threadrun -Isrc/report \
 		$(shell pkg-config --cflags hwloc) -o $@ $^ $(shell pkg-config --libs hwloc) -lpthread -lm
 
 check: deps
@@ -149,7 +160,7 @@ run: deps
 bench: deps all $(BIN)/bench/openblas_lu
 	$(Q)workloads/crypto/bench-speed
 	$(Q)workloads/linpack/bench/bench-openblas
-	$(Q)src/bench-report
+	$(Q)src/report/bench-report
 	$(Q)tests/bench/bench-plan
 
 # The OpenBLAS peer, for the benchmark only (libopenblas-dev, liblapacke-dev).

@@ -1,4 +1,4 @@
-/* Fuzz target: sweep thread-count lists and policy lists (src/sweep.c). */
+/* Fuzz target: sweep thread-count lists and policy lists (src/threadrun/sweep.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

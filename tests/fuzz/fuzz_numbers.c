@@ -1,4 +1,4 @@
-/* Fuzz target: numbers with ranges and number lists (src/opt.c). */
+/* Fuzz target: numbers with ranges and number lists (src/lib/opt.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the option parser (src/opt.c) on any command line, through
+ * Fuzz target: the option parser (src/lib/opt.c) on any command line, through
  * threadreport's real option table (its main, renamed) and a table of every
  * kind of option (flag, value, optional value, short only, long only) whose
  * values go through every number parser.  The input is the command line,
@@ -18,7 +18,7 @@
 #include "datafile.h"
 #define datafile_stdio_init(prog) ((void)(prog))
 #define main threadreport_main
-#include "../../src/threadreport.c"
+#include "../../src/report/threadreport.c"
 #undef main
 
 static char file[] = "/tmp/fuzz_options_XXXXXX";

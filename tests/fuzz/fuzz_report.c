@@ -17,7 +17,7 @@
 #include "datafile.h"
 #define datafile_stdio_init(prog) ((void)(prog))
 #define main threadreport_main
-#include "../../src/threadreport.c"
+#include "../../src/report/threadreport.c"
 #undef main
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

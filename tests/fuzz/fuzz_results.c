@@ -1,5 +1,5 @@
 /* Fuzz target: the results-file reader and the reporter's grouping
- * (src/results.c, src/dataset.c), on whatever bytes a file may hold. */
+ * (src/lib/results.c, src/report/dataset.c), on whatever bytes a file may hold. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -176,8 +176,8 @@ static void published_figures(void **state)
 	size_t i, found = 0;
 
 	(void)state;
-	/* A copy of shared/reference's src4_scale and smd5_scale rows, with
-	 * their source column, so the test stands without shared/. */
+	/* Published scaling figures (the src4_scale and smd5_scale rows, with
+	 * their source column), kept in tests/data. */
 	if (!ref)
 		ref = data_file("published-scale.csv");
 	assert_int_equal(dataset_read(&ds, ref, stderr, err, sizeof(err)), 0);

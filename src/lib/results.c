@@ -57,8 +57,9 @@ int results_col_find(const char *name)
 	return -1;
 }
 
-/* Names other tables give our columns (the published figures in
- * shared/reference use these), so they read as results files too. */
+/* Names other tables give our columns (published scaling figures, such as
+ * tests/data/published-scale.csv, use these), so they read as results
+ * files too. */
 static const struct { const char *name; enum results_col col; } col_aliases[] = {
 	{ "tool", RC_WORKLOAD },
 	{ "machine", RC_HOST },

@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The algorithm column of the rows threadrun writes about whole runs. */
+#define RESULTS_RUN_ALGORITHM "(run)"
+
 /* Columns, in file order.  The names are in results.c's const table. */
 enum results_col {
 	RC_TIME, RC_HOST, RC_CPU_MODEL, RC_TOPOLOGY, RC_CORES, RC_PUS, RC_VERSIONS,

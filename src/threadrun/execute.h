@@ -12,8 +12,6 @@
 #include "launch.h"
 #include "placement.h"
 
-/* The algorithm column of the rows threadrun writes about whole runs. */
-#define EXECUTE_RUN_ALGORITHM "(run)"
 
 struct execute {
 	pl_topology_t topo;

@@ -89,7 +89,7 @@ static int append_run_row(const char *results, const char *program, const struct
 	results_row_init(&row);
 	results_row_provenance(&row, NULL);
 	results_row_set(&row, RC_WORKLOAD, "%s", base ? base + 1 : program);
-	results_row_set(&row, RC_ALGORITHM, "%s", EXECUTE_RUN_ALGORITHM);
+	results_row_set(&row, RC_ALGORITHM, "%s", RESULTS_RUN_ALGORITHM);
 	results_row_set(&row, RC_BACKEND, "threadrun");
 	results_row_set(&row, RC_THREADS, "%u", plan->nworkers);
 	results_row_set(&row, RC_POLICY, "%s", policy);

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "dataset.h"
-#include "execute.h"
 #include "results.h"
 
 struct reading {
@@ -285,9 +284,9 @@ static int drop_superseded(struct dataset *ds)
 	for (i = 0; i < ds->nobs; i = j) {
 		own = false;
 		for (j = i; j < ds->nobs && same_group(&ks[i], &ks[j]); j++)
-			own |= !same(ds->obs[ks[j].i].algorithm, EXECUTE_RUN_ALGORITHM);
+			own |= !same(ds->obs[ks[j].i].algorithm, RESULTS_RUN_ALGORITHM);
 		for (k = i; own && k < j; k++)
-			if (same(ds->obs[ks[k].i].algorithm, EXECUTE_RUN_ALGORITHM))
+			if (same(ds->obs[ks[k].i].algorithm, RESULTS_RUN_ALGORITHM))
 				ds->obs[ks[k].i].dropped = true;
 	}
 	/* Of the rows of one series, policy, thread count and repeat, the last. */
@@ -459,7 +458,7 @@ int dataset_build(struct dataset *ds)
 	for (i = 0; i < ds->nobs; i++) {
 		const struct obs *o = &ds->obs[i];
 
-		if (!isnan(o->off_plan) && same(o->algorithm, EXECUTE_RUN_ALGORITHM))
+		if (!isnan(o->off_plan) && same(o->algorithm, RESULTS_RUN_ALGORITHM))
 			mon[nmon++] = monitor_key(ds, o, o->policy, o->threads, i);
 		if (o->dropped)
 			continue;

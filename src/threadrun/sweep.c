@@ -162,7 +162,7 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 	void *grown;
 
 	(void)line;
-	if (strcmp(results_row_get(row, RC_ALGORITHM), EXECUTE_RUN_ALGORITHM) ||
+	if (strcmp(results_row_get(row, RC_ALGORITHM), RESULTS_RUN_ALGORITHM) ||
 	    strcmp(results_row_get(row, RC_BACKEND), "threadrun") ||
 	    strcmp(results_row_get(row, RC_WORKLOAD), d->workload) ||
 	    strcmp(results_row_get(row, RC_STATUS), "0"))
