@@ -138,6 +138,7 @@ FUZZ_CC      ?= clang
 bin/fuzz/%: tests/fuzz/%.c $(PLACEMENT_SRC) $(LIB_SRC) $(LAUNCHER_SRC) $(REPORTER_SRC)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-DMAX_SYNTHETIC_PUS=4096ull \
 		-Iplacement -Isrc/lib -Isrc/threadrun -Isrc/report \
 		$(shell pkg-config --cflags hwloc) -o $@ $^ $(shell pkg-config --libs hwloc) -lpthread -lm
 

@@ -67,7 +67,9 @@ static bool looks_like_xml(const char *spec)
 
 /* Planning is for machines that exist: hwloc takes minutes to build a
  * synthetic machine of millions of PUs, so larger ones are refused first. */
-#define MAX_SYNTHETIC_PUS 65536ull
+#ifndef MAX_SYNTHETIC_PUS
+#define MAX_SYNTHETIC_PUS 65536ull   /* the fuzz build sets it lower */
+#endif
 
 /* The PUs a synthetic description makes: the product of its arities
  * ("numa:2 core:4 pu:2", or "2 4 2"; "[numa]" attaches memory, no level).
