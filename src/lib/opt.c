@@ -195,9 +195,7 @@ int num_parse_unsigned(const char *what, const char *text, unsigned min,
 	return 0;
 }
 
-/* Digits with an optional fraction and exponent ("0.25", "1e-3", ".5"):
- * no sign, space, hex, inf or nan, which strtod() would also take. */
-static bool plain_decimal(const char *s)
+bool num_is_decimal(const char *s)
 {
 	bool digits = false;
 
@@ -227,11 +225,11 @@ int num_parse_double(const char *what, const char *text, double min, double max,
 	double v;
 
 	/* "-1" is a number, just not one we take: say so. */
-	if (text[0] == '-' && plain_decimal(text + 1))
+	if (text[0] == '-' && num_is_decimal(text + 1))
 		goto range;
 	errno = 0;
 	v = strtod(text, &end);
-	if (!plain_decimal(text) || end == text || *end) {
+	if (!num_is_decimal(text) || end == text || *end) {
 		snprintf(err, errlen, "%s: '%s' is not a number, allowed %g..%g", what, text,
 			 min, max);
 		return -1;

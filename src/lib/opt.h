@@ -76,6 +76,11 @@ int list_split(const char *what, const char *text, const char *accepted, char **
 	       char *err, size_t errlen);
 void list_free(char **items, int n);
 
+/* Digits with an optional fraction and exponent ("0.25", "1e-3", ".5"):
+ * no sign, space, hex, inf or nan, which strtod() would also take.  The one
+ * test of what a decimal number is, for options and for files. */
+bool num_is_decimal(const char *s);
+
 /* Parse a comma list of numbers in range into a new array; returns the
  * count or -1 with a message. */
 int num_parse_list(const char *what, const char *text, uint64_t min, uint64_t max,

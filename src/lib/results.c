@@ -19,6 +19,7 @@
 
 #include "datafile.h"
 
+#include "opt.h"
 #include "results.h"
 
 static const char *const col_names[RC_COUNT] = {
@@ -131,28 +132,11 @@ static const enum col_kind col_kinds[RC_COUNT] = {
 #define COUNT_MAX 9007199254740992.0    /* 2^53 */
 #define REAL_MAX 1e18
 
-/* Plain decimal: digits, and for a real an optional fraction and exponent.
- * No sign, hex, inf or nan: a file may hold anything. */
+/* Plain decimal: digits only for a count; for a real an optional fraction
+ * and exponent too.  No sign, hex, inf or nan: a file may hold anything. */
 static bool decimal(const char *s, bool real)
 {
-	const char *p = s;
-
-	p += strspn(p, "0123456789");
-	if (p == s)
-		return false;
-	if (real && *p == '.') {
-		p++;
-		p += strspn(p, "0123456789");
-	}
-	if (real && (*p == 'e' || *p == 'E')) {
-		s = ++p;
-		if (*p == '+' || *p == '-')
-			s = ++p;
-		p += strspn(p, "0123456789");
-		if (p == s)
-			return false;
-	}
-	return *p == '\0';
+	return real ? num_is_decimal(s) : *s && s[strspn(s, "0123456789")] == '\0';
 }
 
 /* The value of S when it is a valid COL value, else NAN; WHY says why. */

@@ -262,29 +262,10 @@ static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
 
 /* A plain decimal number (-1.5e3): a spreadsheet takes it as a number,
  * never as a formula, so it needs no guard. */
+/* A number a spreadsheet reads as one: signed decimals stay as they are. */
 static bool is_decimal(const char *s)
 {
-	bool digits = false;
-
-	if (*s == '+' || *s == '-')
-		s++;
-	for (; *s >= '0' && *s <= '9'; s++)
-		digits = true;
-	if (*s == '.')
-		for (s++; *s >= '0' && *s <= '9'; s++)
-			digits = true;
-	if (!digits)
-		return false;
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		if (*s == '+' || *s == '-')
-			s++;
-		if (*s < '0' || *s > '9')
-			return false;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	return !*s;
+	return num_is_decimal(s + (*s == '+' || *s == '-'));
 }
 
 /* A field of the cell table: CSV quoting, or for TSV (SEP a tab) tabs

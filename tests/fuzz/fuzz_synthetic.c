@@ -8,36 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "placement.h"
+#include "plan_all.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const policies[] = { "compact", "scatter", "c1", "c2", "list:0,3,1", "none" };
-	char *text, err[256], desc[512];
-	pl_topology_t topo = NULL;
-	struct pl_policy policy;
-	struct pl_plan *plan;
-	size_t i;
+	char *text;
 
 	if (size > 200)
 		return 0;
 	text = strndup((const char *)data, size);
-	if (!text || strchr(text, '/') || strstr(text, ".xml") || !*text)
-		goto out;
-	if (pl_topology_init(&topo) < 0 || pl_topology_set_source(topo, text) < 0 ||
-	    pl_topology_load(topo) < 0 || pl_topology_get_nbpus(topo) > 4096)
-		goto out;
-	pl_topology_describe(topo, desc, sizeof(desc));
-	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
-		if (pl_policy_parse(policies[i], &policy, err, sizeof(err)) < 0)
-			continue;
-		for (unsigned n = 1; n <= 9; n += 4)
-			if (pl_plan_compute(topo, &policy, n, 0, &plan) == 0)
-				pl_plan_destroy(plan);
-		pl_policy_clear(&policy);
-	}
-out:
-	pl_topology_destroy(topo);
+	if (text && *text && !strchr(text, '/') && !strstr(text, ".xml"))
+		plan_all(text);
 	free(text);
 	return 0;
 }

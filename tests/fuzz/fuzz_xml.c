@@ -9,16 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "placement.h"
+#include "plan_all.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const policies[] = { "compact", "scatter", "c2", "list:1,0", "none" };
-	char path[] = "/tmp/fuzz_xml_XXXXXX.xml", err[256], desc[512];
-	pl_topology_t topo = NULL;
-	struct pl_policy policy;
-	struct pl_plan *plan;
-	size_t i;
+	char path[] = "/tmp/fuzz_xml_XXXXXX.xml";
 	int fd;
 
 	if (size > 16384)
@@ -26,22 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = mkstemps(path, 4);
 	if (fd < 0)
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size)
-		goto out;
-	if (pl_topology_init(&topo) < 0 || pl_topology_set_source(topo, path) < 0 ||
-	    pl_topology_load(topo) < 0 || pl_topology_get_nbpus(topo) > 4096)
-		goto out;
-	pl_topology_describe(topo, desc, sizeof(desc));
-	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
-		if (pl_policy_parse(policies[i], &policy, err, sizeof(err)) < 0)
-			continue;
-		for (unsigned n = 1; n <= 9; n += 4)
-			if (pl_plan_compute(topo, &policy, n, 0, &plan) == 0)
-				pl_plan_destroy(plan);
-		pl_policy_clear(&policy);
-	}
-out:
-	pl_topology_destroy(topo);
+	if (write(fd, data, size) == (ssize_t)size)
+		plan_all(path);
 	close(fd);
 	unlink(path);
 	return 0;
