@@ -81,3 +81,14 @@ done
 check "a failure mid-run leaves an unverified row; what never started, none (threadrun's run rows aside)" bash -c \
 	"[ \"\$(results_get '$tmp/fault.csv' algorithm verified | grep -v '^(run)')\" = \$'sha256\tno' ]"
 unset T2ACCEL_PIN
+
+# A sweep over a temporary token is one series: impl names the module, not
+# the throwaway token (its label and slot change every run), so the 2-thread
+# point is compared with the 1-thread one, whatever the token does.
+threadrun -q --sweep 1-2 -o "$tmp/sw.csv" -- t2accel -q -b pkcs11 -a sha256 -s 1024 -d 0.2 >/dev/null 2>&1
+check "a pkcs11 sweep: one impl across thread counts" bash -c \
+	"[ \$(results_get '$tmp/sw.csv' algorithm impl | grep -v '^(run)' | cut -f2 | sort -u | wc -l) -eq 1 ]"
+check "the report has one pkcs11 series, with a 2-thread speedup measured against 1 thread" bash -c \
+	"threadreport --raw -f tsv '$tmp/sw.csv' | awk -F'\t' 'NR == 1 {for (i = 1; i <= NF; i++) c[\$i] = i; next}
+	 \$c[\"backend\"] == \"pkcs11\" {s[\$c[\"series\"]]++; if (\$c[\"threads\"] == 2) sp = \$c[\"speedup\"]}
+	 END {exit !(length(s) == 1 && sp != \"\" && sp != \"nan\")}'"

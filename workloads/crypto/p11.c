@@ -479,9 +479,15 @@ static void describe(struct p11 *p, const char *path)
 	}
 	if (p->f->C_GetTokenInfo(p->slot, &ti) == CKR_OK)
 		p11_str(label, sizeof(label), ti.label, sizeof(ti.label));
-	snprintf(p->impl, sizeof(p->impl), "%s %u.%u (%s), module %s, token '%s'%s in slot %lu", lib,
-		 info.libraryVersion.major, info.libraryVersion.minor, man, path, label,
-		 p->home.dir ? " (temporary)" : "", (unsigned long)p->slot);
+	/* impl names one implementation across runs: a temporary token's label
+	 * and slot change every run, so they stay out of it. */
+	if (p->home.dir)
+		snprintf(p->impl, sizeof(p->impl), "%s %u.%u (%s), module %s, a temporary token", lib,
+			 info.libraryVersion.major, info.libraryVersion.minor, man, path);
+	else
+		snprintf(p->impl, sizeof(p->impl), "%s %u.%u (%s), module %s, token '%s' in slot %lu",
+			 lib, info.libraryVersion.major, info.libraryVersion.minor, man, path, label,
+			 (unsigned long)p->slot);
 }
 
 int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errlen)
