@@ -415,12 +415,15 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 			goto out;
 		if (i == 0 || ks[i - 1].k[0] != ks[i].k[0])
 			base = c;
-		/* Speedup against 1 thread of the same policy, or against the
-		 * smallest count measured, scaled as if it were linear there. */
-		c->speedup = base->median > 0 ? base->threads * c->median / base->median : NAN;
-		c->efficiency = c->speedup / c->threads;
-		if (base->threads != 1)
-			s->speedup_from_smallest = true;
+		/* Speedup against a measured 1 thread of the same policy, or
+		 * none: never against another count as if it scaled linearly. */
+		if (base->threads == 1 && base->median > 0) {
+			c->speedup = c->median / base->median;
+			c->efficiency = c->speedup / c->threads;
+		} else {
+			c->speedup = c->efficiency = NAN;
+			s->no_one_thread = true;
+		}
 		s->ncells++;
 	}
 	for (i = s->ncells; i-- > 0;)

@@ -46,7 +46,7 @@ struct series {
 	size_t npolicies;
 	unsigned pus, cores;
 	size_t unverified, unchecked, misplaced;
-	bool speedup_from_smallest;  /* no 1-thread point: speedup vs the smallest */
+	bool no_one_thread;     /* a policy without a 1-thread point: no speedup */
 	bool monitored;              /* some cell has monitor figures */
 };
 

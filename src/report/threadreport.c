@@ -94,8 +94,8 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 		WARN("%zu point(s) have fewer than 3 repeats: medians are weak; ", few);
 	if (wide)
 		WARN("%zu point(s) spread over 10%% of their median (noisy machine?); ", wide);
-	if (s->speedup_from_smallest)
-		WARN("no 1-thread point for some policy: speedup is against the smallest count, scaled; ");
+	if (s->no_one_thread)
+		WARN("no 1-thread point for some policy: no speedup or efficiency for it (n/a); ");
 #undef WARN
 	if (used >= 2 && used < sizeof(f->warnings))
 		f->warnings[used - 2] = '\0';
@@ -200,6 +200,15 @@ static void print_usl(FILE *out, const struct series *s, const char *bullet)
 
 /* Rates span 1e-1 (runs/s) to 1e10 (bytes/s): whole numbers where they
  * are large, three significant digits where small. */
+/* A ratio with two decimals, or n/a where there is none. */
+static void fixed2(double v, char *buf, size_t len)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.2f", v);
+	else
+		snprintf(buf, len, "n/a");
+}
+
 static void fmt_rate(double v, char *buf, size_t len)
 {
 	if (fabs(v) >= 1000)
@@ -235,14 +244,16 @@ static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
 		}
 		for (c = 0; c < s->ncells; c++) {
 			const struct cell *x = &s->cells[c];
-			char med[32], lo[32], hi[32];
+			char med[32], lo[32], hi[32], sp[32], ef[32];
 
 			fmt_rate(x->median, med, sizeof(med));
 			fmt_rate(x->min, lo, sizeof(lo));
 			fmt_rate(x->max, hi, sizeof(hi));
-			fprintf(out, markdown ? "| %s | %u | %s | %s | %s | %zu | %.2f | %.2f |"
-					      : "%-16s %7u %14s %14s %14s %3zu %8.2f %10.2f",
-				x->policy, x->threads, med, lo, hi, x->n, x->speedup, x->efficiency);
+			fixed2(x->speedup, sp, sizeof(sp));
+			fixed2(x->efficiency, ef, sizeof(ef));
+			fprintf(out, markdown ? "| %s | %u | %s | %s | %s | %zu | %s | %s |"
+					      : "%-16s %7u %14s %14s %14s %3zu %8s %10s",
+				x->policy, x->threads, med, lo, hi, x->n, sp, ef);
 			if (!markdown && s->monitored && x->monitored)
 				fprintf(out, "  %6.0f %7.0f %6.1f %5.1f", x->migrations, x->off_plan,
 					x->steal_pct, x->sys_share);
@@ -328,9 +339,14 @@ static void emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 			csv_field(out, k->unit, sep, raw);
 			fputc(sep, out);
 			csv_field(out, x->policy, sep, raw);
-			fprintf(out, "%c%u%c%zu%c%.10g%c%.10g%c%.10g%c%.6g%c%.6g%c%s%c%u%c%u\n", sep,
-				x->threads, sep, x->n, sep, x->median, sep, x->min, sep, x->max, sep,
-				x->speedup, sep, x->efficiency, sep, x->oversubscribed ? "yes" : "no", sep,
+			fprintf(out, "%c%u%c%zu%c%.10g%c%.10g%c%.10g%c", sep, x->threads, sep, x->n, sep,
+				x->median, sep, x->min, sep, x->max, sep);
+			/* No measured 1-thread point: the cells stay empty. */
+			if (isfinite(x->speedup))
+				fprintf(out, "%.6g%c%.6g", x->speedup, sep, x->efficiency);
+			else
+				fputc(sep, out);
+			fprintf(out, "%c%s%c%u%c%u\n", sep, x->oversubscribed ? "yes" : "no", sep,
 				s->cores, sep, s->pus);
 		}
 	}
