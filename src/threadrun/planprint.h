@@ -1,7 +1,7 @@
 /*
  * threadrun -n: the plan printed for people (text) or for programs (csv,
- * tsv, json), the machine forms read by column or key name.  docs/plan.md
- * documents the fields.
+ * tsv, json), the machine forms read by column or key name.
+ * docs/machine-output.md documents the fields.
  */
 #ifndef PLANPRINT_H
 #define PLANPRINT_H
