@@ -39,3 +39,9 @@ if [ "$bad" = " docs/README.md:workers.md" ]; then
 else
 	check "every relative link resolves${bad:+ (broken:$bad)}" [ -z "$bad" ]
 fi
+
+# The team's design guide is not part of the repository: nothing names it;
+# the contracts are in docs/.
+hits=$(grep -rln 'DESIGN\.md' README.md src workloads placement plot tests docs results/README.md Makefile 2>/dev/null |
+	grep -v '^tests/fuzz/corpus/' | grep -v '^tests/sh/docs.sh$')
+check "nothing refers to DESIGN.md, which the repository does not hold${hits:+: $(echo $hits)}" [ -z "$hits" ]
