@@ -24,6 +24,8 @@ static const struct opt_spec options[] = {
 	{ 'f', 'f', "format", "FMT", "text (default), markdown, csv, tsv (for shell tools) or json" },
 	{ 'R', 0, "raw", NULL, "csv and tsv: text fields exactly as in the files, for programs "
 	  "(no spreadsheet formula guard)" },
+	{ 'C', 0, "cutoffs", NULL, "only the cutoffs between backends; with csv and tsv one row "
+	  "per backend pair, policy and thread count, columns named" },
 	{ 'h', 'h', "help", NULL, "show this help" },
 };
 
@@ -41,6 +43,15 @@ static const char help_after[] =
 	"return and is not a number gets a leading ' so that a spreadsheet shows it\n"
 	"as text instead of running it as a formula; --raw leaves it out for\n"
 	"programs that read the table (threadplot does).  Numbers are never changed.\n"
+	"\n"
+	"--cutoffs prints only the cutoffs.  In csv and tsv its columns are: workload,\n"
+	"algorithm, host, unit, backend_a, backend_b (the pair, a before b in byte\n"
+	"order), policy, threads, cutoff (the size where one overtakes the other,\n"
+	"interpolated on log size; empty when one is faster at every size), size_unit,\n"
+	"faster_below, faster_above (the faster backend below and above it, both the\n"
+	"same when there is no cutoff), sizes (sizes both measured), min_size, max_size.\n"
+	"threadplot marks the size figure with it:\n"
+	"  threadreport --raw -f tsv --cutoffs FILE...\n"
 	"\n"
 	"Exit status: 0; 2 usage or unreadable input.\n";
 
@@ -374,7 +385,7 @@ static void json_num(FILE *out, double v)
 		fputs("null", out);
 }
 
-static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt);
+static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bool raw);
 
 static void emit_json(FILE *out, const struct dataset *ds)
 {
@@ -447,16 +458,67 @@ static void emit_json(FILE *out, const struct dataset *ds)
 	}
 	/* Where two backends ran the same algorithm: the cutoffs. */
 	fputs("\n], \"cutoffs\": [", out);
-	emit_cutoffs(out, ds, FMT_JSON);
+	emit_cutoffs(out, ds, FMT_JSON, false);
 	fputs("\n]}\n", out);
 }
 
-/* Where two backends ran the same algorithm at several sizes. */
-static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt)
+/* Same workload, algorithm, host and unit: two backends of one family can
+ * be compared; rows of another host never mix in. */
+static bool same_family(const struct obs *a, const struct obs *b)
 {
+	return !strcmp(a->workload, b->workload) && !strcmp(a->algorithm, b->algorithm) &&
+	       !strcmp(a->host, b->host) && !strcmp(a->unit, b->unit);
+}
+
+static bool same_backend(const struct obs *a, const struct obs *b)
+{
+	return same_family(a, b) && !strcmp(a->backend, b->backend);
+}
+
+/* The columns of --cutoffs -f csv|tsv, one row per backend pair, policy
+ * and thread count. */
+static const char *const cutoff_head[] = { "workload", "algorithm", "host", "unit", "backend_a",
+	"backend_b", "policy", "threads", "cutoff", "size_unit", "faster_below", "faster_above",
+	"sizes", "min_size", "max_size" };
+
+static void cutoff_row(FILE *out, char sep, bool raw, const struct obs *ka, const struct obs *kb,
+		       const struct cell *x, bool found, double cut, const char *below,
+		       const char *above, size_t m, double lo, double hi)
+{
+	const char *const text[] = { ka->workload, ka->algorithm, ka->host, ka->unit, ka->backend,
+		kb->backend, x->policy };
+	size_t i;
+
+	for (i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+		if (i)
+			fputc(sep, out);
+		csv_field(out, text[i], sep, raw);
+	}
+	fprintf(out, "%c%u%c", sep, x->threads, sep);
+	if (found)
+		fprintf(out, "%.10g", cut);
+	fputc(sep, out);
+	csv_field(out, ka->size_unit, sep, raw);
+	fputc(sep, out);
+	csv_field(out, below, sep, raw);
+	fputc(sep, out);
+	csv_field(out, above, sep, raw);
+	fprintf(out, "%c%zu%c%.10g%c%.10g\n", sep, m, sep, lo, sep, hi);
+}
+
+/* Where two backends ran the same algorithm at several sizes: for each
+ * policy and thread count, the size where one overtakes the other. */
+static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bool raw)
+{
+	const char sep = fmt == FMT_TSV ? '\t' : ',';
 	size_t i, j, a, b, m;
 	bool header = false;
 
+	if (fmt == FMT_CSV || fmt == FMT_TSV) {
+		for (i = 0; i < sizeof(cutoff_head) / sizeof(cutoff_head[0]); i++)
+			fprintf(out, "%s%s", i ? (sep == '\t' ? "\t" : ",") : "", cutoff_head[i]);
+		fputc('\n', out);
+	}
 	for (i = 0; i < ds->nseries; i++)
 		for (j = 0; j < ds->nseries; j++) {
 			const struct obs *ki = ds->series[i].key, *kj = ds->series[j].key;
@@ -464,19 +526,13 @@ static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt)
 			bool a_above;
 
 			/* One line per backend pair: the first series of each family. */
-			if (strcmp(ki->workload, kj->workload) || strcmp(ki->algorithm, kj->algorithm) ||
-			    strcmp(ki->host, kj->host) || strcmp(ki->unit, kj->unit) ||
-			    strcmp(ki->backend, kj->backend) >= 0)
+			if (!same_family(ki, kj) || strcmp(ki->backend, kj->backend) >= 0)
 				continue;
 			for (a = 0; a < i; a++)
-				if (!strcmp(ds->series[a].key->workload, ki->workload) &&
-				    !strcmp(ds->series[a].key->algorithm, ki->algorithm) &&
-				    !strcmp(ds->series[a].key->backend, ki->backend))
+				if (same_backend(ds->series[a].key, ki))
 					break;
 			for (b = 0; b < j; b++)
-				if (!strcmp(ds->series[b].key->workload, kj->workload) &&
-				    !strcmp(ds->series[b].key->algorithm, kj->algorithm) &&
-				    !strcmp(ds->series[b].key->backend, kj->backend))
+				if (same_backend(ds->series[b].key, kj))
 					break;
 			if (a < i || b < j)
 				continue;
@@ -489,18 +545,13 @@ static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt)
 					const struct series *sa = &ds->series[a];
 					const struct cell *ca, *cb;
 
-					if (strcmp(sa->key->workload, ki->workload) ||
-					    strcmp(sa->key->algorithm, ki->algorithm) ||
-					    strcmp(sa->key->backend, ki->backend))
+					if (!same_backend(sa->key, ki))
 						continue;
 					ca = series_cell(sa, x->policy, x->threads);
-					for (b = 0; b < ds->nseries; b++) {
+					for (b = 0; b < ds->nseries && m < 64; b++) {
 						const struct series *sb = &ds->series[b];
 
-						if (strcmp(sb->key->workload, kj->workload) ||
-						    strcmp(sb->key->algorithm, kj->algorithm) ||
-						    strcmp(sb->key->backend, kj->backend) ||
-						    sb->key->size != sa->key->size)
+						if (!same_backend(sb->key, kj) || sb->key->size != sa->key->size)
 							continue;
 						cb = series_cell(sb, x->policy, x->threads);
 						if (ca && cb) {
@@ -520,16 +571,29 @@ static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt)
 					}
 				bool found = cutoff_find(size, ra, rb, m, &cut, &a_above);
 				const char *faster = ra[0] > rb[0] ? ki->backend : kj->backend;
+				const char *above = found ? (a_above ? ki->backend : kj->backend) : faster;
+				const char *below = found ? (a_above ? kj->backend : ki->backend) : faster;
 
+				if (fmt == FMT_CSV || fmt == FMT_TSV) {
+					cutoff_row(out, sep, raw, ki, kj, x, found, cut, below, above, m,
+						   size[0], size[m - 1]);
+					continue;
+				}
 				if (fmt == FMT_JSON) {
 					fprintf(out, "%s\n {\"workload\": ", header ? "," : "");
 					json_str(out, ki->workload);
 					fputs(", \"algorithm\": ", out);
 					json_str(out, ki->algorithm);
+					fputs(", \"host\": ", out);
+					json_str(out, ki->host);
+					fputs(", \"backend_a\": ", out);
+					json_str(out, ki->backend);
+					fputs(", \"backend_b\": ", out);
+					json_str(out, kj->backend);
 					fputs(", \"policy\": ", out);
 					json_str(out, x->policy);
 					fprintf(out, ", \"threads\": %u, \"winner_above\": ", x->threads);
-					json_str(out, found ? (a_above ? ki->backend : kj->backend) : faster);
+					json_str(out, above);
 					fputs(", \"cutoff\": ", out);
 					json_num(out, found ? cut : NAN);
 					fputs(", \"size_unit\": ", out);
@@ -543,12 +607,12 @@ static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt)
 									 : "== cutoffs between backends\n");
 					header = true;
 				}
-				fprintf(out, "%s%s %s, %s, %u threads: ", fmt == FMT_MARKDOWN ? "- " : "  ",
-					ki->workload, ki->algorithm, x->policy, x->threads);
+				fprintf(out, "%s%s %s, %s, %u threads%s%s: ", fmt == FMT_MARKDOWN ? "- " : "  ",
+					ki->workload, ki->algorithm, x->policy, x->threads,
+					ds->multi_host ? ", host " : "", ds->multi_host ? ki->host : "");
 				if (found)
-					fprintf(out, "%s overtakes %s above ~%.0f %s\n",
-						a_above ? ki->backend : kj->backend,
-						a_above ? kj->backend : ki->backend, cut, ki->size_unit);
+					fprintf(out, "%s overtakes %s above ~%.0f %s\n", above, below, cut,
+						ki->size_unit);
 				else
 					fprintf(out, "%s is faster at every size measured (%.0f..%.0f %s, %.2fx..%.2fx)\n",
 						faster, size[0], size[m - 1],
@@ -556,7 +620,7 @@ static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt)
 						ra[m - 1] > rb[m - 1] ? ra[m - 1] / rb[m - 1] : rb[m - 1] / ra[m - 1]);
 			}
 		}
-	if (header && fmt != FMT_JSON)
+	if (header && (fmt == FMT_TEXT || fmt == FMT_MARKDOWN))
 		fputc('\n', out);
 }
 
@@ -564,7 +628,7 @@ int main(int argc, char **argv)
 {
 	struct dataset ds = { 0 };
 	enum format fmt = FMT_TEXT;
-	bool raw = false;
+	bool raw = false, cutoffs = false;
 	char *notes_buf = NULL;
 	size_t notes_len = 0;
 	FILE *notes = NULL;
@@ -592,8 +656,11 @@ int main(int argc, char **argv)
 		case 'R':
 			raw = true;
 			break;
+		case 'C':
+			cutoffs = true;
+			break;
 		case 'h':
-			opt_help(&p, stdout, "[-f FORMAT] FILE...", help_after);
+			opt_help(&p, stdout, "[-f FORMAT] [--raw] [--cutoffs] FILE...", help_after);
 			ret = 0;
 			goto out;
 		default:
@@ -628,12 +695,20 @@ int main(int argc, char **argv)
 		msg_error(PROG, "no usable rows in the input");
 		goto out;
 	}
-	switch (fmt) {
-	case FMT_TEXT: emit_text(stdout, &ds, false); emit_cutoffs(stdout, &ds, fmt); break;
-	case FMT_MARKDOWN: emit_text(stdout, &ds, true); emit_cutoffs(stdout, &ds, fmt); break;
-	case FMT_CSV: emit_csv(stdout, &ds, ',', raw); break;
-	case FMT_TSV: emit_csv(stdout, &ds, '\t', raw); break;
-	case FMT_JSON: emit_json(stdout, &ds); break;
+	if (cutoffs && fmt == FMT_JSON) {
+		fputs("{\"cutoffs\": [", stdout);
+		emit_cutoffs(stdout, &ds, fmt, raw);
+		fputs("\n]}\n", stdout);
+	} else if (cutoffs) {
+		emit_cutoffs(stdout, &ds, fmt, raw);
+	} else {
+		switch (fmt) {
+		case FMT_TEXT: emit_text(stdout, &ds, false); emit_cutoffs(stdout, &ds, fmt, raw); break;
+		case FMT_MARKDOWN: emit_text(stdout, &ds, true); emit_cutoffs(stdout, &ds, fmt, raw); break;
+		case FMT_CSV: emit_csv(stdout, &ds, ',', raw); break;
+		case FMT_TSV: emit_csv(stdout, &ds, '\t', raw); break;
+		case FMT_JSON: emit_json(stdout, &ds); break;
+		}
 	}
 	if (ds.bad_lines)
 		fprintf(stderr, "%s: %u malformed line(s) skipped, named above\n", PROG, ds.bad_lines);

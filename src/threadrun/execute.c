@@ -15,7 +15,7 @@
 #include "results.h"
 #include "runenv.h"
 
-/* Export the launcher -> program contract (DESIGN.md). */
+/* Export the launcher -> program contract (docs/environment.md). */
 static int export_env(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
 		      const char *results)
 {

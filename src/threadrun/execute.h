@@ -1,6 +1,6 @@
 /*
  * Running a program on one plan, shared by a single run and a sweep: the
- * launcher -> program environment (DESIGN.md), the launch, and the row
+ * launcher -> program environment (docs/environment.md), the launch, and the row
  * threadrun writes itself.
  */
 #ifndef EXECUTE_H

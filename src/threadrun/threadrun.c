@@ -1,6 +1,7 @@
 /* threadrun: run a program with N workers pinned to a placement plan. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +14,13 @@
 #include "sweep.h"
 #include "opt.h"
 #include "placement.h"
+#include "planprint.h"
 #include "results.h"
 #include "runenv.h"
 
 #define PROG "threadrun"
 
-enum { OPT_STRICT = 256, OPT_ALLOWED, OPT_SWEEP, OPT_REPEAT, OPT_RESUME, OPT_MONITOR };
+enum { OPT_STRICT = 256, OPT_ALLOWED, OPT_SWEEP, OPT_REPEAT, OPT_RESUME, OPT_MONITOR, OPT_FORMAT };
 
 #define MONITOR_DEFAULT_S 0.25
 
@@ -27,6 +29,7 @@ static const struct opt_spec options[] = {
 	{ 'c', 'c', "per-core", "K", "K strands on each core, cores in order (same as -p cK)" },
 	{ 't', 't', "topology", "SPEC", "plan for an hwloc synthetic topology or XML file (implies -n)" },
 	{ 'n', 'n', "dry-run", NULL, "print the plan (worker, PU, core, package, NUMA node), run nothing" },
+	{ OPT_FORMAT, 0, "format", "FMT", "-n: the plan as text (default), or csv, tsv, json for programs" },
 	{ OPT_STRICT, 0, "strict", NULL, "refuse more workers than PUs instead of wrapping round-robin" },
 	{ OPT_ALLOWED, 0, "allowed", "CPUS", "use only these OS PUs (besides the cgroup and affinity limits)" },
 	{ 'o', 'o', "results", "FILE", "results file workloads append to (default results/runs.csv)" },
@@ -45,6 +48,11 @@ static const char help_after[] =
 	"threadrun's own programs (t2accel, linpack) and then on PATH.  It gets\n"
 	"OMP_NUM_THREADS, OMP_PLACES (the plan as {3},{5},...), OMP_PROC_BIND=close and\n"
 	"THREADRUN_PLAN/_POLICY/_RESULTS/_THREADS, so any OpenMP program is placed.\n"
+	"\n"
+	"-n --format csv, tsv or json prints the plan for programs: one record per\n"
+	"worker (worker, pu, core, package, numa) with the policy, the topology, its\n"
+	"cores, PUs and usable PUs and any warnings, read by column or key name\n"
+	"(docs/machine-output.md names each field).\n"
 	"\n"
 	"Examples:\n"
 	"  threadrun 16 t2accel -a rsa\n"
@@ -75,6 +83,7 @@ struct args {
 	unsigned nthreads;
 	const char *sweep;
 	unsigned repeat;
+	int format;             /* enum plan_format; -1 when --format is not given */
 	double monitor;
 	int argc;               /* PROGRAM and its arguments */
 	char **argv;
@@ -89,6 +98,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	int c, ret = 2;
 
 	memset(a, 0, sizeof(*a));
+	a->format = -1;
 	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), OPT_STOP_AT_OPERAND) < 0)
 		return 1;
 	while ((c = opt_next(&p, argc, argv, &arg)) != OPT_END) {
@@ -110,6 +120,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 				goto bad;
 			break;
 		case OPT_RESUME: a->resume = true; break;
+		case OPT_FORMAT:
+			a->format = plan_format_parse(arg);
+			if (a->format < 0) {
+				snprintf(err, sizeof(err), "format: '%s' not known, choices are: %s", arg,
+					 PLAN_FORMAT_CHOICES);
+				goto bad;
+			}
+			break;
 		case OPT_MONITOR:
 			a->monitor = MONITOR_DEFAULT_S;
 			if (arg && num_parse_double("monitor", arg, 0.01, 60, &a->monitor, err, sizeof(err)) < 0)
@@ -131,6 +149,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 	}
 	if (!a->sweep && (a->repeat || a->resume)) {
 		snprintf(err, sizeof(err), "--repeat and --resume go with --sweep");
+		goto bad;
+	}
+	if (a->format >= 0 && !a->dry_run) {
+		snprintf(err, sizeof(err), "--format prints the plan: it goes with -n (or -t)");
 		goto bad;
 	}
 	if (!a->repeat)
@@ -168,43 +190,41 @@ out:
 	return ret;
 }
 
+/* Print a warning on stderr and, when WARN has room, keep it for the
+ * plan's machine forms. */
+static void warn(char **warn, unsigned *nwarn, unsigned room, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void warn(char **warn, unsigned *nwarn, unsigned room, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return;
+	fprintf(stderr, "%s: warning: %s\n", PROG, s);
+	if (warn && *nwarn < room)
+		warn[(*nwarn)++] = s;
+	else
+		free(s);
+}
+
 /* The topology is this machine, or the one -t names: never the one HWLOC_
  * variables would make hwloc load. */
-static int load_topology(pl_topology_t topo, bool given)
+static int load_topology(pl_topology_t topo, bool given, char **warns, unsigned *nwarn,
+			 unsigned room)
 {
 	int ret = pl_topology_load(topo);
 
 	if (pl_topology_get_ignored_env(topo))
-		fprintf(stderr, "%s: warning: ignoring %s from the environment: %s\n", PROG,
-			pl_topology_get_ignored_env(topo),
-			given ? "-t names the topology" :
-			"a run uses this machine; plan for another with -t SPEC");
+		warn(warns, nwarn, room, "ignoring %s from the environment: %s",
+		     pl_topology_get_ignored_env(topo),
+		     given ? "-t names the topology" :
+		     "a run uses this machine; plan for another with -t SPEC");
 	return ret;
-}
-
-static void print_plan(pl_topology_t topo, const struct pl_plan *plan, const char *policy)
-{
-	struct pl_pu_info info;
-	char desc[256];
-	unsigned i;
-
-	pl_topology_describe(topo, desc, sizeof(desc));
-	printf("# topology: %s (%u cores, %u PUs, %u usable)%s\n", desc,
-	       pl_topology_get_nbcores(topo), pl_topology_get_nbpus(topo),
-	       pl_topology_get_nbusable(topo),
-	       pl_topology_is_thissystem(topo) ? "" : " -- not this machine, plan only");
-	printf("# policy: %s, %u workers on %u PUs%s\n", policy, plan->nworkers,
-	       plan->distinct, plan->wrapped ? " (wrapped round-robin)" : "");
-	printf("%-6s %5s %5s %7s %5s\n", "worker", "pu", "core", "package", "numa");
-	for (i = 0; i < plan->nworkers; i++) {
-		if (plan->pu[i] < 0) {
-			printf("%-6u %5s %5s %7s %5s\n", i, "-", "-", "-", "-");
-			continue;
-		}
-		pl_topology_get_pu_info(topo, (unsigned)plan->pu[i], &info);
-		printf("%-6u %5d %5d %7d %5d\n", i, plan->pu[i], info.core, info.package,
-		       info.numa);
-	}
 }
 
 static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
@@ -271,7 +291,7 @@ static int sweep_main(const struct args *a)
 	so.counts = counts;
 	so.policies = pols;
 	so.npolicies = n;
-	if (pl_topology_init(&topo) < 0 || load_topology(topo, false) < 0 ||
+	if (pl_topology_init(&topo) < 0 || load_topology(topo, false, NULL, NULL, 0) < 0 ||
 	    (a->allowed && pl_topology_restrict(topo, a->allowed) < 0)) {
 		msg_error(PROG, "%s", topo ? pl_topology_get_error(topo) : "out of memory");
 		goto out;
@@ -291,7 +311,8 @@ int main(int argc, char **argv)
 	struct pl_policy policy = { 0 };
 	struct pl_plan *plan = NULL;
 	pl_topology_t topo = NULL;
-	char err[512], *name = NULL, pc[32];
+	char err[512], *name = NULL, pc[32], *warns[2] = { NULL, NULL };
+	unsigned nwarn = 0;
 	struct args a;
 	int ret;
 
@@ -316,7 +337,7 @@ int main(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	if (load_topology(topo, a.topology != NULL) < 0 ||
+	if (load_topology(topo, a.topology != NULL, warns, &nwarn, 2) < 0 ||
 	    (a.allowed && pl_topology_restrict(topo, a.allowed) < 0) ||
 	    pl_plan_compute(topo, &policy, a.nthreads, a.strict ? PL_PLAN_STRICT : 0, &plan) < 0) {
 		msg_error(PROG, "%s", pl_topology_get_error(topo));
@@ -329,17 +350,20 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (plan->wrapped)
-		fprintf(stderr,
-			"%s: warning: %u workers on %u PUs of policy %s: wrapping round-robin, up to %u per PU (--strict refuses)\n",
-			PROG, plan->nworkers, plan->distinct, name,
-			(plan->nworkers + plan->distinct - 1) / plan->distinct);
+		warn(warns, &nwarn, 2,
+		     "%u workers on %u PUs of policy %s: wrapping round-robin, up to %u per PU (--strict refuses)",
+		     plan->nworkers, plan->distinct, name,
+		     (plan->nworkers + plan->distinct - 1) / plan->distinct);
 	if (a.dry_run) {
-		print_plan(topo, plan, name);
+		plan_print(stdout, a.format < 0 ? PLAN_TEXT : (enum plan_format)a.format, topo, plan,
+			   name, (const char *const *)warns, nwarn);
 		ret = 0;
 		goto out;
 	}
 	ret = run_single(topo, plan, name, &a);
 out:
+	while (nwarn > 0)
+		free(warns[--nwarn]);
 	free(name);
 	pl_plan_destroy(plan);
 	pl_topology_destroy(topo);

@@ -1,7 +1,8 @@
 /*
  * Fuzz target: threadreport's outputs on whatever a results file holds —
  * the USL fits, cutoffs, speedups and every format (text, markdown, csv,
- * tsv, raw, json).  The first byte picks the format; the rest is the file.
+ * tsv, raw, json, --cutoffs).  The first byte picks the format and flags;
+ * the rest is the file.
  * threadreport.c is compiled in with its main renamed; its output goes to
  * /dev/null.
  */
@@ -39,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const fmts[] = { "text", "markdown", "csv", "tsv", "json" };
 	char path[] = "/tmp/fuzz_report_XXXXXX";
-	char *argv[6];
+	char *argv[8];
 	int fd, argc = 0;
 
 	if (size < 1)
@@ -53,6 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[argc++] = (char *)fmts[data[0] % 5];
 		if (data[0] & 0x80)
 			argv[argc++] = "--raw";
+		if (data[0] & 0x40)
+			argv[argc++] = "--cutoffs";
 		argv[argc++] = path;
 		argv[argc] = NULL;
 		threadreport_main(argc, argv);

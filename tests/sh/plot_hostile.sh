@@ -95,6 +95,11 @@ st=$?
 check "threadplot: the size figure with hostile names, exit 0 (got $st)" [ $st -eq 0 ]
 check "threadplot: size.png is a PNG" bash -c "head -c 8 \"\$1\" | od -An -c | grep -q 'P   N   G'" _ "$plain/size.png"
 check "threadplot: the cutoff is marked" grep -q 'cutoff ~' "$plain/size.svg"
+# The hostile names reach the cutoff table too; its cutoff is the label.
+cut=$("${THREADREPORT:-bin/threadreport}" --raw -f tsv --cutoffs "$sz" 2>/dev/null |
+	awk -F'\t' 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next} {printf "%.0f\n", $c["cutoff"]}')
+check "threadplot: the label is threadreport's cutoff with hostile names (${cut:-none})" \
+	bash -c '[ -n "$1" ] && grep -qF "cutoff ~$1 B" "$2"' _ "$cut" "$plain/size.svg"
 check "threadplot: still no canary" [ ! -e "$canary" ]
 
 top=$PWD

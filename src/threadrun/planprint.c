@@ -1,0 +1,210 @@
+/* threadrun -n: the plan as text for people, CSV, TSV or JSON for programs. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "planprint.h"
+#include "results.h"
+
+static const struct { const char *name; enum plan_format fmt; } formats[] = {
+	{ "text", PLAN_TEXT }, { "csv", PLAN_CSV }, { "tsv", PLAN_TSV }, { "json", PLAN_JSON },
+};
+
+int plan_format_parse(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(formats[i].name, name))
+			return (int)formats[i].fmt;
+	return -1;
+}
+
+/* What every format says about the machine and the plan as a whole. */
+struct facts {
+	char desc[256];
+	bool thissystem;
+	unsigned cores, pus, usable;
+};
+
+static void get_facts(pl_topology_t topo, struct facts *f)
+{
+	pl_topology_describe(topo, f->desc, sizeof(f->desc));
+	f->thissystem = pl_topology_is_thissystem(topo);
+	f->cores = pl_topology_get_nbcores(topo);
+	f->pus = pl_topology_get_nbpus(topo);
+	f->usable = pl_topology_get_nbusable(topo);
+}
+
+/* Worker I's PU, core, package and NUMA node; -1 where unbound or the
+ * topology lacks the level. */
+static void worker_place(pl_topology_t topo, const struct pl_plan *plan, unsigned i, int v[4])
+{
+	struct pl_pu_info info;
+
+	v[0] = v[1] = v[2] = v[3] = -1;
+	if (plan->pu[i] < 0 || pl_topology_get_pu_info(topo, (unsigned)plan->pu[i], &info) < 0)
+		return;
+	v[0] = plan->pu[i];
+	v[1] = info.core;
+	v[2] = info.package;
+	v[3] = info.numa;
+}
+
+static void print_text(FILE *out, pl_topology_t topo, const struct pl_plan *plan,
+		       const char *policy, const struct facts *f)
+{
+	unsigned i;
+	int v[4];
+
+	fprintf(out, "# topology: %s (%u cores, %u PUs, %u usable)%s\n", f->desc, f->cores, f->pus,
+		f->usable, f->thissystem ? "" : " -- not this machine, plan only");
+	fprintf(out, "# policy: %s, %u workers on %u PUs%s\n", policy, plan->nworkers,
+		plan->distinct, plan->wrapped ? " (wrapped round-robin)" : "");
+	fprintf(out, "%-6s %5s %5s %7s %5s\n", "worker", "pu", "core", "package", "numa");
+	for (i = 0; i < plan->nworkers; i++) {
+		if (plan->pu[i] < 0) {
+			fprintf(out, "%-6u %5s %5s %7s %5s\n", i, "-", "-", "-", "-");
+			continue;
+		}
+		worker_place(topo, plan, i, v);
+		fprintf(out, "%-6u %5d %5d %7d %5d\n", i, v[0], v[1], v[2], v[3]);
+	}
+}
+
+/* A TSV field: tabs and line breaks become spaces, so a field never splits. */
+static void tsv_field(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
+}
+
+static void put_text(FILE *out, bool tsv, const char *s)
+{
+	if (tsv)
+		tsv_field(out, s);
+	else
+		results_put_field(out, s);
+}
+
+/* One row per worker; the plan-wide columns repeat on every row so that a
+ * reader needs no second table.  Absent numbers are empty fields. */
+static void print_table(FILE *out, bool tsv, pl_topology_t topo, const struct pl_plan *plan,
+			const char *policy, const struct facts *f, const char *const *warnings,
+			unsigned nwarn)
+{
+	static const char *const head[] = { "worker", "pu", "core", "package", "numa", "policy",
+		"topology", "this_system", "cores", "pus", "usable", "distinct", "wrapped", "warnings" };
+	const char sep = tsv ? '\t' : ',';
+	unsigned i, j, w;
+	int v[4];
+
+	for (i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		fprintf(out, "%s%s", i ? (tsv ? "\t" : ",") : "", head[i]);
+	fputc('\n', out);
+	for (i = 0; i < plan->nworkers; i++) {
+		worker_place(topo, plan, i, v);
+		fprintf(out, "%u", i);
+		for (j = 0; j < 4; j++) {
+			fputc(sep, out);
+			if (v[j] >= 0)
+				fprintf(out, "%d", v[j]);
+		}
+		fputc(sep, out);
+		put_text(out, tsv, policy);
+		fputc(sep, out);
+		put_text(out, tsv, f->desc);
+		fprintf(out, "%c%s%c%u%c%u%c%u%c%u%c%s%c", sep, f->thissystem ? "yes" : "no", sep,
+			f->cores, sep, f->pus, sep, f->usable, sep, plan->distinct, sep,
+			plan->wrapped ? "yes" : "no", sep);
+		/* Several warnings share the field, joined by "; ". */
+		if (tsv) {
+			for (w = 0; w < nwarn; w++) {
+				if (w)
+					fputs("; ", out);
+				tsv_field(out, warnings[w]);
+			}
+		} else {
+			char *all = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&all, &len);
+
+			for (w = 0; m && w < nwarn; w++)
+				fprintf(m, "%s%s", w ? "; " : "", warnings[w]);
+			if (m && fclose(m) == 0)
+				results_put_field(out, all);
+			free(all);
+		}
+		fputc('\n', out);
+	}
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void json_int(FILE *out, const char *key, int v)
+{
+	if (v >= 0)
+		fprintf(out, ", \"%s\": %d", key, v);
+	else
+		fprintf(out, ", \"%s\": null", key);
+}
+
+static void print_json(FILE *out, pl_topology_t topo, const struct pl_plan *plan,
+		       const char *policy, const struct facts *f, const char *const *warnings,
+		       unsigned nwarn)
+{
+	unsigned i;
+	int v[4];
+
+	fputs("{\"topology\": ", out);
+	json_str(out, f->desc);
+	fprintf(out, ", \"this_system\": %s, \"cores\": %u, \"pus\": %u, \"usable\": %u,\n \"policy\": ",
+		f->thissystem ? "true" : "false", f->cores, f->pus, f->usable);
+	json_str(out, policy);
+	fprintf(out, ", \"workers\": %u, \"distinct\": %u, \"wrapped\": %s, \"bound\": %s,\n \"warnings\": [",
+		plan->nworkers, plan->distinct, plan->wrapped ? "true" : "false",
+		plan->bound ? "true" : "false");
+	for (i = 0; i < nwarn; i++) {
+		if (i)
+			fputs(", ", out);
+		json_str(out, warnings[i]);
+	}
+	fputs("],\n \"plan\": [", out);
+	for (i = 0; i < plan->nworkers; i++) {
+		worker_place(topo, plan, i, v);
+		fprintf(out, "%s\n  {\"worker\": %u", i ? "," : "", i);
+		json_int(out, "pu", v[0]);
+		json_int(out, "core", v[1]);
+		json_int(out, "package", v[2]);
+		json_int(out, "numa", v[3]);
+		fputc('}', out);
+	}
+	fputs("\n ]}\n", out);
+}
+
+void plan_print(FILE *out, enum plan_format fmt, pl_topology_t topo, const struct pl_plan *plan,
+		const char *policy, const char *const *warnings, unsigned nwarn)
+{
+	struct facts f;
+
+	get_facts(topo, &f);
+	switch (fmt) {
+	case PLAN_TEXT: print_text(out, topo, plan, policy, &f); break;
+	case PLAN_CSV: print_table(out, false, topo, plan, policy, &f, warnings, nwarn); break;
+	case PLAN_TSV: print_table(out, true, topo, plan, policy, &f, warnings, nwarn); break;
+	case PLAN_JSON: print_json(out, topo, plan, policy, &f, warnings, nwarn); break;
+	}
+}
