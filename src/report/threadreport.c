@@ -56,9 +56,14 @@ static const char help_after[] =
 	"Exit status: 0; 2 usage or unreadable input.\n";
 
 /* Per series, the facts every format prints. */
+/* What the report says about a series: its title, and its warnings, each
+ * with a kind that programs can test (JSON lists them as objects). */
+enum { MAX_WARNINGS = 8 };
 struct facts {
 	char title[512];
-	char warnings[1024];
+	struct { const char *kind; char text[160]; } warning[MAX_WARNINGS];
+	size_t nwarnings;
+	char warnings[1024];    /* the same, joined for people */
 };
 
 static const char *size_text(const struct obs *k, char *buf, size_t len)
@@ -84,32 +89,40 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 		 *k->algorithm ? k->algorithm : "-", *k->backend ? " / " : "", k->backend,
 		 size_text(k, size, sizeof(size)), *k->unit ? k->unit : "rate",
 		 ds->multi_host ? ", host " : "", ds->multi_host ? k->host : "");
+	/* A title is one line, whatever the files' names hold. */
+	for (char *t = f->title; *t; t++)
+		if ((unsigned char)*t < 0x20 || *t == 0x7f)
+			*t = ' ';
 	f->warnings[0] = '\0';
+	f->nwarnings = 0;
 	for (i = 0; i < s->ncells; i++) {
 		few += s->cells[i].n < 3;
 		wide += s->cells[i].median > 0 &&
 			(s->cells[i].max - s->cells[i].min) / s->cells[i].median > 0.10;
 		over += s->cells[i].oversubscribed;
 	}
-#define WARN(...) \
-	used += (size_t)snprintf(f->warnings + used, used < sizeof(f->warnings) ? sizeof(f->warnings) - used : 0, __VA_ARGS__)
+#define WARN(KIND, ...) do { \
+		snprintf(f->warning[f->nwarnings].text, sizeof(f->warning[0].text), __VA_ARGS__); \
+		f->warning[f->nwarnings++].kind = KIND; \
+	} while (0)
 	if (s->unverified)
-		WARN("%zu row(s) NOT VERIFIED: their rates are not to be trusted; ", s->unverified);
+		WARN("unverified", "%zu row(s) NOT VERIFIED: their rates are not to be trusted", s->unverified);
 	if (s->unchecked)
-		WARN("%zu row(s) UNCHECKED: a worker's output was never checked; ", s->unchecked);
+		WARN("unchecked", "%zu row(s) UNCHECKED: a worker's output was never checked", s->unchecked);
 	if (s->misplaced)
-		WARN("%zu row(s) ran off their planned PUs (placement not honoured); ", s->misplaced);
+		WARN("placement", "%zu row(s) ran off their planned PUs (placement not honoured)", s->misplaced);
 	if (over)
-		WARN("%zu point(s) have more threads than the %u PUs (oversubscribed); ", over, s->pus);
+		WARN("oversubscribed", "%zu point(s) have more threads than the %u PUs (oversubscribed)", over, s->pus);
 	if (few)
-		WARN("%zu point(s) have fewer than 3 repeats: medians are weak; ", few);
+		WARN("few_repeats", "%zu point(s) have fewer than 3 repeats: medians are weak", few);
 	if (wide)
-		WARN("%zu point(s) spread over 10%% of their median (noisy machine?); ", wide);
+		WARN("spread", "%zu point(s) spread over 10%% of their median (noisy machine?)", wide);
 	if (s->no_one_thread)
-		WARN("no 1-thread point for some policy: no speedup or efficiency for it (n/a); ");
+		WARN("no_one_thread", "no 1-thread point for some policy: no speedup or efficiency for it (n/a)");
 #undef WARN
-	if (used >= 2 && used < sizeof(f->warnings))
-		f->warnings[used - 2] = '\0';
+	for (i = 0; i < f->nwarnings && used < sizeof(f->warnings); i++)
+		used += (size_t)snprintf(f->warnings + used, sizeof(f->warnings) - used, "%s%s",
+					 i ? "; " : "", f->warning[i].text);
 }
 
 static unsigned *thread_counts(const struct series *s, size_t *n)
@@ -211,6 +224,16 @@ static void print_usl(FILE *out, const struct series *s, const char *bullet)
 
 /* Rates span 1e-1 (runs/s) to 1e10 (bytes/s): whole numbers where they
  * are large, three significant digits where small. */
+/* A markdown table cell: a pipe would end it and a line break the table. */
+static void md_cell(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|' || *s == '\\')
+			fputc('\\', out);
+		fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
+	}
+}
+
 /* A ratio with two decimals, or n/a where there is none. */
 static void fixed2(double v, char *buf, size_t len)
 {
@@ -241,8 +264,8 @@ static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
 			fprintf(out, "### %s\n\n", f.title);
 			if (*s->key->impl)
 				fprintf(out, "Implementation: %s\n\n", s->key->impl);
-			fprintf(out, "| policy | threads | median | min | max | n | speedup | efficiency |\n");
-			fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+			fprintf(out, "| policy | threads | median | min | max | n | speedup | efficiency | note |\n");
+			fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
 		} else {
 			fprintf(out, "== %s\n", f.title);
 			if (*s->key->impl)
@@ -262,15 +285,21 @@ static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
 			fmt_rate(x->max, hi, sizeof(hi));
 			fixed2(x->speedup, sp, sizeof(sp));
 			fixed2(x->efficiency, ef, sizeof(ef));
-			fprintf(out, markdown ? "| %s | %u | %s | %s | %s | %zu | %s | %s |"
-					      : "%-16s %7u %14s %14s %14s %3zu %8s %10s",
-				x->policy, x->threads, med, lo, hi, x->n, sp, ef);
+			if (markdown) {
+				fputs("| ", out);
+				md_cell(out, x->policy);
+				fprintf(out, " | %u | %s | %s | %s | %zu | %s | %s | %s |", x->threads, med, lo,
+					hi, x->n, sp, ef, x->oversubscribed ? "oversubscribed" : "");
+			} else {
+				fprintf(out, "%-16s %7u %14s %14s %14s %3zu %8s %10s", x->policy, x->threads,
+					med, lo, hi, x->n, sp, ef);
+			}
 			if (!markdown && s->monitored && x->monitored)
 				fprintf(out, "  %6.0f %7.0f %6.1f %5.1f", x->migrations, x->off_plan,
 					x->steal_pct, x->sys_share);
 			else if (!markdown && s->monitored)
 				fprintf(out, "  %6s %7s %6s %5s", "-", "-", "-", "-");
-			fprintf(out, "%s\n", x->oversubscribed ? (markdown ? " oversubscribed" : "  (oversubscribed)") : "");
+			fprintf(out, "%s\n", !markdown && x->oversubscribed ? "  (oversubscribed)" : "");
 		}
 		if (markdown)
 			fputc('\n', out);
@@ -282,9 +311,8 @@ static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
 	}
 }
 
-/* A plain decimal number (-1.5e3): a spreadsheet takes it as a number,
- * never as a formula, so it needs no guard. */
-/* A number a spreadsheet reads as one: signed decimals stay as they are. */
+/* A number a spreadsheet reads as one (-1.5e3): signed decimals stay as
+ * they are, never guarded as formulas. */
 static bool is_decimal(const char *s)
 {
 	return num_is_decimal(s + (*s == '+' || *s == '-'));
@@ -363,16 +391,59 @@ static void emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 	}
 }
 
-static void json_str(FILE *out, const char *s)
+/* Bytes of input text that were not UTF-8 (replaced in the JSON). */
+static size_t json_bad_bytes;
+
+/* The length of the well-formed UTF-8 sequence at S (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), or 0. */
+static size_t utf8_len(const unsigned char *s)
 {
+	size_t n, i;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* A JSON string: escaped, and valid UTF-8 whatever the files held (a bad
+ * byte becomes U+FFFD and is counted). */
+static void json_str(FILE *out, const char *text)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t n;
+
 	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
+	while (*s) {
+		n = utf8_len(s);
+		if (!n) {
+			fputs("\\ufffd", out);
+			json_bad_bytes++;
+			s++;
+		} else if (*s == '"' || *s == '\\') {
+			fprintf(out, "\\%c", *s++);
+		} else if (*s < 0x20 || *s == 0x7f) {
+			fprintf(out, "\\u%04x", *s++);
+		} else {
+			fwrite(s, 1, n, out);
+			s += n;
+		}
 	}
 	fputc('"', out);
 }
@@ -452,14 +523,25 @@ static void emit_json(FILE *out, const struct dataset *ds)
 			json_num(out, fit.rms_error);
 			fprintf(out, ", \"poor\": %s}", fit.poor ? "true" : "false");
 		}
-		fputs("], \"warnings\": ", out);
-		json_str(out, f.warnings);
-		fputc('}', out);
+		fputs("], \"warnings\": [", out);
+		for (c = 0; c < f.nwarnings; c++) {
+			fprintf(out, "%s{\"kind\": ", c ? ", " : "");
+			json_str(out, f.warning[c].kind);
+			fputs(", \"text\": ", out);
+			json_str(out, f.warning[c].text);
+			fputc('}', out);
+		}
+		fputs("]}", out);
 	}
 	/* Where two backends ran the same algorithm: the cutoffs. */
 	fputs("\n], \"cutoffs\": [", out);
 	emit_cutoffs(out, ds, FMT_JSON, false);
-	fputs("\n]}\n", out);
+	/* Bytes of the files that were not UTF-8 were replaced: said once. */
+	fputs("\n], \"warnings\": [", out);
+	if (json_bad_bytes)
+		fprintf(out, "{\"kind\": \"encoding\", \"text\": \"%zu byte(s) of the input were not UTF-8 and were replaced by U+FFFD\"}",
+			json_bad_bytes);
+	fputs("]}\n", out);
 }
 
 /* Same workload, algorithm, host and unit: two backends of one family can
