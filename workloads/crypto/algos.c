@@ -80,6 +80,34 @@ const char *algo_mode_label(const struct algo *a, enum algo_mode mode)
 	}
 }
 
+enum algo_mode algo_first_mode(const struct algo *a)
+{
+	return a->kind == ALGO_SIGN ? MODE_SIGN : MODE_ONE;
+}
+
+enum algo_mode algo_last_mode(const struct algo *a)
+{
+	return a->kind == ALGO_SIGN ? MODE_VERIFY : MODE_ONE;
+}
+
+void algo_list(FILE *out)
+{
+	static const char *const kinds[] = {
+		[ALGO_CIPHER] = "cipher", [ALGO_DIGEST] = "digest", [ALGO_SIGN] = "sign",
+	};
+	enum algo_mode m;
+	size_t i;
+
+	for (i = 0; i < nalgos; i++) {
+		fprintf(out, "%s\t", algos[i].name);
+		for (m = algo_first_mode(&algos[i]); m <= algo_last_mode(&algos[i]); m++)
+			fprintf(out, "%s%s", m == algo_first_mode(&algos[i]) ? "" : " ",
+				algo_mode_label(&algos[i], m));
+		fprintf(out, "\t%s\t%s\t%s\n", kinds[algos[i].kind], algos[i].legacy ? "yes" : "no",
+			algos[i].evp_name);
+	}
+}
+
 static int nibble(char c)
 {
 	if (isdigit((unsigned char)c))

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum algo_kind { ALGO_CIPHER, ALGO_DIGEST, ALGO_SIGN };
 
@@ -39,6 +40,14 @@ void algo_choices(char *buf, size_t len);
 
 /* The row/table name of one measurement: "aes-128-cbc", "rsa-sign". */
 const char *algo_mode_label(const struct algo *a, enum algo_mode mode);
+
+/* The measurements one algorithm makes: MODE_ONE, or sign then verify. */
+enum algo_mode algo_first_mode(const struct algo *a);
+enum algo_mode algo_last_mode(const struct algo *a);
+
+/* t2accel --list: "NAME\tLABELS\tKIND\tLEGACY\tEVP" per algorithm, the
+ * one machine-readable source of the algorithm names for scripts. */
+void algo_list(FILE *out);
 
 /* Decode hex into OUT (at most MAX bytes); returns the length or -1. */
 int hex_decode(const char *hex, unsigned char *out, size_t max);
