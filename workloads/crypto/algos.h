@@ -27,8 +27,9 @@ struct algo {
 	unsigned block;         /* cipher block; sizes must be multiples */
 	bool legacy;            /* in OpenSSL 3's legacy provider */
 	struct kat kat;
-	/* PKCS#11 mechanism for this algorithm (CKM_* value). */
+	/* PKCS#11 mechanism for this algorithm (CKM_* value) and its name. */
 	unsigned long p11_mech;
+	const char *p11_mech_name;
 };
 
 extern const struct algo algos[];
