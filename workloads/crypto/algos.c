@@ -1,4 +1,8 @@
-/* The algorithm table.  Adding an algorithm is one row here. */
+/*
+ * The algorithm table.  Adding an algorithm is one row here, with its
+ * published known answer: -a, -a all, the help and messages, t2accel --list
+ * and through it src/study, bench-speed and the tests take it from here.
+ */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,6 +59,7 @@ const struct algo algos[] = {
 };
 
 const size_t nalgos = sizeof(algos) / sizeof(algos[0]);
+_Static_assert(sizeof(algos) / sizeof(algos[0]) <= ALGO_MAX, "raise ALGO_MAX");
 
 const struct algo *algo_find(const char *name)
 {

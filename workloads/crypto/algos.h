@@ -32,6 +32,10 @@ struct algo {
 	const char *p11_mech_name;
 };
 
+/* The table holds at most this many rows (checked where it is defined), so
+ * a selection of distinct rows fits an array of this size. */
+#define ALGO_MAX 32
+
 extern const struct algo algos[];
 extern const size_t nalgos;
 

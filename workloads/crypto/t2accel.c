@@ -27,7 +27,7 @@ static const unsigned rsa_bits[] = { 1024, 2048, 3072, 4096 };
 static const char default_sizes[] = "16,64,256,1024,8192,16384";
 
 struct opts {
-	const struct algo *algos[16];
+	const struct algo *algos[ALGO_MAX];
 	unsigned nalgos;
 	uint64_t *sizes;
 	int nsizes;
@@ -48,7 +48,7 @@ static int parse_bits(const char *text, void *opts, char *err, size_t errlen);
 
 static void algos_help(char *buf, size_t len)
 {
-	char choices[128];
+	char choices[384];
 
 	algo_choices(choices, sizeof(choices));
 	snprintf(buf, len, "%s, a comma list, or all (default all)", choices);
@@ -160,7 +160,7 @@ static int num_parse_int_env(const char *name, const char *text, int *out)
 static int parse_algos(const char *text, void *opts, char *err, size_t errlen)
 {
 	struct opts *o = opts;
-	char **items = NULL, choices[128], accepted[160];
+	char **items = NULL, choices[384], accepted[400];
 	const struct algo *a;
 	size_t i;
 	int n = 0, k, ret = -1;
@@ -185,7 +185,7 @@ static int parse_algos(const char *text, void *opts, char *err, size_t errlen)
 		}
 		for (i = 0; i < o->nalgos && o->algos[i] != a; i++)
 			;
-		if (i == o->nalgos && o->nalgos < 16)
+		if (i == o->nalgos && o->nalgos < ALGO_MAX)
 			o->algos[o->nalgos++] = a;
 	}
 	ret = 0;
