@@ -1,7 +1,9 @@
 /*
- * One option table drives both parsing and --help, and one number parser
- * checks ranges, so every program words its errors the same way:
- *   threadrun: threads: 0 is out of range, allowed 1..4096
+ * One option table drives both parsing and --help.  Each row holds its
+ * option's type, range and destination (git's OPT_* rows are the model), so
+ * opt_parse() stores and checks every value itself and every program words
+ * its errors the same way:
+ *   threadrun: per-core: 0 is out of range, allowed 1..4096
  */
 #ifndef OPT_H
 #define OPT_H
