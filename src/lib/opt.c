@@ -20,6 +20,12 @@ void msg_error(const char *prog, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The id getopt returns for row I: its own, its short name, or 256 + I. */
+static int spec_id(const struct opt_spec *s, size_t i)
+{
+	return s->id ? s->id : s->short_name ? s->short_name : 256 + (int)i;
+}
+
 int opt_init(struct opt_parser *p, const char *prog, const struct opt_spec *specs,
 	     size_t nspecs, unsigned flags)
 {
@@ -42,7 +48,7 @@ int opt_init(struct opt_parser *p, const char *prog, const struct opt_spec *spec
 
 		longs[i].name = s->long_name;
 		longs[i].has_arg = has;
-		longs[i].val = s->id;
+		longs[i].val = spec_id(s, i);
 		if (s->short_name && n + 3 < sizeof(p->shorts)) {
 			p->shorts[n++] = s->short_name;
 			if (has == required_argument)
@@ -63,12 +69,12 @@ void opt_fini(struct opt_parser *p)
 	p->longs = NULL;
 }
 
-static const struct opt_spec *find_spec(const struct opt_parser *p, int id)
+const struct opt_spec *opt_spec_of(const struct opt_parser *p, int id)
 {
 	size_t i;
 
 	for (i = 0; i < p->nspecs; i++)
-		if (p->specs[i].id == id)
+		if (spec_id(&p->specs[i], i) == id)
 			return &p->specs[i];
 	return NULL;
 }
@@ -83,14 +89,14 @@ int opt_next(struct opt_parser *p, int argc, char **argv, const char **arg)
 	if (c == -1)
 		return OPT_END;
 	if (c == ':') {
-		s = find_spec(p, optopt);
+		s = opt_spec_of(p, optopt);
 		msg_error(p->prog, "option '%s' needs a value (%s), see '%s --help'",
 			  argv[optind - 1], s && s->arg ? s->arg : "a value", p->prog);
 		return OPT_ERROR;
 	}
 	if (c == '?') {
 		bad = argv[optind - 1];
-		if (optopt && find_spec(p, optopt) && strncmp(bad, "--", 2) == 0)
+		if (optopt && opt_spec_of(p, optopt) && strncmp(bad, "--", 2) == 0)
 			msg_error(p->prog, "option '%s' takes no value, see '%s --help'", bad,
 				  p->prog);
 		else if (optopt)
@@ -106,7 +112,7 @@ int opt_next(struct opt_parser *p, int argc, char **argv, const char **arg)
 void opt_help(const struct opt_parser *p, FILE *out, const char *usage,
 	      const char *after)
 {
-	char left[64];
+	char left[64], made[512];
 	size_t i;
 
 	fprintf(out, "Usage: %s %s\n\nOptions:\n", p->prog, usage);
@@ -121,10 +127,118 @@ void opt_help(const struct opt_parser *p, FILE *out, const char *usage,
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", s->long_name,
 				 *arg && !optional ? " " : "", arg);
-		fprintf(out, "  %-26s %s\n", left, s->help);
+		if (s->help_fn)
+			s->help_fn(made, sizeof(made));
+		fprintf(out, "  %-26s %s\n", left, s->help_fn ? made : s->help);
 	}
 	if (after)
 		fprintf(out, "\n%s", after);
+}
+
+static const char *choice_name(const struct opt_spec *s, size_t i)
+{
+	const char *row = (const char *)s->choices + i * s->stride;
+
+	if (s->indirect)
+		row = *(const char *const *)row;
+	return *(const char *const *)row;
+}
+
+void opt_choice_names(const struct opt_spec *s, const char *sep, char *buf, size_t len)
+{
+	size_t i, used = 0;
+	int n;
+
+	buf[0] = '\0';
+	for (i = 0; i < *s->nchoices; i++) {
+		n = snprintf(buf + used, len - used, "%s%s", i ? sep : "", choice_name(s, i));
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+}
+
+/* Store ARG by the row's type; 0, or -1 with the message in ERR. */
+static int store(const struct opt_spec *s, const char *arg, char *opts, char *err,
+		 size_t errlen)
+{
+	const char *what = s->long_name ? s->long_name : s->arg;
+	char names[256];
+	uint64_t *list;
+	size_t i;
+	int n;
+
+	switch (s->type) {
+	case OPT_TYPE_ACTION:
+		break;
+	case OPT_TYPE_FLAG:
+		*(bool *)(opts + s->dest) = true;
+		break;
+	case OPT_TYPE_STRING:
+		*(const char **)(opts + s->dest) = arg;
+		break;
+	case OPT_TYPE_UNSIGNED:
+		return num_parse_unsigned(what, arg, (unsigned)s->min, (unsigned)s->max,
+					  (unsigned *)(opts + s->dest), err, errlen);
+	case OPT_TYPE_U64:
+		return num_parse_u64(what, arg, s->min, s->max, (uint64_t *)(opts + s->dest), err,
+				     errlen);
+	case OPT_TYPE_DOUBLE:
+		if (!arg) {
+			*(double *)(opts + s->dest) = s->implied;
+			break;
+		}
+		return num_parse_double(what, arg, s->dmin, s->dmax, (double *)(opts + s->dest),
+					err, errlen);
+	case OPT_TYPE_LIST:
+		n = num_parse_list(what, arg, s->min, s->max, &list, err, errlen);
+		if (n < 0)
+			return -1;
+		free(*(uint64_t **)(opts + s->dest));
+		*(uint64_t **)(opts + s->dest) = list;
+		*(int *)(opts + s->count) = n;
+		break;
+	case OPT_TYPE_CHOICE:
+		for (i = 0; i < *s->nchoices; i++)
+			if (strcmp(choice_name(s, i), arg) == 0) {
+				const char *row = (const char *)s->choices + i * s->stride;
+
+				*(const void **)(opts + s->dest) =
+					s->indirect ? *(const void *const *)row : row;
+				return 0;
+			}
+		opt_choice_names(s, " ", names, sizeof(names));
+		snprintf(err, errlen, "%s '%s' not known, choices are: %s", what, arg, names);
+		return -1;
+	case OPT_TYPE_CALLBACK:
+		return s->call(arg, opts, err, errlen);
+	}
+	return 0;
+}
+
+int opt_parse(struct opt_parser *p, int argc, char **argv, void *opts)
+{
+	const struct opt_spec *s;
+	const char *arg;
+	char err[512];
+	int c;
+
+	while ((c = opt_next(p, argc, argv, &arg)) != OPT_END) {
+		if (c == OPT_ERROR)
+			return OPT_ERROR;
+		s = opt_spec_of(p, c);
+		if (!s)
+			return OPT_ERROR;
+		if (s->type == OPT_TYPE_ACTION)
+			return s->id;
+		if (store(s, arg, opts, err, sizeof(err)) < 0) {
+			msg_error(p->prog, "%s", err);
+			return OPT_ERROR;
+		}
+		if (s->seen)
+			*(bool *)((char *)opts + s->seen - 1) = true;
+	}
+	return OPT_END;
 }
 
 int num_scan_u64(const char **p, uint64_t max, uint64_t *out)

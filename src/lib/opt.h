@@ -1,7 +1,9 @@
 /*
- * One option table drives both parsing and --help, and one number parser
- * checks ranges, so every program words its errors the same way:
- *   threadrun: threads: 0 is out of range, allowed 1..4096
+ * One option table drives both parsing and --help.  Each row holds its
+ * option's type, range and destination (git's OPT_* rows are the model), so
+ * opt_parse() stores and checks every value itself and every program words
+ * its errors the same way:
+ *   threadrun: per-core: 0 is out of range, allowed 1..4096
  */
 #ifndef OPT_H
 #define OPT_H
@@ -11,13 +13,67 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * What a row does with its value when opt_parse() meets it.  The value goes
+ * to DEST, an offsetof() into the program's options struct; numbers are
+ * checked against the row's range, choices against the row's table, and a
+ * refused value is one line naming it and what is allowed.
+ */
+enum opt_type {
+	OPT_TYPE_ACTION,        /* opt_parse() stops and returns the row's id */
+	OPT_TYPE_FLAG,          /* bool: true */
+	OPT_TYPE_UNSIGNED,      /* unsigned in MIN..MAX */
+	OPT_TYPE_U64,           /* uint64_t in MIN..MAX */
+	OPT_TYPE_DOUBLE,        /* double in DMIN..DMAX; IMPLIED when "[=X]" is absent */
+	OPT_TYPE_STRING,        /* const char *, the argv word itself */
+	OPT_TYPE_LIST,          /* comma list of numbers in MIN..MAX: a new uint64_t
+	                         * array (the program frees it), its int count at COUNT */
+	OPT_TYPE_CHOICE,        /* const void *: the row of CHOICES named by the value */
+	OPT_TYPE_CALLBACK,      /* CALL does it: the genuinely special cases */
+};
+
 struct opt_spec {
-	int id;                 /* returned by opt_next(); a char for short options */
+	int id;                 /* 0: opt_init() picks one; what an ACTION row returns */
 	char short_name;        /* 0 when there is only a long form */
-	const char *long_name;
+	const char *long_name;  /* also the value's name in messages */
 	const char *arg;        /* NULL for a flag; "X" for a value; "[=X]" optional */
 	const char *help;
+	enum opt_type type;
+	size_t dest;
+	size_t seen;            /* offsetof() + 1 of a bool set when given; 0: none */
+	uint64_t min, max;
+	double dmin, dmax, implied;
+	size_t count;           /* LIST: offsetof() the int count */
+	/* CHOICE: a table of *NCHOICES rows of STRIDE bytes, each starting with
+	 * its name (INDIRECT: each a pointer to a struct starting with it). */
+	const void *choices;
+	size_t stride;
+	const size_t *nchoices;
+	bool indirect;
+	/* CALLBACK: 0, or -1 with the message in ERR. */
+	int (*call)(const char *arg, void *opts, char *err, size_t errlen);
+	/* Help text made from a table at run time, instead of HELP. */
+	void (*help_fn)(char *buf, size_t len);
 };
+
+/* Rows, git's OPT_* style: { OPT_UNSIGNED(...) } or, with more fields,
+ * { OPT_UNSIGNED(...), .seen = OPT_SEEN(struct opts, nb_set) }. */
+#define OPT_ROW_(s, l, a, h) .short_name = (s), .long_name = (l), .arg = (a), .help = (h)
+#define OPT_ACTION(i, s, l, h) .id = (i), OPT_ROW_(s, l, NULL, h), .type = OPT_TYPE_ACTION
+#define OPT_FLAG(s, l, d, h) OPT_ROW_(s, l, NULL, h), .type = OPT_TYPE_FLAG, .dest = (d)
+#define OPT_STRING(s, l, a, d, h) OPT_ROW_(s, l, a, h), .type = OPT_TYPE_STRING, .dest = (d)
+#define OPT_UNSIGNED(s, l, a, d, lo, hi, h) \
+	OPT_ROW_(s, l, a, h), .type = OPT_TYPE_UNSIGNED, .dest = (d), .min = (lo), .max = (hi)
+#define OPT_U64(s, l, a, d, lo, hi, h) \
+	OPT_ROW_(s, l, a, h), .type = OPT_TYPE_U64, .dest = (d), .min = (lo), .max = (hi)
+#define OPT_DOUBLE(s, l, a, d, lo, hi, h) \
+	OPT_ROW_(s, l, a, h), .type = OPT_TYPE_DOUBLE, .dest = (d), .dmin = (lo), .dmax = (hi)
+#define OPT_LIST(s, l, a, d, n, lo, hi, h) OPT_ROW_(s, l, a, h), .type = OPT_TYPE_LIST, \
+	.dest = (d), .count = (n), .min = (lo), .max = (hi)
+#define OPT_CHOICE(s, l, a, d, table, n, h) OPT_ROW_(s, l, a, h), .type = OPT_TYPE_CHOICE, \
+	.dest = (d), .choices = (table), .stride = sizeof((table)[0]), .nchoices = (n)
+#define OPT_CALLBACK(s, l, a, fn, h) OPT_ROW_(s, l, a, h), .type = OPT_TYPE_CALLBACK, .call = (fn)
+#define OPT_SEEN(type, field) (offsetof(type, field) + 1)
 
 /* What opt_next() returns besides an option's id. */
 enum { OPT_END = -1, OPT_ERROR = -2 };
@@ -42,6 +98,18 @@ void opt_fini(struct opt_parser *p);
  * end (optind then indexes the first operand), OPT_ERROR after printing one
  * line naming the bad option. */
 int opt_next(struct opt_parser *p, int argc, char **argv, const char **arg);
+/* The row opt_next()'s id names; NULL for none. */
+const struct opt_spec *opt_spec_of(const struct opt_parser *p, int id);
+
+/*
+ * Parse every option into OPTS by the rows' types: OPT_END when the options
+ * end (optind then indexes the first operand), an ACTION row's id, or
+ * OPT_ERROR after printing one line naming the bad option or value.
+ */
+int opt_parse(struct opt_parser *p, int argc, char **argv, void *opts);
+
+/* The names of a CHOICE row's table, separated by SEP, into BUF. */
+void opt_choice_names(const struct opt_spec *s, const char *sep, char *buf, size_t len);
 
 /* Print "Usage: ..." then one line per option, from the same table. */
 void opt_help(const struct opt_parser *p, FILE *out, const char *usage,

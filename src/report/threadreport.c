@@ -15,18 +15,33 @@
 
 enum format { FMT_TEXT, FMT_MARKDOWN, FMT_CSV, FMT_TSV, FMT_JSON };
 
-static const struct { const char *name; enum format fmt; } formats[] = {
+struct format_row {
+	const char *name;
+	enum format fmt;
+};
+
+static const struct format_row formats[] = {
 	{ "text", FMT_TEXT }, { "markdown", FMT_MARKDOWN }, { "csv", FMT_CSV }, { "tsv", FMT_TSV },
 	{ "json", FMT_JSON },
 };
 
+static const size_t nformats = sizeof(formats) / sizeof(formats[0]);
+
+struct report_opts {
+	const struct format_row *format;
+	bool raw, cutoffs;
+};
+
 static const struct opt_spec options[] = {
-	{ 'f', 'f', "format", "FMT", "text (default), markdown, csv, tsv (for shell tools) or json" },
-	{ 'R', 0, "raw", NULL, "csv and tsv: text fields exactly as in the files, for programs "
-	  "(no spreadsheet formula guard)" },
-	{ 'C', 0, "cutoffs", NULL, "only the cutoffs between backends; with csv and tsv one row "
-	  "per backend pair, policy and thread count, columns named" },
-	{ 'h', 'h', "help", NULL, "show this help" },
+	{ OPT_CHOICE('f', "format", "FMT", offsetof(struct report_opts, format), formats, &nformats,
+		     "text (default), markdown, csv, tsv (for shell tools) or json") },
+	{ OPT_FLAG(0, "raw", offsetof(struct report_opts, raw),
+		   "csv and tsv: text fields exactly as in the files, for programs "
+		   "(no spreadsheet formula guard)") },
+	{ OPT_FLAG(0, "cutoffs", offsetof(struct report_opts, cutoffs),
+		   "only the cutoffs between backends; with csv and tsv one row "
+		   "per backend pair, policy and thread count, columns named") },
+	{ OPT_ACTION('h', 'h', "help", "show this help") },
 };
 
 static const char help_after[] =
@@ -709,13 +724,13 @@ static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, b
 int main(int argc, char **argv)
 {
 	struct dataset ds = { 0 };
-	enum format fmt = FMT_TEXT;
-	bool raw = false, cutoffs = false;
+	enum format fmt;
+	bool raw, cutoffs;
 	char *notes_buf = NULL;
 	size_t notes_len = 0;
 	FILE *notes = NULL;
+	struct report_opts ro = { .format = &formats[0] };
 	struct opt_parser p;
-	const char *arg;
 	char err[1024];
 	size_t i;
 	int c, ret = 2;
@@ -723,32 +738,16 @@ int main(int argc, char **argv)
 	datafile_stdio_init(PROG);
 	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), 0) < 0)
 		return 1;
-	while ((c = opt_next(&p, argc, argv, &arg)) != OPT_END) {
-		switch (c) {
-		case 'f':
-			for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-				if (!strcmp(formats[i].name, arg))
-					break;
-			if (i == sizeof(formats) / sizeof(formats[0])) {
-				msg_error(PROG, "format '%s' not known, choices are: text markdown csv tsv json", arg);
-				goto out;
-			}
-			fmt = formats[i].fmt;
-			break;
-		case 'R':
-			raw = true;
-			break;
-		case 'C':
-			cutoffs = true;
-			break;
-		case 'h':
-			opt_help(&p, stdout, "[-f FORMAT] [--raw] [--cutoffs] FILE...", help_after);
-			ret = 0;
-			goto out;
-		default:
-			goto out;
-		}
+	c = opt_parse(&p, argc, argv, &ro);
+	if (c == 'h') {
+		opt_help(&p, stdout, "[-f FORMAT] [--raw] [--cutoffs] FILE...", help_after);
+		ret = 0;
 	}
+	if (c != OPT_END)
+		goto out;
+	fmt = ro.format->fmt;
+	raw = ro.raw;
+	cutoffs = ro.cutoffs;
 	if (optind >= argc) {
 		msg_error(PROG, "FILE: missing, usage: %s [-f FORMAT] FILE...", PROG);
 		goto out;

@@ -20,25 +20,66 @@
 
 #define PROG "threadrun"
 
-enum { OPT_STRICT = 256, OPT_ALLOWED, OPT_SWEEP, OPT_REPEAT, OPT_RESUME, OPT_MONITOR, OPT_FORMAT };
-
 #define MONITOR_DEFAULT_S 0.25
+#define A(field) offsetof(struct args, field)
+
+struct args {
+	const char *policy_text;
+	const char *topology;
+	const char *allowed;
+	const char *results;
+	unsigned per_core;
+	bool dry_run, strict, quiet, resume;
+	unsigned nthreads;
+	const char *sweep;
+	unsigned repeat;
+	int format;             /* enum plan_format; -1 when --format is not given */
+	double monitor;
+	int argc;               /* PROGRAM and its arguments */
+	char **argv;
+};
+
+/* -n's form: for people, or for programs. */
+static int set_format(const char *arg, void *opts, char *err, size_t errlen)
+{
+	struct args *a = opts;
+
+	a->format = plan_format_parse(arg);
+	if (a->format < 0) {
+		snprintf(err, errlen, "format: '%s' not known, choices are: %s", arg, PLAN_FORMAT_CHOICES);
+		return -1;
+	}
+	return 0;
+}
+
+/* A plan for another machine is only printed. */
+static int set_topology(const char *arg, void *opts, char *err, size_t errlen)
+{
+	struct args *a = opts;
+
+	(void)err;
+	(void)errlen;
+	a->topology = arg;
+	a->dry_run = true;
+	return 0;
+}
 
 static const struct opt_spec options[] = {
-	{ 'p', 'p', "policy", "POLICY", "compact, scatter, none, cK or list:CPUS (default compact)" },
-	{ 'c', 'c', "per-core", "K", "K strands on each core, cores in order (same as -p cK)" },
-	{ 't', 't', "topology", "SPEC", "plan for an hwloc synthetic topology or XML file (implies -n)" },
-	{ 'n', 'n', "dry-run", NULL, "print the plan (worker, PU, core, package, NUMA node), run nothing" },
-	{ OPT_FORMAT, 0, "format", "FMT", "-n: the plan as text (default), or csv, tsv, json for programs" },
-	{ OPT_STRICT, 0, "strict", NULL, "refuse more workers than PUs instead of wrapping round-robin" },
-	{ OPT_ALLOWED, 0, "allowed", "CPUS", "use only these OS PUs (besides the cgroup and affinity limits)" },
-	{ 'o', 'o', "results", "FILE", "results file workloads append to (default results/runs.csv)" },
-	{ OPT_SWEEP, 0, "sweep", "LIST", "sweep thread counts: 1,2,4,8 or 1-8 or 1-64x2 (doubling); -p takes a comma list" },
-	{ OPT_REPEAT, 0, "repeat", "R", "sweep: run every combination R times (default 1)" },
-	{ OPT_RESUME, 0, "resume", NULL, "sweep: skip the combinations the results file already holds" },
-	{ OPT_MONITOR, 0, "monitor", "[=S]", "watch every CPU and thread, sampling every S seconds (default 0.25)" },
-	{ 'q', 'q', "quiet", NULL, "no summary line on stderr; with --monitor, its warnings only" },
-	{ 'h', 'h', "help", NULL, "show this help" },
+	{ OPT_STRING('p', "policy", "POLICY", A(policy_text), "compact, scatter, none, cK or list:CPUS (default compact)") },
+	{ OPT_UNSIGNED('c', "per-core", "K", A(per_core), 1, PL_MAX_WORKERS, "K strands on each core, cores in order (same as -p cK)") },
+	{ OPT_CALLBACK('t', "topology", "SPEC", set_topology, "plan for an hwloc synthetic topology or XML file (implies -n)") },
+	{ OPT_FLAG('n', "dry-run", A(dry_run), "print the plan (worker, PU, core, package, NUMA node), run nothing") },
+	{ OPT_CALLBACK(0, "format", "FMT", set_format, "-n: the plan as text (default), or csv, tsv, json for programs") },
+	{ OPT_FLAG(0, "strict", A(strict), "refuse more workers than PUs instead of wrapping round-robin") },
+	{ OPT_STRING(0, "allowed", "CPUS", A(allowed), "use only these OS PUs (besides the cgroup and affinity limits)") },
+	{ OPT_STRING('o', "results", "FILE", A(results), "results file workloads append to (default results/runs.csv)") },
+	{ OPT_STRING(0, "sweep", "LIST", A(sweep), "sweep thread counts: 1,2,4,8 or 1-8 or 1-64x2 (doubling); -p takes a comma list") },
+	{ OPT_UNSIGNED(0, "repeat", "R", A(repeat), 1, 10000, "sweep: run every combination R times (default 1)") },
+	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds") },
+	{ OPT_DOUBLE(0, "monitor", "[=S]", A(monitor), 0.01, 60, "watch every CPU and thread, sampling every S seconds (default 0.25)"),
+	  .implied = MONITOR_DEFAULT_S },
+	{ OPT_FLAG('q', "quiet", A(quiet), "no summary line on stderr; with --monitor, its warnings only") },
+	{ OPT_ACTION('h', 'h', "help", "show this help") },
 };
 
 static const char usage[] = "[options] N PROGRAM [ARGS...]\n"
@@ -73,27 +114,10 @@ static const char help_after[] =
 	"Exit status: the program's; 2 usage error; 126 cannot run it; 127 not found;\n"
 	"128+N when it died of signal N.\n";
 
-struct args {
-	const char *policy_text;
-	const char *topology;
-	const char *allowed;
-	const char *results;
-	unsigned per_core;
-	bool dry_run, strict, quiet, resume;
-	unsigned nthreads;
-	const char *sweep;
-	unsigned repeat;
-	int format;             /* enum plan_format; -1 when --format is not given */
-	double monitor;
-	int argc;               /* PROGRAM and its arguments */
-	char **argv;
-};
-
 /* Parse the command line; 0 to go on, else the exit status (help: 0 via -1). */
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	struct opt_parser p;
-	const char *arg;
 	char err[256];
 	int c, ret = 2;
 
@@ -101,47 +125,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->format = -1;
 	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), OPT_STOP_AT_OPERAND) < 0)
 		return 1;
-	while ((c = opt_next(&p, argc, argv, &arg)) != OPT_END) {
-		switch (c) {
-		case 'p': a->policy_text = arg; break;
-		case 'c':
-			if (num_parse_unsigned("per-core", arg, 1, PL_MAX_WORKERS, &a->per_core,
-					       err, sizeof(err)) < 0)
-				goto bad;
-			break;
-		case 't': a->topology = arg; a->dry_run = true; break;
-		case 'n': a->dry_run = true; break;
-		case OPT_STRICT: a->strict = true; break;
-		case OPT_ALLOWED: a->allowed = arg; break;
-		case 'o': a->results = arg; break;
-		case OPT_SWEEP: a->sweep = arg; break;
-		case OPT_REPEAT:
-			if (num_parse_unsigned("repeat", arg, 1, 10000, &a->repeat, err, sizeof(err)) < 0)
-				goto bad;
-			break;
-		case OPT_RESUME: a->resume = true; break;
-		case OPT_FORMAT:
-			a->format = plan_format_parse(arg);
-			if (a->format < 0) {
-				snprintf(err, sizeof(err), "format: '%s' not known, choices are: %s", arg,
-					 PLAN_FORMAT_CHOICES);
-				goto bad;
-			}
-			break;
-		case OPT_MONITOR:
-			a->monitor = MONITOR_DEFAULT_S;
-			if (arg && num_parse_double("monitor", arg, 0.01, 60, &a->monitor, err, sizeof(err)) < 0)
-				goto bad;
-			break;
-		case 'q': a->quiet = true; break;
-		case 'h':
-			opt_help(&p, stdout, usage, help_after);
-			ret = -1;
-			goto out;
-		default:
-			goto out;
-		}
+	c = opt_parse(&p, argc, argv, a);
+	if (c == 'h') {
+		opt_help(&p, stdout, usage, help_after);
+		ret = -1;
 	}
+	if (c != OPT_END)
+		goto out;
 	if (a->per_core && a->policy_text) {
 		snprintf(err, sizeof(err), "-c %u and -p %s both set the policy; give one",
 			 a->per_core, a->policy_text);

@@ -1,8 +1,10 @@
 /*
  * Fuzz target: the option parser (src/lib/opt.c) on any command line, through
- * threadreport's real option table (its main, renamed) and a table of every
- * kind of option (flag, value, optional value, short only, long only) whose
- * values go through every number parser.  The input is the command line,
+ * threadreport's real option table (its main, renamed) and a typed table of
+ * every kind of row (flag, unsigned, u64, double with an optional value,
+ * string, list, choice, choice through pointers, callback, action; short
+ * only, long only) parsed by opt_parse(), whose stored values are checked
+ * against the rows' ranges.  The input is the command line,
  * words separated by NUL bytes; operands are replaced by a small valid
  * results file so that the whole program runs.
  */
@@ -45,37 +47,80 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* Every type of row: the values land in this struct, checked by opt.c. */
+struct kinds {
+	bool flag, seen;
+	unsigned u;
+	uint64_t big, *list;
+	int nlist;
+	double d, maybe;
+	const char *text;
+	const struct named *pick, *ptr;
+	unsigned calls;
+};
+
+struct named {
+	const char *name;
+	int value;
+};
+
+static const struct named names[] = { { "one", 1 }, { "two", 2 }, { "three", 3 } };
+static const struct named *const pointers[] = { &names[2], &names[0] };
+static const size_t nnames = sizeof(names) / sizeof(names[0]);
+static const size_t npointers = sizeof(pointers) / sizeof(pointers[0]);
+
+static int count_call(const char *arg, void *opts, char *err, size_t errlen)
+{
+	if (arg && arg[0] == 'x') {
+		snprintf(err, errlen, "call: '%s' refused", arg);
+		return -1;
+	}
+	((struct kinds *)opts)->calls++;
+	return 0;
+}
+
+static void help_made(char *buf, size_t len)
+{
+	opt_choice_names(&(struct opt_spec){ OPT_CHOICE(0, "c", "C", 0, names, &nnames, NULL) }, "|",
+			 buf, len);
+}
+
+#define K(field) offsetof(struct kinds, field)
 static const struct opt_spec kinds[] = {
-	{ 'a', 'a', "alpha", NULL, "a flag" },
-	{ 'n', 'n', "number", "N", "a value" },
-	{ 'm', 0, "maybe", "[=X]", "an optional value" },
-	{ 'l', 0, "list", "LIST", "a list" },
-	{ 'd', 'd', "double", "S", "a fraction" },
-	{ 's', 's', NULL, "X", "short only" },
+	{ OPT_FLAG('a', "alpha", K(flag), "a flag"), .seen = OPT_SEEN(struct kinds, seen) },
+	{ OPT_UNSIGNED('n', "number", "N", K(u), 1, 4096, "a value") },
+	{ OPT_U64(0, "big", "N", K(big), 0, UINT64_MAX, "a long-only value") },
+	{ OPT_DOUBLE('m', "maybe", "[=X]", K(maybe), 0.001, 1e6, "an optional value"),
+	  .implied = 0.25 },
+	{ OPT_LIST('l', "list", "LIST", K(list), K(nlist), 1, 1u << 20, "a list") },
+	{ OPT_DOUBLE('d', "double", "S", K(d), 0.001, 1e6, "a fraction") },
+	{ OPT_STRING('s', NULL, "X", K(text), "short only") },
+	{ OPT_CHOICE('c', "choice", "C", K(pick), names, &nnames, NULL), .help_fn = help_made },
+	{ OPT_CHOICE(0, "pointer", "P", K(ptr), pointers, &npointers, "a choice through pointers"),
+	  .indirect = true },
+	{ OPT_CALLBACK('k', "call", "V", count_call, "a callback") },
+	{ OPT_ACTION('h', 'h', "help", "help") },
 };
 
 static void parse_kinds(int argc, char **argv)
 {
+	struct kinds k = { 0 };
 	struct opt_parser p;
-	const char *arg;
-	uint64_t u, *list = NULL;
-	unsigned v;
-	double d;
-	char err[512];
 	int c;
 
 	if (opt_init(&p, "fuzz", kinds, sizeof(kinds) / sizeof(kinds[0]), (unsigned)argc & 1) < 0)
 		return;
-	while ((c = opt_next(&p, argc, argv, &arg)) != OPT_END && c != OPT_ERROR) {
-		if (!arg)
-			continue;
-		num_parse_u64("n", arg, 0, UINT64_MAX, &u, err, sizeof(err));
-		num_parse_unsigned("n", arg, 1, 4096, &v, err, sizeof(err));
-		num_parse_double("d", arg, 0.001, 1e6, &d, err, sizeof(err));
-		if (num_parse_list("l", arg, 1, 1u << 20, &list, err, sizeof(err)) >= 0)
-			free(list);
-		list = NULL;
-	}
+	/* An action hands back its id; parsing goes on from there. */
+	while ((c = opt_parse(&p, argc, argv, &k)) != OPT_END && c != OPT_ERROR)
+		if (c == 'h')
+			opt_help(&p, stdout, "[options]", NULL);
+	/* What was stored is what the rows allow. */
+	if ((k.u && (k.u < 1 || k.u > 4096)) || (k.nlist && !k.list) || k.nlist < 0 ||
+	    (k.pick && (k.pick < names || k.pick >= names + nnames)) ||
+	    (k.ptr && k.ptr != &names[0] && k.ptr != &names[2]) || (k.seen && !k.flag) ||
+	    (k.d && (k.d < 0.001 || k.d > 1e6)))
+		abort();
+	free(k.list);
 	opt_fini(&p);
 }
 

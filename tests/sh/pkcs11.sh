@@ -5,12 +5,17 @@
 fake=$FAKE_P11
 export TMPDIR=$tmp
 tokens_left() { ls -d "$tmp"/t2accel-token-* 2>/dev/null | wc -l; }
+# Measurements -a all makes at one size: one per sized algorithm, one per
+# label of a signature (sign, verify).
+per_size=$(t2accel --list | awk -F'\t' '$3 != "sign" {n++} END {print n + 0}')
+signs=$(t2accel --list | awk -F'\t' '$3 == "sign" {n += split($2, l, " ")} END {print n + 0}')
+check "t2accel --list: sized algorithms and signatures" [ "$per_size" -gt 0 -a "$signs" -gt 0 ]
 
 threadrun -q -o "$tmp/p.csv" 2 t2accel -q -b pkcs11 -a all -s 16,8192 -d 0.1 >"$tmp/out" 2>"$tmp/err"
 st=$?
 check "threadrun 2 t2accel -b pkcs11 -a all: exit 0 (got $st)" [ $st -eq 0 ]
 check "one row per measurement, all pkcs11, all verified (cross-checked with EVP)" bash -c \
-	"[ \"\$(results_get '$tmp/p.csv' backend verified | sort | uniq -c | awk '{print \$1, \$2, \$3}')\" = '14 pkcs11 yes' ]"
+	"[ \"\$(results_get '$tmp/p.csv' backend verified | sort | uniq -c | awk '{print \$1, \$2, \$3}')\" = '$((2 * per_size + signs)) pkcs11 yes' ]"
 check "rows name the module and the token" bash -c "results_get '$tmp/p.csv' impl | grep -q 'SoftHSM.*temporary'"
 check "no temporary token left behind" [ "$(tokens_left)" -eq 0 ]
 
@@ -19,7 +24,7 @@ threadrun -q -o "$tmp/p8.csv" 8 t2accel -q -b pkcs11 -a all -s 64 -k 1024 -d 0.2
 st=$?
 check "8 workers through SoftHSM2, every algorithm: exit 0 (got $st)" [ $st -eq 0 ]
 check "8 workers: 8 rows, all verified" bash -c \
-	"[ \"\$(results_get '$tmp/p8.csv' threads verified | sort | uniq -c | awk '{print \$1, \$2, \$3}')\" = '8 8 yes' ]"
+	"[ \"\$(results_get '$tmp/p8.csv' threads verified | sort | uniq -c | awk '{print \$1, \$2, \$3}')\" = '$((per_size + signs)) 8 yes' ]"
 
 # A corrupted token output is caught by the EVP cross-check.
 T2ACCEL_FAULT_WORKER=1 threadrun -q -o "$tmp/f.csv" 2 t2accel -q -b pkcs11 -a aes -s 64 -d 0.2 >/dev/null 2>"$tmp/err"

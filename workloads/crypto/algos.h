@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum algo_kind { ALGO_CIPHER, ALGO_DIGEST, ALGO_SIGN };
 
@@ -26,9 +27,14 @@ struct algo {
 	unsigned block;         /* cipher block; sizes must be multiples */
 	bool legacy;            /* in OpenSSL 3's legacy provider */
 	struct kat kat;
-	/* PKCS#11 mechanism for this algorithm (CKM_* value). */
+	/* PKCS#11 mechanism for this algorithm (CKM_* value) and its name. */
 	unsigned long p11_mech;
+	const char *p11_mech_name;
 };
+
+/* The table holds at most this many rows (checked where it is defined), so
+ * a selection of distinct rows fits an array of this size. */
+#define ALGO_MAX 32
 
 extern const struct algo algos[];
 extern const size_t nalgos;
@@ -39,6 +45,14 @@ void algo_choices(char *buf, size_t len);
 
 /* The row/table name of one measurement: "aes-128-cbc", "rsa-sign". */
 const char *algo_mode_label(const struct algo *a, enum algo_mode mode);
+
+/* The measurements one algorithm makes: MODE_ONE, or sign then verify. */
+enum algo_mode algo_first_mode(const struct algo *a);
+enum algo_mode algo_last_mode(const struct algo *a);
+
+/* t2accel --list: "NAME\tLABELS\tKIND\tLEGACY\tEVP" per algorithm, the
+ * one machine-readable source of the algorithm names for scripts. */
+void algo_list(FILE *out);
 
 /* Decode hex into OUT (at most MAX bytes); returns the length or -1. */
 int hex_decode(const char *hex, unsigned char *out, size_t max);

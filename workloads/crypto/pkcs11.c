@@ -92,20 +92,6 @@ static void p11_describe(void *ctx, char *buf, size_t len)
 	snprintf(buf, len, "%s", b->p11.impl);
 }
 
-static const char *mech_name(CK_MECHANISM_TYPE m)
-{
-	switch (m) {
-	case CKM_AES_CBC: return "CKM_AES_CBC";
-	case CKM_DES_CBC: return "CKM_DES_CBC";
-	case CKM_DES3_CBC: return "CKM_DES3_CBC";
-	case CKM_MD5: return "CKM_MD5";
-	case CKM_SHA_1: return "CKM_SHA_1";
-	case CKM_SHA256: return "CKM_SHA256";
-	case CKM_SHA256_RSA_PKCS: return "CKM_SHA256_RSA_PKCS";
-	default: return "mechanism";
-	}
-}
-
 static int p11_supports(void *ctx, const struct algo *a, char *err, size_t errlen)
 {
 	struct p11_backend *b = ctx;
@@ -113,7 +99,7 @@ static int p11_supports(void *ctx, const struct algo *a, char *err, size_t errle
 
 	if (!p11_has_mechanism(&b->p11, a->p11_mech)) {
 		snprintf(err, errlen, "%s: the module lacks %s (CKR_MECHANISM_INVALID)", a->name,
-			 mech_name(a->p11_mech));
+			 a->p11_mech_name);
 		return BE_SKIP;
 	}
 	/* The cross-check needs the algorithm in OpenSSL too. */

@@ -21,26 +21,63 @@
 
 static const struct backend *const backends[] = { &backend_evp, &backend_pkcs11 };
 
-enum { OPT_MODULE = 256, OPT_SLOT, OPT_TOKEN, OPT_PIN_FILE, OPT_INSECURE };
+static const size_t nbackends = sizeof(backends) / sizeof(backends[0]);
 
 static const unsigned rsa_bits[] = { 1024, 2048, 3072, 4096 };
 static const char default_sizes[] = "16,64,256,1024,8192,16384";
 
+struct opts {
+	const struct algo *algos[ALGO_MAX];
+	unsigned nalgos;
+	uint64_t *sizes;
+	int nsizes;
+	unsigned bits;
+	double seconds;
+	uint64_t reps;
+	const struct backend *be;
+	const char *results;
+	bool quiet, seconds_set;
+	struct backend_opts beo;
+};
+
+#define O(field) offsetof(struct opts, field)
+enum { ACT_HELP = 'h', ACT_LIST = 256 };
+
+static int parse_algos(const char *text, void *opts, char *err, size_t errlen);
+static int parse_bits(const char *text, void *opts, char *err, size_t errlen);
+
+static void algos_help(char *buf, size_t len)
+{
+	char choices[384];
+
+	algo_choices(choices, sizeof(choices));
+	snprintf(buf, len, "%s, a comma list, or all (default all)", choices);
+}
+
 static const struct opt_spec options[] = {
-	{ 'a', 'a', "algorithm", "ALGS", "aes des des3 rsa md5 sha1 sha256, a comma list, or all (default all)" },
-	{ 's', 's', "size", "BYTES", "buffer sizes, comma list (default 16,64,256,1024,8192,16384)" },
-	{ 'k', 'k', "bits", "BITS", "RSA key size: 1024, 2048, 3072 or 4096 (default 2048)" },
-	{ 'd', 'd', "seconds", "S", "time-based: every worker runs S seconds (default 3; 0.5 allowed)" },
-	{ 'r', 'r', "reps", "R", "count-based: R operations in total, shared among the workers" },
-	{ 'b', 'b', "backend", "NAME", "evp (OpenSSL libcrypto, the default) or pkcs11 (a PKCS#11 token)" },
-	{ OPT_MODULE, 0, "module", "PATH", "PKCS#11 module to load (default: SoftHSM2, on a temporary token)" },
-	{ OPT_SLOT, 0, "slot", "N", "PKCS#11: use the existing token in slot N" },
-	{ OPT_TOKEN, 0, "token-label", "LABEL", "PKCS#11: use the existing token labelled LABEL" },
-	{ OPT_PIN_FILE, 0, "pin-file", "FILE", "PKCS#11: the user PIN is FILE's one line, FILE mode 600 (else T2ACCEL_PIN)" },
-	{ OPT_INSECURE, 0, "insecure-files", NULL, "PKCS#11: accept a PIN file others can read, a module others can write" },
-	{ 'o', 'o', "results", "FILE", "append result rows to FILE (default: threadrun's file)" },
-	{ 'q', 'q', "quiet", NULL, "print the table only" },
-	{ 'h', 'h', "help", NULL, "show this help" },
+	{ OPT_CALLBACK('a', "algorithm", "ALGS", parse_algos, NULL), .help_fn = algos_help },
+	{ OPT_LIST('s', "size", "BYTES", O(sizes), O(nsizes), 1, MAX_SIZE,
+		   "buffer sizes, comma list (default 16,64,256,1024,8192,16384)") },
+	{ OPT_CALLBACK('k', "bits", "BITS", parse_bits, "RSA key size: 1024, 2048, 3072 or 4096 (default 2048)") },
+	{ OPT_DOUBLE('d', "seconds", "S", O(seconds), 0.01, 86400,
+		     "time-based: every worker runs S seconds (default 3; 0.5 allowed)"),
+	  .seen = OPT_SEEN(struct opts, seconds_set) },
+	{ OPT_U64('r', "reps", "R", O(reps), 1, UINT64_MAX / 2,
+		  "count-based: R operations in total, shared among the workers") },
+	{ OPT_CHOICE('b', "backend", "NAME", O(be), backends, &nbackends,
+		     "evp (OpenSSL libcrypto, the default) or pkcs11 (a PKCS#11 token)"), .indirect = true },
+	{ OPT_STRING(0, "module", "PATH", O(beo.module), "PKCS#11 module to load (default: SoftHSM2, on a temporary token)") },
+	{ OPT_U64(0, "slot", "N", O(beo.slot), 0, UINT32_MAX, "PKCS#11: use the existing token in slot N"),
+	  .seen = OPT_SEEN(struct opts, beo.slot_set) },
+	{ OPT_STRING(0, "token-label", "LABEL", O(beo.token_label), "PKCS#11: use the existing token labelled LABEL") },
+	{ OPT_STRING(0, "pin-file", "FILE", O(beo.pin_file),
+		     "PKCS#11: the user PIN is FILE's one line, FILE mode 600 (else T2ACCEL_PIN)") },
+	{ OPT_FLAG(0, "insecure-files", O(beo.insecure_files),
+		   "PKCS#11: accept a PIN file others can read, a module others can write") },
+	{ OPT_STRING('o', "results", "FILE", O(results), "append result rows to FILE (default: threadrun's file)") },
+	{ OPT_FLAG('q', "quiet", O(quiet), "print the table only") },
+	{ OPT_ACTION(ACT_LIST, 0, "list", "print the algorithm table, one tab-separated line each, and exit") },
+	{ OPT_ACTION(ACT_HELP, 'h', "help", "show this help") },
 };
 
 static const char help_after[] =
@@ -50,6 +87,11 @@ static const char help_after[] =
 	"\n"
 	"  threadrun 16 t2accel -a rsa -d 1\n"
 	"  threadrun -p scatter 2 t2accel -a aes,sha256 -s 16,8192\n"
+	"\n"
+	"--list prints one line per algorithm, tab-separated: NAME (what -a takes),\n"
+	"LABELS (its measurements' names in tables and rows, space-separated), KIND\n"
+	"(cipher, digest or sign), LEGACY (yes: in OpenSSL's legacy provider, else no)\n"
+	"and EVP (OpenSSL's name for it).\n"
 	"\n"
 	"Exit status: 0 ok; 1 a check failed or a crypto call failed; 2 usage;\n"
 	"3 an algorithm is not available here; 128+N interrupted by signal N.\n";
@@ -101,20 +143,6 @@ static void catch_stop_signals(void)
 		sigaction(s, &sa, NULL);
 }
 
-struct opts {
-	const struct algo *algos[16];
-	unsigned nalgos;
-	uint64_t *sizes;
-	int nsizes;
-	unsigned bits;
-	double seconds;
-	uint64_t reps;
-	const struct backend *be;
-	const char *results;
-	bool quiet, seconds_set;
-	struct backend_opts beo;
-};
-
 /* A worker number from a test switch, parsed like every number. */
 static int num_parse_int_env(const char *name, const char *text, int *out)
 {
@@ -129,9 +157,10 @@ static int num_parse_int_env(const char *name, const char *text, int *out)
 	return 0;
 }
 
-static int parse_algos(const char *text, struct opts *o, char *err, size_t errlen)
+static int parse_algos(const char *text, void *opts, char *err, size_t errlen)
 {
-	char **items = NULL, choices[128], accepted[160];
+	struct opts *o = opts;
+	char **items = NULL, choices[384], accepted[400];
 	const struct algo *a;
 	size_t i;
 	int n = 0, k, ret = -1;
@@ -156,7 +185,7 @@ static int parse_algos(const char *text, struct opts *o, char *err, size_t errle
 		}
 		for (i = 0; i < o->nalgos && o->algos[i] != a; i++)
 			;
-		if (i == o->nalgos && o->nalgos < 16)
+		if (i == o->nalgos && o->nalgos < ALGO_MAX)
 			o->algos[o->nalgos++] = a;
 	}
 	ret = 0;
@@ -165,8 +194,9 @@ out:
 	return ret;
 }
 
-static int parse_bits(const char *text, unsigned *bits, char *err, size_t errlen)
+static int parse_bits(const char *text, void *opts, char *err, size_t errlen)
 {
+	unsigned *bits = &((struct opts *)opts)->bits;
 	uint64_t v;
 	size_t i;
 
@@ -179,16 +209,6 @@ static int parse_bits(const char *text, unsigned *bits, char *err, size_t errlen
 	snprintf(err, errlen, "bits: '%s' is not a supported RSA key size, allowed 1024, 2048, 3072, 4096",
 		 text);
 	return -1;
-}
-
-static const struct backend *find_backend(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
-		if (strcmp(backends[i]->name, name) == 0)
-			return backends[i];
-	return NULL;
 }
 
 /* Sizes must suit every cipher asked for (CBC without padding). */
@@ -212,11 +232,11 @@ static int check_sizes(const struct opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-/* Parse and check everything before any work: 0, -1 (help shown), or 2. */
+/* Parse and check everything before any work: 0, -1 (help or list
+ * shown), or 2. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	struct opt_parser p;
-	const char *arg, *sizes = default_sizes;
 	char err[512];
 	int c, ret = 2;
 
@@ -228,52 +248,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return 1;
 	if (parse_algos("all", o, err, sizeof(err)) < 0)
 		goto bad;
-	while ((c = opt_next(&p, argc, argv, &arg)) != OPT_END) {
-		switch (c) {
-		case 'a':
-			if (parse_algos(arg, o, err, sizeof(err)) < 0)
-				goto bad;
-			break;
-		case 's': sizes = arg; break;
-		case 'k':
-			if (parse_bits(arg, &o->bits, err, sizeof(err)) < 0)
-				goto bad;
-			break;
-		case 'd':
-			if (num_parse_double("seconds", arg, 0.01, 86400, &o->seconds, err, sizeof(err)) < 0)
-				goto bad;
-			o->seconds_set = true;
-			break;
-		case 'r':
-			if (num_parse_u64("reps", arg, 1, UINT64_MAX / 2, &o->reps, err, sizeof(err)) < 0)
-				goto bad;
-			break;
-		case 'b':
-			o->be = find_backend(arg);
-			if (!o->be) {
-				snprintf(err, sizeof(err), "backend '%s' not known, choices are: evp pkcs11", arg);
-				goto bad;
-			}
-			break;
-		case OPT_MODULE: o->beo.module = arg; break;
-		case OPT_SLOT:
-			if (num_parse_u64("slot", arg, 0, UINT32_MAX, &o->beo.slot, err, sizeof(err)) < 0)
-				goto bad;
-			o->beo.slot_set = true;
-			break;
-		case OPT_TOKEN: o->beo.token_label = arg; break;
-		case OPT_PIN_FILE: o->beo.pin_file = arg; break;
-		case OPT_INSECURE: o->beo.insecure_files = true; break;
-		case 'o': o->results = arg; break;
-		case 'q': o->quiet = true; break;
-		case 'h':
-			opt_help(&p, stdout, "[options]", help_after);
-			ret = -1;
-			goto out;
-		default:
-			goto out;
-		}
-	}
+	c = opt_parse(&p, argc, argv, o);
+	if (c == ACT_HELP)
+		opt_help(&p, stdout, "[options]", help_after);
+	else if (c == ACT_LIST)
+		algo_list(stdout);
+	if (c == ACT_HELP || c == ACT_LIST)
+		ret = -1;
+	if (c != OPT_END)
+		goto out;
 	if (optind < argc) {
 		snprintf(err, sizeof(err), "unexpected argument '%s', see '%s --help'", argv[optind], PROG);
 		goto bad;
@@ -282,7 +265,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		snprintf(err, sizeof(err), "-d (time-based) and -r (count-based) exclude each other; give one");
 		goto bad;
 	}
-	o->nsizes = num_parse_list("size", sizes, 1, MAX_SIZE, &o->sizes, err, sizeof(err));
+	if (!o->sizes)
+		o->nsizes = num_parse_list("size", default_sizes, 1, MAX_SIZE, &o->sizes, err,
+					   sizeof(err));
 	if (o->nsizes < 0 || check_sizes(o, err, sizeof(err)) < 0)
 		goto bad;
 	ret = 0;

@@ -23,20 +23,90 @@
 #define MAX_N 1000000u
 #define RESIDUAL_LIMIT 16.0
 
-enum { OPT_PEAK = 256, OPT_MATRIX, OPT_FLOPS };
+struct matrix_kind {
+	const char *name;
+	bool singular;
+};
+
+static const struct matrix_kind matrix_kinds[] = { { "random", false }, { "singular", true } };
+static const size_t nmatrix_kinds = sizeof(matrix_kinds) / sizeof(matrix_kinds[0]);
+
+struct opts {
+	unsigned n, nb, reps, variant;
+	uint64_t seed;
+	const char *results;
+	bool quiet, peak, singular, nb_set;
+	const struct matrix_kind *matrix;
+	const struct lu_flop_count *flops;
+};
+
+#define O(field) offsetof(struct opts, field)
+enum { ACT_HELP = 'h', ACT_LIST = 256 };
+
+/* "0 classic, 1 region, 2 blocked": the variants as -v takes them. */
+static void variant_names(char *buf, size_t len)
+{
+	size_t used = 0;
+	int i, n;
+
+	buf[0] = '\0';
+	for (i = 0; i < lu_nvariants; i++) {
+		n = snprintf(buf + used, len - used, "%s%d %s", i ? ", " : "", lu_variants[i].id,
+			     lu_variants[i].name);
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+}
+
+static void variant_help(char *buf, size_t len)
+{
+	char names[128];
+
+	variant_names(names, sizeof(names));
+	snprintf(buf, len, "%s (default 2); --list says what each does", names);
+}
+
+static int parse_variant(const char *arg, void *opts, char *err, size_t errlen)
+{
+	char names[128];
+
+	if (num_parse_unsigned("variant", arg, 0, (unsigned)lu_nvariants - 1,
+			       &((struct opts *)opts)->variant, err, errlen) == 0)
+		return 0;
+	variant_names(names, sizeof(names));
+	snprintf(err, errlen, "variant '%s' not known, choices are: %s", arg, names);
+	return -1;
+}
 
 static const struct opt_spec options[] = {
-	{ 'v', 'v', "variant", "V", "0 classic (fork/join per step), 1 region (barriers), 2 blocked (default)" },
-	{ 'b', 'b', "block", "NB", "block size of variant 2 (default 256; 384 on one thread for N >= 2000)" },
-	{ 'r', 'r', "reps", "R", "factorisations to run; best and median are reported (default 1)" },
-	{ 's', 's', "seed", "SEED", "seed of the random matrix (default 1)" },
-	{ 'o', 'o', "results", "FILE", "append a result row to FILE (default: threadrun's file)" },
-	{ OPT_MATRIX, 0, "matrix", "KIND", "random (default) or singular (a zero column: tests the check)" },
-	{ OPT_FLOPS, 0, "flops", "RULE", "flops credited per run: hpl (2/3 N^3 + 3/2 N^2, default) or linpack100 (2/3 N^3 + 2 N^2)" },
-	{ OPT_PEAK, 0, "peak", NULL, "measure one core's FMA peak (GFLOPS) and exit" },
-	{ 'q', 'q', "quiet", NULL, "print only the summary line" },
-	{ 'h', 'h', "help", NULL, "show this help" },
+	{ OPT_CALLBACK('v', "variant", "V", parse_variant, NULL), .help_fn = variant_help },
+	{ OPT_UNSIGNED('b', "block", "NB", O(nb), 1, MAX_N,
+		       "block size of variant 2 (default 256; 384 on one thread for N >= 2000)"),
+	  .seen = OPT_SEEN(struct opts, nb_set) },
+	{ OPT_UNSIGNED('r', "reps", "R", O(reps), 1, 100000,
+		       "factorisations to run; best and median are reported (default 1)") },
+	{ OPT_U64('s', "seed", "SEED", O(seed), 0, UINT64_MAX, "seed of the random matrix (default 1)") },
+	{ OPT_STRING('o', "results", "FILE", O(results), "append a result row to FILE (default: threadrun's file)") },
+	{ OPT_CHOICE(0, "matrix", "KIND", O(matrix), matrix_kinds, &nmatrix_kinds,
+		     "random (default) or singular (a zero column: tests the check)") },
+	{ OPT_CHOICE(0, "flops", "RULE", O(flops), lu_flop_counts, &lu_nflop_counts,
+		     "flops credited per run: hpl (2/3 N^3 + 3/2 N^2, default) or linpack100 (2/3 N^3 + 2 N^2)") },
+	{ OPT_FLAG(0, "peak", O(peak), "measure one core's FMA peak (GFLOPS) and exit") },
+	{ OPT_FLAG('q', "quiet", O(quiet), "print only the summary line") },
+	{ OPT_ACTION(ACT_LIST, 0, "list", "print the variant table, one tab-separated line each, and exit") },
+	{ OPT_ACTION(ACT_HELP, 'h', "help", "show this help") },
 };
+
+/* linpack --list: "ID\tNAME\tWHAT" per variant, for scripts. */
+static void list_variants(FILE *out)
+{
+	int i;
+
+	for (i = 0; i < lu_nvariants; i++)
+		fprintf(out, "%d\t%s\t%s\n", lu_variants[i].id, lu_variants[i].name,
+			lu_variants[i].what);
+}
 
 static const char help_after[] =
 	"Threads: THREADRUN_THREADS or OMP_NUM_THREADS; each binds itself to its\n"
@@ -48,81 +118,36 @@ static const char help_after[] =
 	"  threadrun -p scatter 2 linpack 2000\n"
 	"  threadrun -c 1 16 linpack -v 0 500\n"
 	"\n"
+	"--list prints one line per variant, tab-separated: ID (what -v takes), NAME\n"
+	"(in rows: lu-NAME) and what it does.\n"
+	"\n"
 	"Exit status: 0 verified; 1 residual too large, singular matrix or no memory;\n"
 	"2 usage error.\n";
-
-struct opts {
-	unsigned n, nb, reps, variant;
-	uint64_t seed;
-	const char *results;
-	bool quiet, peak, singular, nb_set;
-	const struct lu_flop_count *flops;
-};
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	struct opt_parser p;
-	const char *arg;
 	char err[512];
-	int c, i, ret = 2;
+	int c, ret = 2;
 
 	memset(o, 0, sizeof(*o));
 	o->variant = 2;
 	o->reps = 1;
 	o->seed = 1;
+	o->matrix = &matrix_kinds[0];
 	o->flops = &lu_flop_counts[0];
 	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), 0) < 0)
 		return 1;
-	while ((c = opt_next(&p, argc, argv, &arg)) != OPT_END) {
-		switch (c) {
-		case 'v':
-			if (num_parse_unsigned("variant", arg, 0, (unsigned)lu_nvariants - 1, &o->variant,
-					       err, sizeof(err)) < 0) {
-				snprintf(err, sizeof(err),
-					 "variant '%s' not known, choices are: 0 classic, 1 region, 2 blocked", arg);
-				goto bad;
-			}
-			break;
-		case 'b':
-			if (num_parse_unsigned("block", arg, 1, MAX_N, &o->nb, err, sizeof(err)) < 0)
-				goto bad;
-			o->nb_set = true;
-			break;
-		case 'r':
-			if (num_parse_unsigned("reps", arg, 1, 100000, &o->reps, err, sizeof(err)) < 0)
-				goto bad;
-			break;
-		case 's':
-			if (num_parse_u64("seed", arg, 0, UINT64_MAX, &o->seed, err, sizeof(err)) < 0)
-				goto bad;
-			break;
-		case 'o': o->results = arg; break;
-		case OPT_MATRIX:
-			if (strcmp(arg, "random") && strcmp(arg, "singular")) {
-				snprintf(err, sizeof(err), "matrix '%s' not known, choices are: random singular", arg);
-				goto bad;
-			}
-			o->singular = strcmp(arg, "singular") == 0;
-			break;
-		case OPT_FLOPS:
-			for (i = 0; i < lu_nflop_counts && strcmp(arg, lu_flop_counts[i].name); i++)
-				;
-			if (i == lu_nflop_counts) {
-				snprintf(err, sizeof(err), "flops '%s' not known, choices are: hpl linpack100", arg);
-				goto bad;
-			}
-			o->flops = &lu_flop_counts[i];
-			break;
-		case OPT_PEAK: o->peak = true; break;
-		case 'q': o->quiet = true; break;
-		case 'h':
-			opt_help(&p, stdout, "[options] N", help_after);
-			ret = -1;
-			goto out;
-		default:
-			goto out;
-		}
-	}
+	c = opt_parse(&p, argc, argv, o);
+	if (c == ACT_HELP)
+		opt_help(&p, stdout, "[options] N", help_after);
+	else if (c == ACT_LIST)
+		list_variants(stdout);
+	if (c == ACT_HELP || c == ACT_LIST)
+		ret = -1;
+	if (c != OPT_END)
+		goto out;
+	o->singular = o->matrix->singular;
 	if (o->peak) {
 		ret = 0;
 		goto out;

@@ -43,6 +43,6 @@ struct lu_flop_count {
 	double (*flops)(int n);
 };
 extern const struct lu_flop_count lu_flop_counts[];
-extern const int lu_nflop_counts;
+extern const size_t lu_nflop_counts;
 
 #endif

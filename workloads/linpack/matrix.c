@@ -111,4 +111,4 @@ const struct lu_flop_count lu_flop_counts[] = {
 	{ "hpl", "HPL's 2/3 N^3 + 3/2 N^2", flops_hpl },
 	{ "linpack100", "LINPACK 100's 2/3 N^3 + 2 N^2", flops_linpack100 },
 };
-const int lu_nflop_counts = sizeof(lu_flop_counts) / sizeof(lu_flop_counts[0]);
+const size_t lu_nflop_counts = sizeof(lu_flop_counts) / sizeof(lu_flop_counts[0]);
