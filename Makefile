@@ -59,6 +59,7 @@ $(OBJ)/tests/%.o:         CFLAGS += -Isrc/lib -Isrc/threadrun -Isrc/report -Ipla
 # Workloads of one source file, workloads/NAME/NAME.c on the worker API
 # (docs/workers.md): adding one is one line here.
 ONEFILE_WORKLOADS :=
+ONEFILE_WORKLOADS += stream
 
 PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport \
             $(ONEFILE_WORKLOADS:%=$(BIN)/%)
