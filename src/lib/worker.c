@@ -429,7 +429,7 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 	results_row_set(row, RC_USER_S, "%.6f", wr->user_s);
 	results_row_set(row, RC_SYS_S, "%.6f", wr->sys_s);
 	results_row_set(row, RC_STATUS, "%d", wr->status);
-	if (!results_row_get(row, RC_RATE)) {
+	if (!row->val[RC_RATE]) {
 		amount = results_row_num(row, unit && strcmp(unit, "bytes/s") == 0 ? RC_BYTES : RC_OPS);
 		results_row_set(row, RC_RATE, "%.6g", wr->wall_s > 0 && amount == amount ?
 				amount / wr->wall_s : 0.0);

@@ -35,3 +35,9 @@ out=$(THREADRUN_THREADS=2 THREADRUN_PLAN=0,4000 t2accel -q -a md5 -s 16 -d 0.05 
 st=$?
 check "t2accel: a failed bind exits 1 ($st)" [ "$st" -eq 1 ]
 check "t2accel: the failed bind is named" grep -q 'worker 1 on CPU [0-9]*: cannot bind to PU 4000: ' <<<"$out"
+
+# threadrun's own row comes from the same builder: a rate, runs per second.
+threadrun -q -o "$tmp/f.csv" 1 true
+read -r rate unit wall < <(results_get "$tmp/f.csv" rate unit wall_s)
+check "the run row's rate is 1/wall ($rate $unit, wall $wall)" awk -v r="$rate" -v w="$wall" -v u="$unit" \
+	'BEGIN { exit !(u == "runs/s" && r > 0 && w > 0 && r * w > 0.99 && r * w < 1.01) }'
