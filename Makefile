@@ -177,6 +177,7 @@ run: deps
 bench: deps all $(BIN)/bench/openblas_lu
 	$(Q)workloads/crypto/bench-speed
 	$(Q)workloads/linpack/bench/bench-openblas
+	$(Q)workloads/stream/bench-stream
 	$(Q)src/report/bench-report
 	$(Q)tests/bench/bench-plan
 
