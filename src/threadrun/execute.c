@@ -210,7 +210,7 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 	struct monitor_summary ms;
 	bool monitored = false;
 	char num[16];
-	int ret = 0, rows = rows_counter();
+	int ret = 0, rows;
 
 	snprintf(num, sizeof(num), "%u", repeat);
 	setenv(ENV_REPEAT, num, 1);
@@ -219,6 +219,7 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 		r->status = 1;
 		return -1;
 	}
+	rows = rows_counter();
 	if (rows >= 0) {
 		snprintf(num, sizeof(num), "%d", rows);
 		setenv(ENV_ROWS_FD, num, 1);
