@@ -56,7 +56,13 @@ $(OBJ)/src/report/%.o:    CFLAGS += -Isrc/report -Isrc/lib
 $(OBJ)/workloads/%.o:     CFLAGS += -Isrc/lib -Iplacement
 $(OBJ)/tests/%.o:         CFLAGS += -Isrc/lib -Isrc/threadrun -Isrc/report -Iplacement
 
-PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport
+# Workloads of one source file, workloads/NAME/NAME.c on the worker API
+# (docs/workers.md): adding one is one line here.
+ONEFILE_WORKLOADS :=
+ONEFILE_WORKLOADS += stream
+
+PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport \
+            $(ONEFILE_WORKLOADS:%=$(BIN)/%)
 
 TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/test_analysis \
               $(BIN)/tests/test_lu $(BIN)/tests/omp_where $(BIN)/tests/results_get \
@@ -104,6 +110,16 @@ $(BIN)/linpack: $(LINPACK_SRC:%.c=$(OBJ)/%.o) $(LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(LDLIBS)
+
+# Compiled where they run, for this machine's vector units, like linpack.
+define onefile_workload
+$(OBJ)/workloads/$(1)/%.o: CFLAGS += -O3 $(LINPACK_ARCH)
+$(BIN)/$(1): $(OBJ)/workloads/$(1)/$(1).o $(LIBS)
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  LD      $$@")
+	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
+endef
+$(foreach w,$(ONEFILE_WORKLOADS),$(eval $(call onefile_workload,$(w))))
 
 # Tests -------------------------------------------------------------------
 $(OBJ)/tests/unit/test_lu.o: CFLAGS += $(OMPFLAGS) -Iworkloads/linpack
@@ -161,6 +177,7 @@ run: deps
 bench: deps all $(BIN)/bench/openblas_lu
 	$(Q)workloads/crypto/bench-speed
 	$(Q)workloads/linpack/bench/bench-openblas
+	$(Q)workloads/stream/bench-stream
 	$(Q)src/report/bench-report
 	$(Q)tests/bench/bench-plan
 

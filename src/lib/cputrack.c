@@ -29,6 +29,20 @@ int cpu_track_sample(struct cpu_track *t)
 	return cpu;
 }
 
+void cpu_track_merge(struct cpu_track *dst, const struct cpu_track *src)
+{
+	size_t i;
+
+	/* Each run's worker is a new thread: moves count within runs only. */
+	dst->samples += src->samples;
+	dst->migrations += src->migrations;
+	dst->off_plan += src->off_plan;
+	for (i = 0; i < CPUTRACK_MAX / 64; i++)
+		dst->seen[i] |= src->seen[i];
+	if (src->last >= 0)
+		dst->last = src->last;
+}
+
 int cpu_track_format_seen(const struct cpu_track *t, char *buf, size_t len)
 {
 	size_t used = 0;

@@ -23,6 +23,9 @@ void cpu_track_init(struct cpu_track *t, int planned);
 /* Record where the calling thread runs now; returns that CPU. */
 int cpu_track_sample(struct cpu_track *t);
 
+/* Add what SRC saw to DST (the same worker over several runs). */
+void cpu_track_merge(struct cpu_track *dst, const struct cpu_track *src);
+
 /* The CPUs T was seen on, joined by '|' ("3" or "0|1"). */
 int cpu_track_format_seen(const struct cpu_track *t, char *buf, size_t len);
 

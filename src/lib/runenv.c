@@ -1,6 +1,7 @@
 /* Reading threadrun's variables inside a workload. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,13 +82,16 @@ int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 {
 	const char *threads = getenv(ENV_THREADS), *plan = getenv(ENV_PLAN);
 	const char *policy = getenv(ENV_POLICY), *repeat = getenv(ENV_REPEAT);
+	const char *rows_fd = getenv(ENV_ROWS_FD);
 	struct pl_policy pol;
 	char *omp = NULL;
 	unsigned *pus = NULL;
+	unsigned fd;
 	int n, ret = -1;
 
 	memset(env, 0, sizeof(*env));
 	env->nthreads = default_threads;
+	env->rows_fd = -1;
 	if (!threads && getenv("OMP_NUM_THREADS")) {
 		/* OMP_NUM_THREADS may be a nesting list "4,2": the first level counts. */
 		omp = strndup(getenv("OMP_NUM_THREADS"), strcspn(getenv("OMP_NUM_THREADS"), ","));
@@ -102,6 +106,13 @@ int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 	if (repeat && num_parse_unsigned(ENV_REPEAT, repeat, 0, 1000000, &env->repeat,
 					 err, errlen) < 0)
 		goto out;
+	if (rows_fd && *rows_fd) {
+		if (num_parse_unsigned(ENV_ROWS_FD, rows_fd, 0, 1u << 20, &fd, err, errlen) < 0)
+			goto out;
+		/* Only a descriptor threadrun left open counts rows. */
+		if (fcntl((int)fd, F_GETFD) >= 0)
+			env->rows_fd = (int)fd;
+	}
 	/* The policy goes into rows as written: it must be one threadrun names. */
 	if (policy) {
 		if (pl_policy_parse(policy, &pol, err, errlen) < 0) {
@@ -186,6 +197,8 @@ void run_env_set_placement(const struct run_env *env, unsigned n,
 	results_row_set(row, RC_REPEAT, "%u", env->repeat);
 	if (buf && env->nplan && run_env_format_plan(env, n, buf, len) == 0)
 		results_row_set(row, RC_CPUS, "%s", buf);
+	if (!tracks)
+		goto out;
 	if (buf) {
 		cpu_track_summarise(tracks, n, buf, len, &honoured, &migrations);
 		results_row_set(row, RC_CPUS_SEEN, "%s", buf);
@@ -193,5 +206,6 @@ void run_env_set_placement(const struct run_env *env, unsigned n,
 	if (env->nplan)
 		results_row_set(row, RC_PLACEMENT_OK, "%s", honoured ? "yes" : "no");
 	results_row_set(row, RC_MIGRATIONS, "%lu", migrations);
+out:
 	free(buf);
 }

@@ -17,6 +17,10 @@
 #define ENV_TOPOLOGY "THREADRUN_TOPOLOGY"  /* machine description for rows */
 #define ENV_CORES    "THREADRUN_CORES"
 #define ENV_PUS      "THREADRUN_PUS"
+/* An open file the program writes one line to per row it appends (the
+ * worker API does): threadrun adds its own run row only when it stays
+ * empty. */
+#define ENV_ROWS_FD  "THREADRUN_ROWS_FD"
 
 struct run_env {
 	unsigned nthreads;
@@ -25,6 +29,7 @@ struct run_env {
 	char *policy;           /* canonical policy name, any length */
 	const char *results;    /* NULL: write no rows */
 	unsigned repeat;
+	int rows_fd;            /* THREADRUN_ROWS_FD, or -1 */
 };
 
 /*
@@ -46,8 +51,8 @@ struct cpu_track;
 
 /*
  * Fill a result row's placement columns for N workers: threads, policy,
- * planned CPUs, where each was seen (TRACKS), repeat, placement honoured and
- * migrations.  One place for what every workload's rows say about placement.
+ * planned CPUs, repeat and, when TRACKS is given, where each was seen,
+ * placement honoured and migrations.  One place for what every workload's rows say about placement.
  */
 void run_env_set_placement(const struct run_env *env, unsigned n,
 			   const struct cpu_track *const *tracks, struct results_row *row);

@@ -14,6 +14,7 @@
 #include "monitor.h"
 #include "results.h"
 #include "runenv.h"
+#include "worker.h"
 
 /* Export the launcher -> program contract (docs/environment.md). */
 static int export_env(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
@@ -69,40 +70,30 @@ static const char *default_results(char *buf, size_t len)
 	return buf;
 }
 
-static off_t file_size(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 ? st.st_size : -1;
-}
-
-/* The row threadrun writes itself: what it measured of the whole run. */
+/* The row threadrun writes itself: what it measured of the whole run,
+ * through the one row builder every workload uses. */
 static int append_run_row(const char *results, const char *program, const struct pl_plan *plan,
 			  const char *policy, unsigned repeat, const struct launch_result *r,
 			  const struct monitor_summary *ms, char *err, size_t errlen)
 {
-	struct results_row row;
-	char *cpus = malloc((size_t)plan->nworkers * 16 + 16);
 	const char *base = strrchr(program, '/');
+	struct run_env env = {
+		.nthreads = plan->nworkers, .plan = plan->bound ? plan->pu : NULL,
+		.nplan = plan->bound ? plan->nworkers : 0, .policy = (char *)policy,
+		.repeat = repeat, .rows_fd = -1,
+	};
+	struct worker_row wr = {
+		.workload = base ? base + 1 : program, .env = &env, .nworkers = plan->nworkers,
+		.wall_s = r->wall_s, .user_s = r->user_s, .sys_s = r->sys_s, .status = r->status,
+	};
+	struct results_row row;
 	int ret;
 
 	results_row_init(&row);
-	results_row_provenance(&row, NULL);
-	results_row_set(&row, RC_WORKLOAD, "%s", base ? base + 1 : program);
 	results_row_set(&row, RC_ALGORITHM, "%s", RESULTS_RUN_ALGORITHM);
 	results_row_set(&row, RC_BACKEND, "threadrun");
-	results_row_set(&row, RC_THREADS, "%u", plan->nworkers);
-	results_row_set(&row, RC_POLICY, "%s", policy);
-	if (cpus && plan->bound && pl_plan_format(plan, ",", cpus, (size_t)plan->nworkers * 16 + 16) == 0)
-		results_row_set(&row, RC_CPUS, "%s", cpus);
-	results_row_set(&row, RC_REPEAT, "%u", repeat);
 	results_row_set(&row, RC_OPS, "1");
-	results_row_set(&row, RC_WALL_S, "%.6f", r->wall_s);
-	results_row_set(&row, RC_USER_S, "%.6f", r->user_s);
-	results_row_set(&row, RC_SYS_S, "%.6f", r->sys_s);
-	results_row_set(&row, RC_RATE, "%.6g", r->wall_s > 0 ? 1.0 / r->wall_s : 0.0);
 	results_row_set(&row, RC_UNIT, "runs/s");
-	results_row_set(&row, RC_STATUS, "%d", r->status);
 	if (ms) {
 		if (plan->bound)
 			results_row_set(&row, RC_PLACEMENT_OK, "%s", ms->off_plan ? "no" : "yes");
@@ -113,10 +104,36 @@ static int append_run_row(const char *results, const char *program, const struct
 	}
 	results_row_set(&row, RC_NOTE, "the whole run, measured by threadrun%s%s",
 			ms && ms->warnings[0] ? "; monitor: " : "", ms ? ms->warnings : "");
-	ret = results_append(results, &row, err, errlen);
+	ret = worker_row_append(results, &row, &wr, err, errlen);
 	results_row_clear(&row);
-	free(cpus);
 	return ret;
+}
+
+/*
+ * A file the program counts its rows in (THREADRUN_ROWS_FD): open, already
+ * unlinked, so nothing of it outlives the run.  -1 when none can be made;
+ * then threadrun writes its run row as it would for a foreign program.
+ */
+static int rows_counter(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path = NULL;
+	int fd;
+
+	if (asprintf(&path, "%s/threadrun-rows.XXXXXX", dir && *dir ? dir : "/tmp") < 0)
+		return -1;
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	free(path);
+	return fd;
+}
+
+static off_t fd_size(int fd)
+{
+	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 ? st.st_size : 0;
 }
 
 int execute_prepare(struct execute *ex, const char *program, const char *results, char *err,
@@ -193,8 +210,7 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 	struct monitor_summary ms;
 	bool monitored = false;
 	char num[16];
-	off_t before;
-	int ret = 0;
+	int ret = 0, rows;
 
 	snprintf(num, sizeof(num), "%u", repeat);
 	setenv(ENV_REPEAT, num, 1);
@@ -203,7 +219,13 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 		r->status = 1;
 		return -1;
 	}
-	before = file_size(ex->results);
+	rows = rows_counter();
+	if (rows >= 0) {
+		snprintf(num, sizeof(num), "%d", rows);
+		setenv(ENV_ROWS_FD, num, 1);
+	} else {
+		unsetenv(ENV_ROWS_FD);
+	}
 	if (ex->series >= 0 && series_mark(ex->series, plan->nworkers, policy, repeat) < 0)
 		fprintf(stderr, "threadrun: monitor: cannot write '%s': %s\n", ex->series_path,
 			strerror(errno));
@@ -222,10 +244,13 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 	/* An interrupted run is not a measurement: no row for it.  A sweep
 	 * (and a monitored run) always records the run: it marks it done for
 	 * --resume and carries what the monitor saw. */
-	if (!ret && !launch_interrupted() && (ex->always_row || file_size(ex->results) == before) &&
+	unsetenv(ENV_ROWS_FD);
+	if (!ret && !launch_interrupted() && (ex->always_row || fd_size(rows) == 0) &&
 	    append_run_row(ex->results, ex->path, plan, policy, repeat, r, monitored ? &ms : NULL, err,
 			   errlen) < 0)
 		ret = -1;
+	if (rows >= 0)
+		close(rows);
 	return ret;
 }
 

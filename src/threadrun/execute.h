@@ -35,8 +35,9 @@ int execute_prepare(struct execute *ex, const char *program, const char *results
 
 /*
  * Run ARGV on PLAN as repeat REPEAT and wait for it.  R gets its status and
- * times.  Appends threadrun's run row when the program wrote none (or
- * always, with always_row), unless the run was interrupted.  0, or -1 with
+ * times.  Appends threadrun's run row when the program wrote none (it
+ * counts them on THREADRUN_ROWS_FD, as the worker API does), or always,
+ * with always_row, unless the run was interrupted.  0, or -1 with
  * a message in ERR (R->status says which exit status fits).
  */
 /* Close what execute_prepare opened. */

@@ -19,6 +19,7 @@
 #include "results.h"
 #include "runenv.h"
 #include "sweep.h"
+#include "worker.h"
 
 static void numbers(void **state)
 {
@@ -531,6 +532,122 @@ static void one_way(void **state)
 	}
 }
 
+/* The worker API: every worker runs once, from one start, sampled; a
+ * failed setup ends the run before its start, naming the worker; the row
+ * builder fills placement, times and rate, and counts the row. */
+static atomic_int worker_ran;
+
+static int failing_setup(struct worker *w, char *err, size_t errlen)
+{
+	if ((int)w->index == *(const int *)w->arg) {
+		snprintf(err, errlen, "no state here");
+		return -1;
+	}
+	return 0;
+}
+
+static int counting_run(struct worker *w, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	atomic_fetch_add(&worker_ran, 1);
+	worker_sample(w);
+	return 0;
+}
+
+static const struct worker_ops test_ops = {
+	.name = "unit", .setup = failing_setup, .run = counting_run,
+};
+
+struct row_seen {
+	unsigned n;
+	char threads[16], policy[32], seen[64], ok[8], workload[16];
+	double rate, wall;
+};
+
+static int collect_row(const struct results_row *row, unsigned line, void *arg)
+{
+	struct row_seen *s = arg;
+
+	(void)line;
+	s->n++;
+	snprintf(s->workload, sizeof(s->workload), "%s", results_row_get(row, RC_WORKLOAD));
+	snprintf(s->threads, sizeof(s->threads), "%s", results_row_get(row, RC_THREADS));
+	snprintf(s->policy, sizeof(s->policy), "%s", results_row_get(row, RC_POLICY));
+	snprintf(s->seen, sizeof(s->seen), "%s", results_row_get(row, RC_CPUS_SEEN));
+	snprintf(s->ok, sizeof(s->ok), "%s", results_row_get(row, RC_PLACEMENT_OK));
+	s->rate = results_row_num(row, RC_RATE);
+	s->wall = results_row_num(row, RC_WALL_S);
+	return 0;
+}
+
+static void worker_api(void **state)
+{
+	int plan[] = { 0 }, fail_at = -1, fds[2];
+	struct run_env env = { .nthreads = 3, .plan = plan, .nplan = 1, .policy = "list:0",
+			       .rows_fd = -1 };
+	struct worker_params p = { .ops = &test_ops, .arg = &fail_at, .env = &env, .nworkers = 3 };
+	struct worker_row wr = { .workload = "unit", .env = &env, .nworkers = 3, .wall_s = 2.0 };
+	struct worker_result r;
+	struct results_info info;
+	struct results_row row;
+	struct row_seen s = { 0 };
+	char *path = tmpfile_path("worker_api.csv"), err[512], buf[8];
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(worker_run(&p, &r), 0);
+	assert_true(r.ok && r.started && !r.interrupted);
+	assert_int_equal(atomic_load(&worker_ran), 3);
+	assert_true(r.wall_s >= 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(r.tracks[i].planned, 0);
+		assert_true(r.tracks[i].samples >= 3);
+		assert_int_equal(r.tracks[i].off_plan, 0);
+	}
+
+	assert_int_equal(pipe(fds), 0);
+	env.rows_fd = fds[1];
+	wr.tracks = r.tracks;
+	results_row_init(&row);
+	results_row_set(&row, RC_OPS, "10");
+	results_row_set(&row, RC_UNIT, "ops/s");
+	assert_int_equal(worker_row_append(path, &row, &wr, err, sizeof(err)), 0);
+	results_row_clear(&row);
+	worker_result_free(&r);
+	assert_int_equal(read(fds[0], buf, sizeof(buf)), 2);
+	close(fds[0]);
+	close(fds[1]);
+	assert_int_equal(results_read(path, collect_row, &s, stderr, &info, err, sizeof(err)), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.workload, "unit");
+	assert_string_equal(s.threads, "3");
+	assert_string_equal(s.policy, "list:0");
+	assert_string_equal(s.seen, "0,0,0");
+	assert_string_equal(s.ok, "yes");
+	assert_true(s.rate == 5.0 && s.wall == 2.0);
+
+	/* Worker 1 cannot set up: nobody runs, the run never started. */
+	atomic_store(&worker_ran, 0);
+	fail_at = 1;
+	assert_int_equal(worker_run(&p, &r), -1);
+	assert_false(r.started || r.ok);
+	assert_int_equal(atomic_load(&worker_ran), 0);
+	assert_non_null(strstr(r.err, "worker 1 on CPU "));
+	assert_non_null(strstr(r.err, ": no state here"));
+	worker_result_free(&r);
+
+	/* A PU that is not there: the bind fails, named. */
+	plan[0] = 4000;
+	fail_at = -1;
+	assert_int_equal(worker_run(&p, &r), -1);
+	assert_false(r.started);
+	assert_non_null(strstr(r.err, "cannot bind to PU 4000: "));
+	worker_result_free(&r);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +662,7 @@ int main(void)
 		cmocka_unit_test(results_hostile_round_trip),
 		cmocka_unit_test(results_device),
 		cmocka_unit_test(run_env),
+		cmocka_unit_test(worker_api),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

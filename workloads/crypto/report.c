@@ -91,16 +91,16 @@ void report_add(struct report *rep, const struct job *job, const struct run_resu
 		for (j = 0; j < rep->nsizes; j++)
 			if (rep->sizes[j] == job->size)
 				l->rate[j] = report_rate(job, r);
-	for (i = 0; rep->workers && i < r->nworkers && i < rep->nworkers; i++) {
+	for (i = 0; rep->workers && r->wr.tracks && i < r->nworkers && i < rep->nworkers; i++) {
 		struct report_worker *w = &rep->workers[i];
 
-		w->planned = r->w[i].track.planned;
+		w->planned = r->wr.tracks[i].planned;
 		w->ops += r->w[i].ops;
-		w->migrations += r->w[i].track.migrations;
+		w->migrations += r->wr.tracks[i].migrations;
 		for (cpu = 0; cpu < CPUTRACK_MAX / 64; cpu++)
-			w->seen.seen[cpu] |= r->w[i].track.seen[cpu];
-		w->seen.off_plan += r->w[i].track.off_plan;
-		w->seen.samples += r->w[i].track.samples;
+			w->seen.seen[cpu] |= r->wr.tracks[i].seen[cpu];
+		w->seen.off_plan += r->wr.tracks[i].off_plan;
+		w->seen.samples += r->wr.tracks[i].samples;
 	}
 }
 

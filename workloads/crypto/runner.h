@@ -1,7 +1,7 @@
 /*
- * Running one measurement: N worker threads, each bound from inside itself
- * to its planned PU, own state, a common start gate, wall-clock timing from
- * that start to the last worker's end, sampled checks and CPU samples.
+ * Running one measurement on the worker API (worker.h): each worker's own
+ * backend state, known answers and warm-up before the common start, sampled
+ * checks while timed, a final check.
  */
 #ifndef RUNNER_H
 #define RUNNER_H
@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 #include "backend.h"
-#include "cputrack.h"
 #include "runenv.h"
+#include "worker.h"
 
 struct run_params {
 	const struct backend *be;
@@ -28,14 +28,9 @@ struct run_params {
 	volatile sig_atomic_t *interrupted;   /* set by a signal handler */
 };
 
-struct worker_result {
+struct worker_count {
 	uint64_t ops;
 	uint64_t checks;        /* timed operations checked independently */
-	double end;
-	struct cpu_track track;
-	bool failed;
-	int cpu;                /* where it was when it failed */
-	char err[256];
 };
 
 struct run_result {
@@ -47,7 +42,8 @@ struct run_result {
 	bool interrupted;
 	bool started;           /* the workers passed the start: a measurement exists */
 	unsigned nworkers;
-	struct worker_result *w;
+	struct worker_count *w;
+	struct worker_result wr; /* threads, placement, times */
 	char err[512];          /* the first failure, naming worker and CPU */
 };
 

@@ -1,7 +1,6 @@
 /* t2accel: threaded crypto throughput, verified, placed by threadrun. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,20 +278,20 @@ out:
 	return ret;
 }
 
-/* Everything one measurement needs to become a row. */
+/* The measurement's columns; the worker API fills the rest. */
 static int append_row(const char *path, const struct opts *o, const struct run_env *env,
 		       const char *impl, const struct job *job, const struct run_result *r)
 {
+	struct worker_row wr = {
+		.workload = PROG, .versions = impl, .env = env, .nworkers = r->nworkers,
+		.tracks = r->wr.tracks, .wall_s = r->wall_s, .user_s = r->user_s,
+		.sys_s = r->sys_s, .status = r->verified ? 0 : 1,
+	};
 	struct results_row row;
-	const struct cpu_track **tracks = calloc(r->nworkers, sizeof(*tracks));
-	char err[512], versions[128];
-	unsigned i;
+	char err[512];
 	int ret;
 
 	results_row_init(&row);
-	snprintf(versions, sizeof(versions), "%s", impl);
-	results_row_provenance(&row, versions);
-	results_row_set(&row, RC_WORKLOAD, PROG);
 	results_row_set(&row, RC_ALGORITHM, "%s", algo_mode_label(job->algo, job->mode));
 	results_row_set(&row, RC_BACKEND, "%s", o->be->name);
 	results_row_set(&row, RC_IMPL, "%s", impl);
@@ -304,21 +303,12 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		results_row_set(&row, RC_SIZE_UNIT, "bytes");
 		results_row_set(&row, RC_BYTES, "%.0f", (double)r->ops * (double)job->size);
 	}
-	if (tracks) {
-		for (i = 0; i < r->nworkers; i++)
-			tracks[i] = &r->w[i].track;
-		run_env_set_placement(env, r->nworkers, tracks, &row);
-	}
 	results_row_set(&row, RC_OPS, "%llu", (unsigned long long)r->ops);
-	results_row_set(&row, RC_WALL_S, "%.6f", r->wall_s);
-	results_row_set(&row, RC_USER_S, "%.6f", r->user_s);
-	results_row_set(&row, RC_SYS_S, "%.6f", r->sys_s);
 	results_row_set(&row, RC_RATE, "%.6g", report_rate(job, r));
 	results_row_set(&row, RC_UNIT, "%s", job->algo->kind == ALGO_SIGN ? "ops/s" : "bytes/s");
 	results_row_set(&row, RC_VERIFIED, "%s",
 			!r->verified ? "no" : r->unchecked ? "unchecked" : "yes");
 	results_row_set(&row, RC_CHECKS, "%llu", (unsigned long long)r->checks);
-	results_row_set(&row, RC_STATUS, "%d", r->verified ? 0 : 1);
 	if (!r->verified)
 		results_row_set(&row, RC_NOTE, "%s", r->err);
 	else if (r->unchecked)
@@ -327,11 +317,10 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	else if (env->nplan && r->nworkers > env->nplan)
 		results_row_set(&row, RC_NOTE, "wrapped: %u workers on %u planned PUs", r->nworkers,
 				env->nplan);
-	ret = results_append(path, &row, err, sizeof(err));
+	ret = worker_row_append(path, &row, &wr, err, sizeof(err));
 	if (ret < 0)
 		msg_error(PROG, "%s", err);
 	results_row_clear(&row);
-	free(tracks);
 	return ret;
 }
 
@@ -439,7 +428,7 @@ int main(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	}
 	/* The main thread only supervises: threadrun --monitor sees it so. */
-	pthread_setname_np(pthread_self(), "t2accel-main");
+	worker_main_thread(PROG);
 	ret = 2;
 	if (run_env_load(&env, 1, err, sizeof(err)) < 0) {
 		msg_error(PROG, "%s", err);

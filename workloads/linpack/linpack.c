@@ -3,21 +3,18 @@
 #include <float.h>
 #include <math.h>
 #include <omp.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cputrack.h"
 #include "datafile.h"
 #include "gemm.h"
 #include "lu.h"
 #include "opt.h"
-#include "placement.h"
 #include "results.h"
 #include "runenv.h"
-#include "timing.h"
+#include "worker.h"
 
 #define PROG "linpack"
 #define MAX_N 1000000u
@@ -177,21 +174,18 @@ out:
 	return ret;
 }
 
-/* Every OpenMP thread binds itself to its planned PU and samples where it is. */
-static void bind_and_sample(const struct run_env *env, struct cpu_track *tracks, bool bind)
+/* The OpenMP team are the workers: each is named, bound to its planned PU
+ * and sampled by the worker API. */
+static void team_enter(struct worker_team *t)
 {
 #pragma omp parallel
-	{
-		int t = omp_get_thread_num();
-		char name[16];
+	worker_team_enter(t, (unsigned)omp_get_thread_num());
+}
 
-		/* threadrun --monitor tells workers apart by these names. */
-		snprintf(name, sizeof(name), "linpack-w%d", t);
-		pthread_setname_np(pthread_self(), name);
-		if (bind && run_env_planned(env, (unsigned)t) >= 0)
-			pl_thread_bind((unsigned)run_env_planned(env, (unsigned)t));
-		cpu_track_sample(&tracks[t]);
-	}
+static void team_sample(struct worker_team *t)
+{
+#pragma omp parallel
+	worker_team_sample(t, (unsigned)omp_get_thread_num());
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -203,25 +197,27 @@ static int cmp_double(const void *a, const void *b)
 
 struct outcome {
 	double *secs;           /* per rep: factor + solve */
-	double best_mflops, median_mflops, residual, total_s, user_s, sys_s;
+	double best_mflops, median_mflops, residual;
 	int singular_at;        /* 1-based column of a zero pivot, 0 when none */
 	unsigned checks;        /* solutions whose residual was checked */
 	bool verified;
 };
 
+/* The measurement's columns; the worker API fills the rest. */
 static int append_row(const char *path, const struct opts *o, const struct run_env *env,
-		      const struct outcome *r, const struct cpu_track *tracks)
+		      const struct outcome *r, const struct worker_team *t)
 {
-	const struct cpu_track **tp = calloc(env->nthreads, sizeof(*tp));
 	char err[512], versions[64];
+	struct worker_row wr = {
+		.workload = PROG, .versions = versions, .env = env, .nworkers = t->n,
+		.tracks = t->tracks, .wall_s = t->wall_s, .user_s = t->user_s,
+		.sys_s = t->sys_s, .status = r->verified ? 0 : 1,
+	};
 	struct results_row row;
-	unsigned i;
 	int ret;
 
 	results_row_init(&row);
 	snprintf(versions, sizeof(versions), "OpenMP %d, gcc %s", _OPENMP, __VERSION__);
-	results_row_provenance(&row, versions);
-	results_row_set(&row, RC_WORKLOAD, PROG);
 	results_row_set(&row, RC_ALGORITHM, "lu-%s", lu_variants[o->variant].name);
 	results_row_set(&row, RC_BACKEND, "openmp");
 	/* NB stays out of impl: it follows the thread count, and impl keeps
@@ -229,30 +225,21 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	results_row_set(&row, RC_IMPL, "variant %u (%s)", o->variant, lu_variants[o->variant].name);
 	results_row_set(&row, RC_SIZE, "%u", o->n);
 	results_row_set(&row, RC_SIZE_UNIT, "n");
-	if (tp) {
-		for (i = 0; i < env->nthreads; i++)
-			tp[i] = &tracks[i];
-		run_env_set_placement(env, env->nthreads, tp, &row);
-	}
 	results_row_set(&row, RC_OPS, "%.0f", o->flops->flops((int)o->n) * o->reps);
-	results_row_set(&row, RC_WALL_S, "%.6f", r->total_s);
-	results_row_set(&row, RC_USER_S, "%.6f", r->user_s);
-	results_row_set(&row, RC_SYS_S, "%.6f", r->sys_s);
+	/* The median rep's rate, not the total over the summed time. */
 	results_row_set(&row, RC_RATE, "%.6g", r->median_mflops);
 	results_row_set(&row, RC_UNIT, "MFLOPS");
 	results_row_set(&row, RC_VERIFIED, "%s", r->verified ? "yes" : "no");
 	results_row_set(&row, RC_CHECKS, "%u", r->checks);
-	results_row_set(&row, RC_STATUS, "%d", r->verified ? 0 : 1);
 	if (r->singular_at)
 		results_row_set(&row, RC_NOTE, "singular: zero pivot in column %d", r->singular_at);
 	else
 		results_row_set(&row, RC_NOTE, "NB %u; median of %u reps; best %.1f MFLOPS; residual %.3g; flops %s",
 				o->nb, o->reps, r->best_mflops, r->residual, o->flops->formula);
-	ret = results_append(path, &row, err, sizeof(err));
+	ret = worker_row_append(path, &row, &wr, err, sizeof(err));
 	if (ret < 0)
 		msg_error(PROG, "%s", err);
 	results_row_clear(&row);
-	free(tp);
 	return ret;
 }
 
@@ -271,14 +258,13 @@ static int check_memory(unsigned n, size_t lda)
 }
 
 /* Run the factorisations and the checks. */
-static int run(const struct opts *o, const struct run_env *env, struct cpu_track *tracks,
-	       struct outcome *r)
+static int run(const struct opts *o, struct worker_team *t, struct outcome *r)
 {
 	const struct lu_variant *v = &lu_variants[o->variant];
 	/* A leading dimension off powers of two spares the caches' sets. */
 	size_t lda = o->n % 256 == 0 ? o->n + 8 : o->n;
 	double *a0 = NULL, *a = NULL, *b0 = NULL, *x = NULL, *mf = NULL;
-	double u0, s0, u1, s1, t0, res;
+	double res;
 	const bool fault = getenv("LINPACK_FAULT") != NULL;
 	int *ipiv = NULL, info, ret = 1;
 	unsigned rep;
@@ -301,17 +287,15 @@ static int run(const struct opts *o, const struct run_env *env, struct cpu_track
 		memset(a0 + (size_t)(o->n / 2) * lda, 0, sizeof(double) * o->n);
 	r->verified = true;
 	r->residual = 0;
-	cpu_times(&u0, &s0);
 	for (rep = 0; rep < o->reps; rep++) {
 		memcpy(a, a0, sizeof(double) * lda * o->n);
 		memcpy(x, b0, sizeof(double) * o->n);
-		t0 = now_s();
+		worker_team_begin(t);
 		info = v->factor((int)o->n, a, (int)lda, ipiv, (int)o->nb);
 		if (info == 0)
 			lu_solve((int)o->n, a, (int)lda, ipiv, x);
-		r->secs[rep] = now_s() - t0;
-		r->total_s += r->secs[rep];
-		bind_and_sample(env, tracks, false);
+		r->secs[rep] = worker_team_end(t);
+		team_sample(t);
 		if (info < 0) {
 			msg_error(PROG, "out of memory for the packing buffers");
 			goto out;
@@ -322,7 +306,7 @@ static int run(const struct opts *o, const struct run_env *env, struct cpu_track
 			msg_error(PROG, "the matrix is singular: column %d has no nonzero pivot, so there is no solution to check (variant %u, N = %u)",
 				  info, o->variant, o->n);
 			ret = 1;
-			goto done;
+			goto out;
 		}
 		/* Test-only fault switch: a perturbed solution must fail the check. */
 		if (fault)
@@ -346,10 +330,6 @@ static int run(const struct opts *o, const struct run_env *env, struct cpu_track
 	qsort(mf, o->reps, sizeof(double), cmp_double);
 	r->best_mflops = mf[o->reps - 1];
 	r->median_mflops = o->reps % 2 ? mf[o->reps / 2] : (mf[o->reps / 2 - 1] + mf[o->reps / 2]) / 2;
-done:
-	cpu_times(&u1, &s1);
-	r->user_s = u1 - u0;
-	r->sys_s = s1 - s0;
 out:
 	free(a0);
 	free(a);
@@ -361,7 +341,7 @@ out:
 }
 
 static void print_summary(const struct opts *o, const struct run_env *env, const struct outcome *r,
-			  const struct cpu_track *tracks)
+			  const struct worker_team *t)
 {
 	char plan[256], seen[128];
 	unsigned i;
@@ -373,12 +353,14 @@ static void print_summary(const struct opts *o, const struct run_env *env, const
 	if (!r->singular_at)
 		printf("best %.1f MFLOPS, median %.1f MFLOPS over %u rep%s (flops: %s); %.3f s wall, %.3f s user, %.3f s sys; residual %.4g (%s)\n",
 		       r->best_mflops, r->median_mflops, o->reps, o->reps == 1 ? "" : "s",
-		       o->flops->formula, r->total_s, r->user_s, r->sys_s, r->residual,
+		       o->flops->formula, t->wall_s, t->user_s, t->sys_s, r->residual,
 		       r->verified ? "verified" : "NOT VERIFIED");
 	if (o->quiet)
 		return;
 	printf("%-7s %8s %10s %11s %8s\n", "thread", "planned", "seen", "migrations", "on plan");
-	for (i = 0; i < env->nthreads; i++) {
+	for (i = 0; i < t->n; i++) {
+		const struct cpu_track *tracks = t->tracks;
+
 		cpu_track_format_seen(&tracks[i], seen, sizeof(seen));
 		if (tracks[i].planned >= 0)
 			snprintf(plan, sizeof(plan), "%d", tracks[i].planned);
@@ -392,11 +374,10 @@ static void print_summary(const struct opts *o, const struct run_env *env, const
 int main(int argc, char **argv)
 {
 	struct run_env env = { 0 };
-	struct cpu_track *tracks = NULL;
+	struct worker_team team = { 0 };
 	struct outcome r = { 0 };
 	struct opts o;
 	char err[512];
-	unsigned i;
 	int ret;
 
 	datafile_stdio_init(PROG);
@@ -428,23 +409,25 @@ int main(int argc, char **argv)
 		o.nb = 384;
 	omp_set_num_threads((int)env.nthreads);
 	omp_set_dynamic(0);
-	tracks = calloc(env.nthreads, sizeof(*tracks));
-	if (!tracks) {
-		ret = 1;
+	ret = 1;
+	if (worker_team_init(&team, PROG, &env, env.nthreads, err, sizeof(err)) < 0) {
+		msg_error(PROG, "%s", err);
 		goto out;
 	}
-	for (i = 0; i < env.nthreads; i++)
-		cpu_track_init(&tracks[i], run_env_planned(&env, i));
-	bind_and_sample(&env, tracks, true);
-	ret = run(&o, &env, tracks, &r);
+	team_enter(&team);
+	if (worker_team_check(&team, err, sizeof(err)) < 0) {
+		msg_error(PROG, "%s", err);
+		goto out;
+	}
+	ret = run(&o, &team, &r);
 	if (r.secs && (ret == 0 || r.singular_at || r.residual > 0)) {
-		print_summary(&o, &env, &r, tracks);
-		if (o.results && append_row(o.results, &o, &env, &r, tracks) < 0)
+		print_summary(&o, &env, &r, &team);
+		if (o.results && append_row(o.results, &o, &env, &r, &team) < 0)
 			ret = 1;
 	}
 out:
 	free(r.secs);
-	free(tracks);
+	worker_team_free(&team);
 	run_env_free(&env);
 	return ret;
 }

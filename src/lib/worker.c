@@ -1,0 +1,444 @@
+/* The worker API (worker.h): threads, placement, the start, timing, rows. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "placement.h"
+#include "timing.h"
+#include "worker.h"
+
+/* A barrier whose party count can shrink, so a failed pthread_create
+ * cannot leave the started workers waiting forever. */
+struct gate {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned expected, arrived, generation;
+};
+
+static void gate_init(struct gate *g, unsigned expected)
+{
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	g->expected = expected;
+	g->arrived = 0;
+	g->generation = 0;
+}
+
+static void gate_release_locked(struct gate *g)
+{
+	g->arrived = 0;
+	g->generation++;
+	pthread_cond_broadcast(&g->cv);
+}
+
+static void gate_wait(struct gate *g)
+{
+	unsigned gen;
+
+	pthread_mutex_lock(&g->mu);
+	gen = g->generation;
+	if (++g->arrived >= g->expected)
+		gate_release_locked(g);
+	else
+		while (gen == g->generation)
+			pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+}
+
+static void gate_set_expected(struct gate *g, unsigned expected)
+{
+	pthread_mutex_lock(&g->mu);
+	g->expected = expected;
+	if (g->arrived && g->arrived >= expected)
+		gate_release_locked(g);
+	pthread_mutex_unlock(&g->mu);
+}
+
+static void gate_destroy(struct gate *g)
+{
+	pthread_cond_destroy(&g->cv);
+	pthread_mutex_destroy(&g->mu);
+}
+
+/* Per worker, read by the main thread after the join. */
+struct slot {
+	struct worker w;
+	pthread_t thread;
+	double end;
+	bool failed;
+	int cpu;                /* where it was when it failed */
+	char err[256];
+};
+
+struct worker_shared {
+	const struct worker_params *p;
+	struct gate ready, start, end;
+	atomic_int stop;        /* workers stop taking work */
+	atomic_int abort;       /* a worker failed before the start */
+	atomic_int cancelled;   /* a signal ends the run unmeasured */
+	atomic_uint finished;
+};
+
+atomic_int *worker_stop_flag(struct worker *w)
+{
+	return &w->sh->stop;
+}
+
+bool worker_stopping(struct worker *w)
+{
+	return atomic_load_explicit(&w->sh->stop, memory_order_relaxed);
+}
+
+bool worker_cancelled(struct worker *w)
+{
+	return atomic_load(&w->sh->abort) || atomic_load(&w->sh->cancelled);
+}
+
+void worker_sample(struct worker *w)
+{
+	cpu_track_sample(w->track);
+}
+
+static void fail(struct slot *s, const char *err)
+{
+	s->failed = true;
+	s->cpu = pl_thread_get_cpu();
+	snprintf(s->err, sizeof(s->err), "%s", err);
+	atomic_store(&s->w.sh->stop, 1);
+}
+
+/* threadrun --monitor tells workers apart by these names: NAME-wN, and
+ * NAME-main for a main thread that only supervises (at most 15
+ * characters, the kernel's limit). */
+static void name_thread(const char *workload, int index)
+{
+	char name[16];
+
+	if (index < 0)
+		snprintf(name, sizeof(name), "%s-main", workload);
+	else
+		snprintf(name, sizeof(name), "%s-w%d", workload, index);
+	pthread_setname_np(pthread_self(), name);
+}
+
+void worker_main_thread(const char *workload)
+{
+	name_thread(workload, -1);
+}
+
+static int bind_planned(int pu, char *err, size_t errlen)
+{
+	if (pu >= 0 && pl_thread_bind((unsigned)pu) < 0) {
+		snprintf(err, errlen, "cannot bind to PU %d: %s", pu, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct slot *s = arg;
+	struct worker *w = &s->w;
+	struct worker_shared *sh = w->sh;
+	const struct worker_ops *ops = sh->p->ops;
+	bool set_up = false;
+	char err[256];
+
+	name_thread(ops->name, (int)w->index);
+	if (bind_planned(w->pu, err, sizeof(err)) < 0)
+		goto init_failed;
+	cpu_track_sample(w->track);
+	set_up = true;
+	if (ops->setup && ops->setup(w, err, sizeof(err)) < 0)
+		goto init_failed;
+	gate_wait(&sh->ready);
+	gate_wait(&sh->start);
+	if (!atomic_load(&sh->abort) && ops->run(w, err, sizeof(err)) < 0)
+		fail(s, err);
+	s->end = now_s();
+	cpu_track_sample(w->track);
+	goto done;
+
+init_failed:
+	fail(s, err);
+	atomic_store(&sh->abort, 1);
+	gate_wait(&sh->ready);
+	gate_wait(&sh->start);
+	s->end = now_s();
+done:
+	atomic_fetch_add(&sh->finished, 1);
+	gate_wait(&sh->end);
+	if (set_up && ops->teardown)
+		ops->teardown(w);
+	return NULL;
+}
+
+static void nap(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * The one common start barrier.  Every worker set up (or failed to) when
+ * the ready gate opens; the clock starts, then the start gate lets them
+ * all go.  A cluster-wide start gate plugs in here, between the two.
+ * Returns the start time and sets the CPU times it starts from.
+ */
+static double common_start(struct worker_shared *sh, double *u0, double *s0)
+{
+	double start;
+
+	gate_wait(&sh->ready);
+	if (atomic_load(&sh->abort))
+		atomic_store(&sh->stop, 1);
+	cpu_times(u0, s0);
+	start = now_s();
+	gate_wait(&sh->start);
+	return start;
+}
+
+/* The main thread between start and end: time the run, and turn a signal
+ * into a stop. */
+static void supervise(struct worker_shared *sh, double start, unsigned created,
+		      struct worker_result *r)
+{
+	const struct worker_params *p = sh->p;
+	double left;
+
+	for (;;) {
+		if (atomic_load(&sh->finished) >= created)
+			return;
+		if (p->interrupted && *p->interrupted) {
+			r->interrupted = true;
+			atomic_store(&sh->cancelled, 1);
+			atomic_store(&sh->stop, 1);
+			return;
+		}
+		if (p->seconds > 0) {
+			left = start + p->seconds - now_s();
+			if (left <= 0) {
+				atomic_store(&sh->stop, 1);
+				return;
+			}
+			nap(left < 0.02 ? left : 0.02);
+		} else {
+			nap(0.005);
+		}
+	}
+}
+
+static void summarise(const struct slot *slots, unsigned created, double start,
+		      struct worker_result *r)
+{
+	double end = start;
+	unsigned i;
+
+	r->ok = created == r->nworkers;
+	for (i = 0; i < created; i++) {
+		if (slots[i].end > end)
+			end = slots[i].end;
+		if (slots[i].failed && (r->ok || !r->err[0])) {
+			r->ok = false;
+			snprintf(r->err, sizeof(r->err), "worker %u on CPU %d: %s", i, slots[i].cpu,
+				 slots[i].err);
+		}
+	}
+	r->wall_s = end - start;
+}
+
+int worker_run(const struct worker_params *p, struct worker_result *r)
+{
+	struct worker_shared sh = { .p = p };
+	struct slot *slots;
+	double start, u0, s0, u1, s1;
+	unsigned i, created = 0;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->nworkers = p->nworkers;
+	worker_main_thread(p->ops->name);
+	slots = calloc(p->nworkers, sizeof(*slots));
+	r->tracks = calloc(p->nworkers, sizeof(*r->tracks));
+	if (!slots || !r->tracks) {
+		snprintf(r->err, sizeof(r->err), "out of memory for %u workers", p->nworkers);
+		free(slots);
+		return -1;
+	}
+	gate_init(&sh.ready, p->nworkers + 1);
+	gate_init(&sh.start, p->nworkers + 1);
+	gate_init(&sh.end, p->nworkers + 1);
+	for (i = 0; i < p->nworkers; i++) {
+		slots[i].w = (struct worker){ .index = i, .pu = run_env_planned(p->env, i),
+					      .arg = p->arg, .track = &r->tracks[i], .sh = &sh };
+		cpu_track_init(&r->tracks[i], slots[i].w.pu);
+		err = pthread_create(&slots[i].thread, NULL, worker_main, &slots[i]);
+		if (err) {
+			snprintf(r->err, sizeof(r->err), "cannot start worker %u of %u: %s", i,
+				 p->nworkers, strerror(err));
+			atomic_store(&sh.abort, 1);
+			atomic_store(&sh.stop, 1);
+			break;
+		}
+		created++;
+	}
+	r->created = created;
+	gate_set_expected(&sh.ready, created + 1);
+	gate_set_expected(&sh.start, created + 1);
+	gate_set_expected(&sh.end, created + 1);
+	start = common_start(&sh, &u0, &s0);
+	r->started = !atomic_load(&sh.abort);
+	if (r->started)
+		supervise(&sh, start, created, r);
+	else
+		atomic_store(&sh.stop, 1);
+	gate_wait(&sh.end);
+	cpu_times(&u1, &s1);
+	r->user_s = u1 - u0;
+	r->sys_s = s1 - s0;
+	for (i = 0; i < created; i++)
+		pthread_join(slots[i].thread, NULL);
+	summarise(slots, created, start, r);
+	gate_destroy(&sh.ready);
+	gate_destroy(&sh.start);
+	gate_destroy(&sh.end);
+	free(slots);
+	return r->ok ? 0 : -1;
+}
+
+void worker_result_free(struct worker_result *r)
+{
+	free(r->tracks);
+	r->tracks = NULL;
+}
+
+/* OpenMP teams ------------------------------------------------------------ */
+
+int worker_team_init(struct worker_team *t, const char *name, const struct run_env *env,
+		     unsigned n, char *err, size_t errlen)
+{
+	unsigned i;
+
+	memset(t, 0, sizeof(*t));
+	t->name = name;
+	t->env = env;
+	t->n = n;
+	t->tracks = calloc(n, sizeof(*t->tracks));
+	if (!t->tracks) {
+		snprintf(err, errlen, "out of memory for %u workers", n);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		cpu_track_init(&t->tracks[i], run_env_planned(env, i));
+	return 0;
+}
+
+void worker_team_enter(struct worker_team *t, unsigned index)
+{
+	char err[256];
+	int expected = 0;
+
+	if (index >= t->n)
+		return;
+	name_thread(t->name, (int)index);
+	if (bind_planned(t->tracks[index].planned, err, sizeof(err)) < 0 &&
+	    atomic_compare_exchange_strong(&t->failed, &expected, 1))
+		snprintf(t->err, sizeof(t->err), "worker %u: %s", index, err);
+	cpu_track_sample(&t->tracks[index]);
+}
+
+void worker_team_sample(struct worker_team *t, unsigned index)
+{
+	if (index < t->n)
+		cpu_track_sample(&t->tracks[index]);
+}
+
+int worker_team_check(const struct worker_team *t, char *err, size_t errlen)
+{
+	if (!atomic_load(&t->failed))
+		return 0;
+	snprintf(err, errlen, "%s", t->err);
+	return -1;
+}
+
+void worker_team_begin(struct worker_team *t)
+{
+	cpu_times(&t->u0, &t->s0);
+	t->t0 = now_s();
+}
+
+double worker_team_end(struct worker_team *t)
+{
+	double secs = now_s() - t->t0, u, s;
+
+	cpu_times(&u, &s);
+	t->wall_s += secs;
+	t->user_s += u - t->u0;
+	t->sys_s += s - t->s0;
+	return secs;
+}
+
+void worker_team_free(struct worker_team *t)
+{
+	free(t->tracks);
+	t->tracks = NULL;
+}
+
+/* Rows -------------------------------------------------------------------- */
+
+/* Tell threadrun one more row was written (runenv.h, ENV_ROWS_FD). */
+static void count_row(const struct run_env *env)
+{
+	ssize_t w;
+
+	if (env->rows_fd < 0)
+		return;
+	do
+		w = write(env->rows_fd, "1\n", 2);
+	while (w < 0 && errno == EINTR);
+}
+
+int worker_row_append(const char *path, struct results_row *row, const struct worker_row *wr,
+		      char *err, size_t errlen)
+{
+	const struct cpu_track **tp = NULL;
+	const char *unit = results_row_get(row, RC_UNIT);
+	double amount;
+	unsigned i;
+	int ret = -1;
+
+	results_row_provenance(row, wr->versions);
+	results_row_set(row, RC_WORKLOAD, "%s", wr->workload);
+	if (wr->tracks) {
+		tp = calloc(wr->nworkers ? wr->nworkers : 1, sizeof(*tp));
+		if (!tp) {
+			snprintf(err, errlen, "out of memory for a row of %u workers", wr->nworkers);
+			return -1;
+		}
+		for (i = 0; i < wr->nworkers; i++)
+			tp[i] = &wr->tracks[i];
+	}
+	run_env_set_placement(wr->env, wr->nworkers, tp, row);
+	results_row_set(row, RC_WALL_S, "%.6f", wr->wall_s);
+	results_row_set(row, RC_USER_S, "%.6f", wr->user_s);
+	results_row_set(row, RC_SYS_S, "%.6f", wr->sys_s);
+	results_row_set(row, RC_STATUS, "%d", wr->status);
+	if (!row->val[RC_RATE]) {
+		amount = results_row_num(row, unit && strcmp(unit, "bytes/s") == 0 ? RC_BYTES : RC_OPS);
+		results_row_set(row, RC_RATE, "%.6g", wr->wall_s > 0 && amount == amount ?
+				amount / wr->wall_s : 0.0);
+	}
+	if (results_append(path, row, err, errlen) < 0)
+		goto out;
+	count_row(wr->env);
+	ret = 0;
+out:
+	free(tp);
+	return ret;
+}
