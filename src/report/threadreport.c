@@ -89,6 +89,8 @@ static const char *size_text(const struct obs *k, char *buf, size_t len)
 		snprintf(buf, len, "%.0f bits", k->size);
 	else if (!strcmp(k->size_unit, "n"))
 		snprintf(buf, len, "N=%.0f", k->size);
+	else if (*k->size_unit && strcmp(k->size_unit, "bytes"))
+		snprintf(buf, len, "%.0f %s", k->size, k->size_unit);
 	else
 		snprintf(buf, len, "%.0f bytes", k->size);
 	return buf;
