@@ -21,6 +21,7 @@
  * Atomics, not volatile: the handler may interrupt any thread's reads. */
 static pid_t job_pgid;
 static int got_signal;
+static bool defer_signals;
 
 /* Every catchable signal whose default ends the process and that comes
  * from outside: forwarded to the job while one runs (the faults threadrun
@@ -125,7 +126,8 @@ static bool is_forwarded(int sig)
 }
 
 /* While a job runs the signal goes to its whole process group; otherwise
- * threadrun ends of it as it would have without a handler. */
+ * threadrun ends of it as it would have without a handler, unless a sweep
+ * asked to stop cleanly between its runs (it polls launch_interrupted). */
 static void on_signal(int sig)
 {
 	int saved = errno;
@@ -135,7 +137,7 @@ static void on_signal(int sig)
 	__atomic_store_n(&got_signal, sig, __ATOMIC_SEQ_CST);
 	if (pgid > 0) {
 		kill(-pgid, sig);
-	} else {
+	} else if (!__atomic_load_n(&defer_signals, __ATOMIC_SEQ_CST)) {
 		sigemptyset(&dfl.sa_mask);
 		sigaction(sig, &dfl, NULL);
 		raise(sig);     /* delivered as the handler returns */
@@ -171,6 +173,11 @@ static void restore_signals(const sigset_t *mask)
 					       : &saved_actions[sig],
 				  NULL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
+}
+
+void launch_signals_defer(bool defer)
+{
+	__atomic_store_n(&defer_signals, defer, __ATOMIC_SEQ_CST);
 }
 
 int launch_interrupted(void)
@@ -241,7 +248,6 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 		r->status = 126;
 		return -1;
 	}
-	__atomic_store_n(&got_signal, 0, __ATOMIC_SEQ_CST);
 	/* Signals wait until the job's group exists and is known. */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);

@@ -35,6 +35,11 @@ struct launch_result {
  */
 void launch_signals_init(void);
 
+/* With DEFER, a signal that arrives while no job runs is only recorded
+ * (launch_interrupted), so that a sweep can stop between two runs and say
+ * how to resume; without, threadrun ends of it. */
+void launch_signals_defer(bool defer);
+
 /* Called in the parent right after the fork (a monitor starts there). */
 struct launch_hook {
 	void (*started)(pid_t pid, void *arg);
@@ -55,7 +60,7 @@ struct launch_hook {
 int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int output_fd,
 	       const struct launch_hook *hook, struct launch_result *r, char *err, size_t errlen);
 
-/* The signal forwarded to the last child, if any arrived (0 otherwise). */
+/* The last signal that arrived (forwarded to the job or deferred), or 0. */
 int launch_interrupted(void);
 
 #endif

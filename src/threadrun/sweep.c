@@ -265,6 +265,18 @@ static int open_beside(const char *results, const char *suffix, char **path)
 	return fd;
 }
 
+/* A signal ended the sweep WHEN ("before", "during", "after") run
+ * pg->index: say what is kept and how to go on; 128+N. */
+static int stop_interrupted(const struct progress *pg, const char *when, const char *results)
+{
+	int sig = launch_interrupted();
+
+	fprintf(stderr, "%s%s: sweep interrupted (%s) %s run %u of %u; every finished row is in %s.\n"
+		"%s: resume with the same command and --resume\n",
+		pg->tty ? "\n" : "", PROG, strsignal(sig), when, pg->index, pg->total, results, PROG);
+	return 128 + sig;
+}
+
 /*
  * A live sweep's claim on the combination it is measuring: a write lock
  * (an open file description lock, gone with the process however it dies)
@@ -340,11 +352,16 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 		goto out;
 	pg.total = (unsigned)(o->ncounts * o->npolicies) * o->repeat;
 	ret = 0;
+	launch_signals_defer(true);
 	for (rep = 0; rep < o->repeat; rep++)
 		for (i = 0; i < o->npolicies; i++)
 			for (j = 0; j < o->ncounts; j++) {
 				pg.index++;
 				name = names[i];
+				if (launch_interrupted()) {
+					ret = stop_interrupted(&pg, "before", ex.results);
+					goto out;
+				}
 				if (is_done(&done, o->counts[j], name, rep)) {
 					skipped++;
 					continue;
@@ -374,10 +391,10 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 				if (claimed == 1)
 					claim(lockfd, base, o->counts[j], name, rep, true);
 				if (launch_interrupted()) {
-					fprintf(stderr, "%s%s: sweep interrupted during run %u of %u; every finished row is in %s.\n"
-						"%s: resume with the same command and --resume\n",
-						pg.tty ? "\n" : "", PROG, pg.index, pg.total, ex.results, PROG);
-					ret = 128 + launch_interrupted();
+					if (st < 0)
+						fprintf(stderr, "%s%s: sweep: run %u of %u not recorded: %s\n",
+							pg.tty ? "\n" : "", PROG, pg.index, pg.total, err);
+					ret = stop_interrupted(&pg, "during", ex.results);
 					goto out;
 				}
 				if (st < 0 || r.status) {
@@ -390,6 +407,10 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 						goto out;
 				}
 			}
+	if (launch_interrupted()) {
+		ret = stop_interrupted(&pg, "after", ex.results);
+		goto out;
+	}
 	if (!o->quiet) {
 		char el[32];
 
@@ -403,6 +424,7 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 			PROG, busy);
 	ret = failed || busy ? 1 : 0;
 out:
+	launch_signals_defer(false);
 	pl_plan_destroy(plan);
 	execute_finish(&ex);
 	if (ex.output_fd >= 0)

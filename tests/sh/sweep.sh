@@ -44,6 +44,36 @@ check "resume finishes the sweep (exit $st)" [ $st -eq 0 ]
 check "after resume every thread count has exactly one run row" bash -c \
 	"[ \"\$(results_get '$g' algorithm threads | grep '^(run)' | cut -f2 | sort -n | uniq -c | awk '\$1 != 1' | wc -l)\" -eq 0 ] && [ \$(results_get '$g' algorithm | grep -c '^(run)$') -eq 8 ]"
 
+# A signal while no job runs (threadrun recording run 1, its job gone): the
+# same clean stop.  The results file's lock is held, so threadrun waits in
+# the append with no child until the signal comes: no timing involved.
+h=$tmp/between.csv
+: >"$h"
+flock "$h" sleep 60 &
+lk=$!
+until ! flock -n "$h" true; do sleep 0.05; done
+threadrun -q --sweep 1-3 -o "$h" -- sh -c ': >"$0"' "$tmp/ran1" 2>"$tmp/err" &
+pid=$!
+until [ -e "$tmp/ran1" ] && ! pgrep -P $pid >/dev/null; do sleep 0.05; done
+for sig in INT TERM; do
+	[ $sig = INT ] || {
+		: >"$h"; rm -f "$tmp/ran1"
+		threadrun -q --sweep 1-3 -o "$h" -- sh -c ': >"$0"' "$tmp/ran1" 2>"$tmp/err" &
+		pid=$!
+		until [ -e "$tmp/ran1" ] && ! pgrep -P $pid >/dev/null; do sleep 0.05; done
+	}
+	kill -$sig $pid
+	wait $pid
+	st=$?
+	want=$((128 + $(kill -l $sig)))
+	check "SIG$sig between runs: the sweep exits $want (got $st)" [ $st -eq $want ]
+	check "SIG$sig between runs: says what was not recorded and how to resume" bash -c \
+		"grep -q 'run 1 of 3 not recorded: results: interrupted while waiting for the lock' '$tmp/err' &&
+		 grep -q 'resume with the same command and --resume' '$tmp/err'"
+	check "SIG$sig between runs: no second run started" bash -c "! grep -q '\[2/3\]' '$h.log'"
+done
+kill $lk 2>/dev/null; wait $lk 2>/dev/null
+
 # The report and the figures from the sweep.
 threadreport "$f" >"$tmp/report" 2>"$tmp/err"
 st=$?
