@@ -1,0 +1,40 @@
+/*
+ * How threadreport writes its tables, whatever the report: the same
+ * quoting, the same formula guard and the same number formats for the
+ * normal report and for --compare.
+ */
+#ifndef OUTPUT_H
+#define OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "dataset.h"
+
+/* "16 bytes", "2048 bits", "N=500", "-" where the rows have no size. */
+const char *size_text(const struct obs *k, char *buf, size_t len);
+
+/* A markdown table cell: pipes and backslashes escaped, control
+ * characters turned to spaces, so the row keeps its cell count. */
+void md_cell(FILE *out, const char *s);
+
+/* A ratio with two decimals, or "n/a" where V is not finite. */
+void fixed2(double v, char *buf, size_t len);
+
+/* A rate: whole numbers from 1000 up, four significant digits below. */
+void fmt_rate(double v, char *buf, size_t len);
+
+/* A text field of a CSV (SEP ',') or TSV (SEP '\t') table; unless RAW, a
+ * text a spreadsheet would run as a formula gets a leading '. */
+void csv_field(FILE *out, const char *s, char sep, bool raw);
+
+/* A JSON string, valid UTF-8 whatever S holds: bad bytes become U+FFFD
+ * and are counted (json_replaced_bytes). */
+void json_str(FILE *out, const char *s);
+size_t json_replaced_bytes(void);
+
+/* A JSON number, or null where V is not finite. */
+void json_num(FILE *out, double v);
+
+#endif
