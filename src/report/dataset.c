@@ -102,6 +102,7 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->backend = dup_col(ds, row, RC_BACKEND);
 	o->impl = dup_col(ds, row, RC_IMPL);
 	o->note = dup_col(ds, row, RC_NOTE);
+	o->versions = dup_col(ds, row, RC_VERSIONS);
 	o->unit = dup_col(ds, row, RC_UNIT);
 	o->policy = intern(ds, *results_row_get(row, RC_POLICY) ? results_row_get(row, RC_POLICY) : "-");
 	o->size_unit = dup_col(ds, row, RC_SIZE_UNIT);
@@ -120,7 +121,7 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->file = rd->file;
 	o->line = line;
 	if (!o->host || !o->workload || !o->algorithm || !o->backend || !o->impl || !o->unit ||
-	    !o->policy || !o->size_unit || !o->note)
+	    !o->policy || !o->size_unit || !o->note || !o->versions)
 		return 1;
 	ds->nobs++;
 	return 0;

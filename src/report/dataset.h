@@ -15,6 +15,7 @@
 struct obs {
 	/* Interned (dataset.c): equal texts are one pointer. */
 	char *host, *workload, *algorithm, *backend, *impl, *unit, *policy, *size_unit, *note;
+	char *versions;         /* not part of any series: --compare-by versions */
 	double size, rate;
 	unsigned threads, pus, cores;
 	int repeat;             /* -1 when the file has no repeat column */

@@ -7,14 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "datafile.h"
 #include "dataset.h"
 #include "opt.h"
 #include "output.h"
 
 #define PROG "threadreport"
-
-enum format { FMT_TEXT, FMT_MARKDOWN, FMT_CSV, FMT_TSV, FMT_JSON };
 
 struct format_row {
 	const char *name;
@@ -30,7 +29,8 @@ static const size_t nformats = sizeof(formats) / sizeof(formats[0]);
 
 struct report_opts {
 	const struct format_row *format;
-	bool raw, cutoffs;
+	bool raw, cutoffs, compare;
+	const char *compare_by;
 };
 
 static const struct opt_spec options[] = {
@@ -42,6 +42,13 @@ static const struct opt_spec options[] = {
 	{ OPT_FLAG(0, "cutoffs", offsetof(struct report_opts, cutoffs),
 		   "only the cutoffs between backends; with csv and tsv one row "
 		   "per backend pair, policy and thread count, columns named") },
+	{ OPT_FLAG(0, "compare", offsetof(struct report_opts, compare),
+		   "before and after: BEFORE.csv AFTER.csv, the ratio of medians "
+		   "(after / before) of every configuration both measured") },
+	{ OPT_STRING(0, "compare-by", "COL[=A,B]", offsetof(struct report_opts, compare_by),
+		     "compare two groups of rows of any files, told apart by COL "
+		     "(host, backend, impl or versions): COL with exactly two values, "
+		     "or COL=A,COL=B (also COL=A,B) naming before and after") },
 	{ OPT_ACTION('h', 'h', "help", "show this help") },
 };
 
@@ -68,6 +75,20 @@ static const char help_after[] =
 	"same when there is no cutoff), sizes (sizes both measured), min_size, max_size.\n"
 	"threadplot marks the size figure with it:\n"
 	"  threadreport --raw -f tsv --cutoffs FILE...\n"
+	"\n"
+	"--compare BEFORE.csv AFTER.csv (or --compare-by COL over any files) prints,\n"
+	"per workload, algorithm and unit, for every size x policy x threads both\n"
+	"sides measured: the medians, the ratio after / before and its range (after\n"
+	"min / before max .. after max / before min), n of each side, and a summary\n"
+	"line: the smallest and the largest ratio and where.  Configurations measured\n"
+	"on one side only are listed.  Host, backend and impl are not part of a\n"
+	"configuration unless a side holds several of them (evp against pkcs11, or\n"
+	"one host against another, compare); versions and notes never are.  In csv\n"
+	"and tsv one row per configuration: group, measured (both, before, after),\n"
+	"workload, algorithm, unit, size, size_unit, policy, threads, each side's\n"
+	"host, backend, impl, n, median, min, max, then ratio, ratio_min, ratio_max,\n"
+	"smallest and largest (yes on the group's extreme ratios).  threadplot\n"
+	"--compare draws it.  Sides that share no configuration: exit 2.\n"
 	"\n"
 	"Exit status: 0; 2 usage or unreadable input.\n";
 
@@ -596,7 +617,9 @@ int main(int argc, char **argv)
 		return 1;
 	c = opt_parse(&p, argc, argv, &ro);
 	if (c == 'h') {
-		opt_help(&p, stdout, "[-f FORMAT] [--raw] [--cutoffs] FILE...", help_after);
+		opt_help(&p, stdout, "[-f FORMAT] [--raw] [--cutoffs] FILE...\n"
+			 "   or: threadreport [-f FORMAT] [--raw] --compare BEFORE.csv AFTER.csv\n"
+			 "   or: threadreport [-f FORMAT] [--raw] --compare-by COL[=A,B] FILE...", help_after);
 		ret = 0;
 	}
 	if (c != OPT_END)
@@ -604,6 +627,14 @@ int main(int argc, char **argv)
 	fmt = ro.format->fmt;
 	raw = ro.raw;
 	cutoffs = ro.cutoffs;
+	if (ro.compare || ro.compare_by) {
+		if (cutoffs) {
+			msg_error(PROG, "--cutoffs and --compare: give one of them");
+			goto out;
+		}
+		ret = compare_report(argv + optind, argc - optind, ro.compare_by, fmt, raw, stdout);
+		goto out;
+	}
 	if (optind >= argc) {
 		msg_error(PROG, "FILE: missing, usage: %s [-f FORMAT] FILE...", PROG);
 		goto out;
