@@ -1,0 +1,171 @@
+# threadreport --compare and threadplot --compare: before and after.  Two
+# real t2accel runs with different settings (-b evp, -b pkcs11), then
+# hand-made files for exact ratios, one-side-only configurations, files
+# that share nothing, bad input and hostile names, in every format.
+. "$(dirname "$0")/tap.bash"
+set -o pipefail
+export TMPDIR=$tmp
+d=tests/data
+B=$d/compare-before.csv A=$d/compare-after.csv
+# tcol FILE.tsv COLUMN...: those columns of a tsv table, by name.
+tcol() {
+	awk -F'\t' -v want="${*:2}" 'NR == 1 { n = split(want, w, " "); for (i = 1; i <= NF; i++) c[$i] = i; for (i = 1; i <= n; i++) if (!(w[i] in c)) exit 2; next }
+		{ for (i = 1; i <= n; i++) printf "%s%s", $(c[w[i]]), i < n ? "\t" : "\n" }' "$1"
+}
+export -f tcol
+
+# --- Two runs with two settings: the ratio table and the summary line.
+for b in evp pkcs11; do
+	threadrun -q -o "$tmp/$b.csv" --sweep 1 -p compact --repeat 2 -- \
+		t2accel -q -b $b -a sha256 -s 16,1024,8192 -d 0.1 >/dev/null 2>"$tmp/err"
+	st=$?
+	check "threadrun t2accel -b $b -a sha256 at 3 sizes: exit 0 (got $st)" [ $st -eq 0 ]
+done
+threadreport --compare "$tmp/evp.csv" "$tmp/pkcs11.csv" >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "--compare evp.csv pkcs11.csv: exit 0 (got $st)" [ $st -eq 0 ]
+check "one ratio row per size, n 2/2 each" \
+	[ "$(grep -cE '^(16|1024|8192) bytes +compact +1 .* [0-9]+\.[0-9]{2} +[0-9.]+\.\.[0-9.]+ +2/2$' "$tmp/out")" -eq 3 ]
+check "the sides say what they ran" bash -c "grep -q '^   before: evp' '$tmp/out' && grep -q '^   after: pkcs11' '$tmp/out'"
+check "one summary line for sha256, smallest and largest ratio and where" \
+	grep -qE '^  summary: after / before from [0-9.]+x at [0-9]+ bytes \(compact, 1 thread\) up to [0-9.]+x at [0-9]+ bytes \(compact, 1 thread\), 3 configurations$' "$tmp/out"
+threadreport -f tsv --compare "$tmp/evp.csv" "$tmp/pkcs11.csv" >"$tmp/real.tsv" 2>/dev/null
+st=$?
+check "tsv: exit 0 and three configurations measured on both sides" bash -c \
+	"[ $st -eq 0 ] && [ \"\$(tcol '$tmp/real.tsv' measured before_backend after_backend | sort | uniq -c | awk '{print \$1, \$2, \$3, \$4}')\" = '3 both evp pkcs11' ]"
+# Each ratio is after / before of the medians the normal report prints.
+cat "$tmp/evp.csv" >"$tmp/merged.csv"
+tail -n +2 "$tmp/pkcs11.csv" >>"$tmp/merged.csv"
+threadreport -f tsv --compare-by backend "$tmp/merged.csv" >"$tmp/by.tsv" 2>/dev/null
+st=$?
+check "--compare-by backend on the merged file: exit 0, the same ratios as the two files" bash -c \
+	"[ $st -eq 0 ] && [ \"\$(tcol '$tmp/by.tsv' size ratio ratio_min ratio_max)\" = \"\$(tcol '$tmp/real.tsv' size ratio ratio_min ratio_max)\" ] && [ \$(wc -l <'$tmp/by.tsv') -eq 4 ]"
+threadreport -f tsv "$tmp/evp.csv" "$tmp/pkcs11.csv" >"$tmp/normal.tsv" 2>/dev/null
+tcol "$tmp/normal.tsv" backend size policy median |
+	awk -F'\t' '$3 == "compact" { m[$1 "," $2] = $4 } END { for (z = 16; z <= 8192; z *= 8) if (z != 128) printf "%.6g\n", m["pkcs11," z] / m["evp," z] }' >"$tmp/want"
+tcol "$tmp/real.tsv" ratio | awk '{ printf "%.6g\n", $1 }' >"$tmp/got"
+check "the ratios are the medians' quotients (pkcs11 / evp at 16, 1024, 8192)" bash -c \
+	"[ \$(wc -l <'$tmp/got') -eq 3 ] && cmp -s '$tmp/want' '$tmp/got'"
+if command -v gnuplot >/dev/null; then
+	mkdir -p "$tmp/fig"
+	plot/threadplot --compare "$tmp/evp.csv" "$tmp/pkcs11.csv" -o "$tmp/fig" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	check "threadplot --compare: exit 0, ratio.png and ratio.svg drawn (got $st)" bash -c \
+		"[ $st -eq 0 ] && [ -s '$tmp/fig/ratio.png' ] && [ -s '$tmp/fig/ratio.svg' ] && [ ! -e '$tmp/fig/speedup.png' ]"
+	check "the figure: a panel for sha256, a line for compact 1 thread, 1.0 marked" bash -c \
+		"grep -q 't2accel sha256, bytes/s' '$tmp/fig/ratio.svg' && grep -q 'compact 1 thread' '$tmp/fig/ratio.svg' && grep -q 'no change (1.0)' '$tmp/fig/ratio.svg'"
+else
+	skip "no gnuplot: threadplot --compare"
+	skip "no gnuplot: threadplot --compare figure"
+fi
+
+# --- Hand-made files: exact ratios and ranges, one-side-only configurations.
+threadreport --compare $B $A >"$tmp/out" 2>/dev/null
+st=$?
+check "hand-made: exit 0 (got $st)" [ $st -eq 0 ]
+check "16 bytes: medians 100 and 120, ratio 1.20, range 110/110 .. 130/90" \
+	grep -qE '^16 bytes +compact +1 +100 +120 +1\.20 +1\.00\.\.1\.44 +3/3$' "$tmp/out"
+check "8192 bytes: ratio 3.40, range 3.30..3.50" grep -qE '^8192 bytes +compact +1 +1000 +3400 +3\.40 +3\.30\.\.3\.50 +3/3$' "$tmp/out"
+check "the summary: from 1.20x at 16 bytes up to 3.40x at 8192 bytes" grep -qx \
+	'  summary: after / before from 1.20x at 16 bytes (compact, 1 thread) up to 3.40x at 8192 bytes (compact, 1 thread), 2 configurations' "$tmp/out"
+check "a summary per algorithm (md5 has one configuration)" grep -qx '  summary: after / before 2.00x at 64 bytes (compact, 1 thread)' "$tmp/out"
+check "configurations of one side are listed, not dropped" bash -c \
+	"grep -qx '  before only: t2accel sha256, 1024 bytes, scatter, 2 threads: median 400 bytes/s, n 1' '$tmp/out' &&
+	 grep -qx '  after only: t2accel sha256, 1024 bytes, scatter, 4 threads: median 900 bytes/s, n 1' '$tmp/out'"
+check "weak and overlapping ratios are warned of" bash -c \
+	"grep -q 'warning: 1 configuration(s) have fewer than 3 repeats' '$tmp/out' && grep -q 'warning: 1 configuration(s) have a ratio range that includes 1.00' '$tmp/out'"
+threadreport -f tsv --compare $B $A >"$tmp/h.tsv" 2>/dev/null
+check "tsv: every configuration, one side's cells empty where it measured none" bash -c \
+	"[ \"\$(tcol '$tmp/h.tsv' measured algorithm size threads ratio ratio_min ratio_max before_n after_n smallest largest | tr '\t' ' ')\" = \"\$(printf '%s\n' \
+	 'both md5 64 1 2 2 2 1 1 yes yes' 'both sha256 16 1 1.2 1 1.444444444 3 3 yes no' \
+	 'before sha256 1024 2    1  no no' 'after sha256 1024 4     1 no no' 'both sha256 8192 1 3.4 3.3 3.5 3 3 no yes')\" ]"
+threadreport -f csv --compare $B $A >"$tmp/h.csv" 2>/dev/null
+check "csv: the tsv's table with commas (no field here needs quoting)" bash -c "[ \"\$(tr '\t' , <'$tmp/h.tsv')\" = \"\$(cat '$tmp/h.csv')\" ]"
+threadreport -f json --compare $B $A >"$tmp/h.json" 2>/dev/null
+check "json: the ratios, the summary, the one-side configurations and the warnings as objects" bash -c \
+	"[ \"\$(jq -r '[.groups[1].summary.smallest.ratio, .groups[1].summary.largest.size, (.groups[1].configurations | map(.measured) | join(\"+\")), .groups[1].configurations[2].before, .warnings[0].kind, .warnings[1].kind] | map(tostring) | join(\" \")' '$tmp/h.json')\" = '1.2 8192 both+before+after+both null few_repeats no_difference' ]"
+threadreport -f markdown --compare $B $A >"$tmp/h.md" 2>/dev/null
+check "markdown renders two tables of 9 cells a row (cmark-gfm)" bash -c \
+	"cmark-gfm -e table '$tmp/h.md' | awk '/<table>/ {t++} /<tr>/ {n = 0; rows++} /<t[dh]/ {n++} /<\/tr>/ && n != 9 {bad = 1} END {exit bad || t != 2 || rows != 5}'"
+check "markdown: the summary and the one-side list as items" bash -c \
+	"grep -qx -- '- summary: after / before from 1.20x at 16 bytes (compact, 1 thread) up to 3.40x at 8192 bytes (compact, 1 thread), 2 configurations' '$tmp/h.md' &&
+	 grep -qx -- '- after only: t2accel sha256, 1024 bytes, scatter, 4 threads: median 900 bytes/s, n 1' '$tmp/h.md'"
+
+# --- Sides chosen by a column of any files.
+cat $B >"$tmp/ab.csv"
+tail -n +2 $A >>"$tmp/ab.csv"
+threadreport --compare-by host=h1,host=h2 "$tmp/ab.csv" >"$tmp/out" 2>/dev/null
+st=$?
+check "--compare-by host=h1,host=h2: exit 0, the same ratios as the files" bash -c \
+	"[ $st -eq 0 ] && grep -q '^== before: host=h1' '$tmp/out' && grep -qE '^8192 bytes +compact +1 +1000 +3400 +3\.40 ' '$tmp/out'"
+threadreport --compare-by impl='SoftHSM2 token,OpenSSL default' "$tmp/ab.csv" >"$tmp/out" 2>/dev/null
+st=$?
+check "--compare-by impl=A,B names the sides in that order: the inverse ratio" bash -c \
+	"[ $st -eq 0 ] && grep -qE '^8192 bytes +compact +1 +3400 +1000 +0\.29 ' '$tmp/out'"
+# One side holding two hosts: the host is then part of a configuration.
+sed 's/^h2,/h1,/' $A >"$tmp/a1.csv"
+tail -n +2 $A >>"$tmp/a1.csv"
+threadreport -f tsv --compare $B "$tmp/a1.csv" >"$tmp/out" 2>/dev/null
+check "a side of two hosts: matched host by host, the other host's configurations after only" bash -c \
+	"[ \"\$(tcol '$tmp/out' measured after_host | sort | uniq -c | awk '{print \$1 \$2 \$3}' | tr '\n' ' ')\" = '1afterh1 4afterh2 1before 3bothh1 ' ]"
+
+# --- Bad input: one line, exit 2.
+bad() { # NAME EXPECTED-TEXT ARGS...
+	local name=$1 want=$2
+	shift 2
+	threadreport "$@" >"$tmp/out" 2>"$tmp/err"
+	local st=$?
+	check "$name: exit 2, '$want' (got $st: $(head -c 200 "$tmp/err"))" bash -c \
+		"[ $st -eq 2 ] && [ ! -s '$tmp/out' ] && [ \$(grep -vc 'note:' '$tmp/err') -eq 1 ] && grep -qF -- \"\$1\" '$tmp/err'" _ "$want"
+}
+bad "files that share no configuration" "share no configuration" --compare $B $d/compare-none.csv
+bad "a missing file" "cannot read '/nonexistent.csv'" --compare $B /nonexistent.csv
+bad "an empty file" "is empty" --compare $d/empty.csv $A
+bad "three files" "3 file(s) given, allowed exactly two" --compare $B $A $A
+bad "one file" "1 file(s) given, allowed exactly two" --compare $B
+bad "a column not known" "column 'cpus' not known, choices are: host backend impl versions" --compare-by cpus $B
+bad "a column of one value" "column 'backend' has only one value" --compare-by backend $B
+sed 's/,evp,/,kernel,/' $B >"$tmp/third.csv"
+bad "a column of three values" "has more than two values ('evp', 'pkcs11', 'kernel', ...)" --compare-by backend "$tmp/ab.csv" "$tmp/third.csv"
+bad "a value no row has" "no row has impl 'nope'" --compare-by impl=nope,impl=SoftHSM2\ token "$tmp/ab.csv"
+bad "one value twice" "names one value twice" --compare-by host=h1,h1 "$tmp/ab.csv"
+bad "--cutoffs with --compare" "give one of them" --cutoffs --compare $B $A
+# A median of 0 before: no ratio, never inf.
+printf 'workload,threads,rate,size\nw,1,0,16\nw,1,5,32\n' >"$tmp/z0.csv"
+printf 'workload,threads,rate,size\nw,1,7,16\nw,1,10,32\n' >"$tmp/z1.csv"
+threadreport --compare "$tmp/z0.csv" "$tmp/z1.csv" >"$tmp/out" 2>/dev/null
+st=$?
+check "a median of 0 before: ratio n/a, the summary from the others" bash -c \
+	"[ $st -eq 0 ] && grep -qE '^16 bytes +- +1 +0 +7 +n/a +n/a\.\.n/a' '$tmp/out' && grep -qx '  summary: after / before 2.00x at 32 bytes (-, 1 thread)' '$tmp/out' && ! grep -q inf '$tmp/out'"
+threadreport -f json --compare "$tmp/z0.csv" "$tmp/z1.csv" 2>/dev/null | jq -e '.groups[0].configurations[0].ratio == null' >/dev/null
+check "json: that ratio is null" [ $? -eq 0 ]
+
+# --- Hostile names: data in every format, never code.
+threadreport -f csv --compare-by backend $d/compare-hostile.csv >"$tmp/out" 2>/dev/null
+st=$?
+check "csv: formulas guarded, commas quoted (exit $st)" bash -c \
+	"[ $st -eq 0 ] && grep -qF ',\"'\"'\"'=1+2\",' '$tmp/out' || grep -qF \",'=1+2,\" '$tmp/out'"
+check "csv: @ guarded in a backend" grep -qF ",'@cmd," "$tmp/out"
+threadreport -f tsv --raw --compare-by backend $d/compare-hostile.csv >"$tmp/out" 2>/dev/null
+check "tsv --raw: the names exactly" bash -c "cut -f4 '$tmp/out' | grep -qx '=1+2'"
+threadreport -f markdown --compare-by backend $d/compare-hostile.csv 2>/dev/null | cmark-gfm -e table |
+	awk '/<tr>/ {n = 0; rows++} /<t[dh]/ {n++} /<\/tr>/ && n != 9 {bad = 1} END {exit bad || rows != 3}'
+check "markdown: a '|' in a policy keeps 9 cells a row" [ $? -eq 0 ]
+printf 'workload,threads,rate,backend\n"w\377x",1,10,a\n"w\377x",1,20,b\n' >"$tmp/utf.csv"
+threadreport -f json --compare-by backend "$tmp/utf.csv" 2>/dev/null | jq -r '.groups[0].workload, .groups[0].configurations[0].ratio, .warnings[-1].kind' | tr '\n' ' ' >"$tmp/out"
+check "json: a bad byte replaced and counted, valid JSON" [ "$(cat "$tmp/out")" = $'w\xef\xbf\xbdx 2 encoding ' ]
+if command -v gnuplot >/dev/null; then
+	mkdir -p "$tmp/hfig"
+	sed "s|CANARY|$tmp/PWNED|" $d/compare-hostile.csv >"$tmp/hostile.csv"
+	plot/threadplot --compare-by backend "$tmp/hostile.csv" -o "$tmp/hfig" >/dev/null 2>"$tmp/err"
+	st=$?
+	check "threadplot --compare-by on hostile names: drawn (got $st), nothing ran" bash -c \
+		"[ $st -eq 0 ] && [ -s '$tmp/hfig/ratio.png' ] && [ ! -e '$tmp/PWNED' ] && grep -q '=1+2' '$tmp/hfig/ratio.svg'"
+	plot/threadplot --compare $B $d/compare-none.csv -o "$tmp/hfig" >/dev/null 2>"$tmp/err"
+	st=$?
+	check "threadplot --compare, nothing shared: exit 2 with threadreport's line" bash -c \
+		"[ $st -eq 2 ] && grep -q 'share no configuration' '$tmp/err'"
+else
+	skip "no gnuplot: hostile names in the ratio figure"
+	skip "no gnuplot: nothing shared"
+fi
