@@ -1,8 +1,10 @@
 /*
  * Fuzz target: threadreport's outputs on whatever a results file holds —
  * the USL fits, cutoffs, speedups and every format (text, markdown, csv,
- * tsv, raw, json, --cutoffs).  The first byte picks the format and flags;
- * the rest is the file.
+ * tsv, raw, json, --cutoffs, --compare).  The first byte picks the format
+ * and flags; the rest is the file.  With --compare (0x20) the second file
+ * is the same text from its second line on (so its header is the first
+ * file's first row), and 0x40 picks --compare-by backend on the first.
  * threadreport.c is compiled in with its main renamed; its output goes to
  * /dev/null.
  */
@@ -39,9 +41,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const fmts[] = { "text", "markdown", "csv", "tsv", "json" };
-	char path[] = "/tmp/fuzz_report_XXXXXX";
-	char *argv[8];
-	int fd, argc = 0;
+	char path[] = "/tmp/fuzz_report_XXXXXX", path2[] = "/tmp/fuzz_report_XXXXXX";
+	const uint8_t *nl;
+	char *argv[10];
+	int fd, fd2 = -1, argc = 0;
 
 	if (size < 1)
 		return 0;
@@ -54,12 +57,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[argc++] = (char *)fmts[data[0] % 5];
 		if (data[0] & 0x80)
 			argv[argc++] = "--raw";
-		if (data[0] & 0x40)
+		if ((data[0] & 0x60) == 0x40)
 			argv[argc++] = "--cutoffs";
+		if ((data[0] & 0x60) == 0x60) {
+			argv[argc++] = "--compare-by";
+			argv[argc++] = "backend";
+		}
+		if ((data[0] & 0x60) == 0x20) {
+			nl = memchr(data + 1, '\n', size - 1);
+			nl = nl ? nl + 1 : data + size;
+			fd2 = mkstemp(path2);
+			if (fd2 < 0 || write(fd2, nl, (size_t)(data + size - nl)) != data + size - nl)
+				goto out;
+			argv[argc++] = "--compare";
+		}
 		argv[argc++] = path;
+		if (fd2 >= 0)
+			argv[argc++] = path2;
 		argv[argc] = NULL;
 		threadreport_main(argc, argv);
 		fflush(stdout);
+	}
+out:
+	if (fd2 >= 0) {
+		close(fd2);
+		unlink(path2);
 	}
 	close(fd);
 	unlink(path);
