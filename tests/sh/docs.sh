@@ -20,9 +20,10 @@ check "every variable of src/lib/runenv.h is documented${missing:+ (missing: $(e
 cols() { head -n 1 | tr ',' '\n'; }
 plan_cols=$(threadrun -n --format csv 1 2>/dev/null | cols)
 cut_cols=$(threadreport --raw -f csv --cutoffs tests/data/cutoff.csv 2>/dev/null | cols)
-missing=$(for c in $plan_cols $cut_cols; do grep -qF "\`$c\`" "$out_page" || echo "$c"; done)
-check "every column of threadrun -n --format csv and threadreport --cutoffs is documented${missing:+ (missing: $(echo $missing))}" \
-	bash -c '[ -n "$1" ] && [ -n "$2" ] && [ -z "$3" ]' _ "$plan_cols" "$cut_cols" "$missing"
+cmp_cols=$(threadreport --raw -f csv --compare tests/data/compare-before.csv tests/data/compare-after.csv 2>/dev/null | cols)
+missing=$(for c in $plan_cols $cut_cols $cmp_cols; do grep -qF "\`$c\`" "$out_page" || echo "$c"; done)
+check "every column of threadrun -n --format csv, threadreport --cutoffs and --compare is documented${missing:+ (missing: $(echo $missing))}" \
+	bash -c '[ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ] && [ -z "$4" ]' _ "$plan_cols" "$cut_cols" "$cmp_cols" "$missing"
 
 # Relative links: [text](path) in docs/ and README.md.  workers.md is
 # written beside these pages by the worker API's change.
