@@ -80,7 +80,9 @@ check "tsv: every configuration, one side's cells empty where it measured none" 
 	 'both md5 64 1 2 2 2 1 1 yes yes' 'both sha256 16 1 1.2 1 1.444444444 3 3 yes no' \
 	 'before sha256 1024 2    1  no no' 'after sha256 1024 4     1 no no' 'both sha256 8192 1 3.4 3.3 3.5 3 3 no yes')\" ]"
 threadreport -f csv --compare $B $A >"$tmp/h.csv" 2>/dev/null
-check "csv: the tsv's table with commas (no field here needs quoting)" bash -c "[ \"\$(tr '\t' , <'$tmp/h.tsv')\" = \"\$(cat '$tmp/h.csv')\" ]"
+st=$?
+check "csv: the tsv's table with commas (no field here needs quoting)" bash -c \
+	"[ $st -eq 0 ] && [ \$(wc -l <'$tmp/h.csv') -eq 6 ] && [ \"\$(tr '\t' , <'$tmp/h.tsv')\" = \"\$(cat '$tmp/h.csv')\" ]"
 threadreport -f json --compare $B $A >"$tmp/h.json" 2>/dev/null
 check "json: the ratios, the summary, the one-side configurations and the warnings as objects" bash -c \
 	"[ \"\$(jq -r '[.groups[1].summary.smallest.ratio, .groups[1].summary.largest.size, (.groups[1].configurations | map(.measured) | join(\"+\")), .groups[1].configurations[2].before, .warnings[0].kind, .warnings[1].kind] | map(tostring) | join(\" \")' '$tmp/h.json')\" = '1.2 8192 both+before+after+both null few_repeats no_difference' ]"
