@@ -251,7 +251,7 @@ static int by_config(const void *x, const void *y, void *arg)
 	return c ? c : a->side - b->side;
 }
 
-/* Whether a side's series differ in a text field. */
+/* Whether a side's series differ in host, or in backend. */
 static bool varies(const struct dataset *ds, size_t field)
 {
 	for (size_t i = 1; i < ds->nseries; i++)
@@ -259,6 +259,34 @@ static bool varies(const struct dataset *ds, size_t field)
 		    *(char *const *)((const char *)ds->series[0].key + field))
 			return true;
 	return false;
+}
+
+static int by_backend_impl(const void *x, const void *y)
+{
+	const struct obs *const *a = x, *const *b = y;
+	int c = strcmp((*a)->backend, (*b)->backend);
+
+	return c ? c : strcmp((*a)->impl, (*b)->impl);
+}
+
+/* Whether a side ran one backend with several implementations: an evp
+ * file holding two OpenSSL versions is matched version by version, while
+ * a side of evp and pkcs11 (whose impls differ as a matter of course) is
+ * not, so a library upgrade on both still compares.  -1: out of memory. */
+static int impl_varies(const struct dataset *ds)
+{
+	const struct obs **k = malloc((ds->nseries ? ds->nseries : 1) * sizeof(*k));
+	int ret = 0;
+
+	if (!k)
+		return -1;
+	for (size_t i = 0; i < ds->nseries; i++)
+		k[i] = ds->series[i].key;
+	qsort(k, ds->nseries, sizeof(*k), by_backend_impl);
+	for (size_t i = 1; i < ds->nseries && !ret; i++)
+		ret = k[i]->backend == k[i - 1]->backend && k[i]->impl != k[i - 1]->impl;
+	free(k);
+	return ret;
 }
 
 static void ratios(struct entry *e)
@@ -274,26 +302,33 @@ static void ratios(struct entry *e)
 	e->hi = a->max / b->min;
 }
 
+static const struct obs *entry_key(const struct entry *e)
+{
+	return e->s[BEFORE] ? e->s[BEFORE]->key : e->s[AFTER]->key;
+}
+
 static int match(struct compare *k)
 {
 	size_t n = 0, i, j, cap = 0;
 	struct item *it;
+	int ret = -1, v;
 
 	for (int s = 0; s < 2; s++)
 		for (i = 0; i < k->ds[s].nseries; i++)
 			cap += k->ds[s].series[i].ncells;
 	it = malloc((cap ? cap : 1) * sizeof(*it));
 	k->e = calloc(cap ? cap : 1, sizeof(*k->e));
-	if (!it || !k->e) {
-		free(it);
-		return -1;
-	}
+	if (!it || !k->e)
+		goto out;
 	for (int s = 0; s < 2; s++) {
 		const struct dataset *ds = &k->ds[s];
 
 		k->key_host |= varies(ds, offsetof(struct obs, host));
 		k->key_backend |= varies(ds, offsetof(struct obs, backend));
-		k->key_impl |= varies(ds, offsetof(struct obs, impl));
+		v = impl_varies(ds);
+		if (v < 0)
+			goto out;
+		k->key_impl |= v;
 		for (i = 0; i < ds->nseries; i++) {
 			k->unverified[s] += ds->series[i].unverified;
 			for (j = 0; j < ds->series[i].ncells; j++)
@@ -310,7 +345,7 @@ static int match(struct compare *k)
 			e->s[it[j].side] = it[j].s;
 			e->c[it[j].side] = it[j].c;
 		}
-		if (k->ne && cmp_family(k, k->e[k->ne - 1].s[k->e[k->ne - 1].s[0] ? 0 : 1]->key, it[i].s->key))
+		if (k->ne && cmp_family(k, entry_key(&k->e[k->ne - 1]), it[i].s->key))
 			k->ngroups++;
 		e->group = k->ngroups;
 		ratios(e);
@@ -322,13 +357,10 @@ static int match(struct compare *k)
 	}
 	if (k->ne)
 		k->ngroups++;
+	ret = 0;
+out:
 	free(it);
-	return 0;
-}
-
-static const struct obs *entry_key(const struct entry *e)
-{
-	return e->s[BEFORE] ? e->s[BEFORE]->key : e->s[AFTER]->key;
+	return ret;
 }
 
 static bool both(const struct entry *e)

@@ -114,6 +114,17 @@ threadreport --compare-by versions "$tmp/v.csv" >"$tmp/out" 2>/dev/null
 st=$?
 check "--compare-by versions: lib 1.0 before, lib 1.1 after, ratio 2.50, n 2/2" bash -c \
 	"[ $st -eq 0 ] && grep -qx '== before: versions=lib 1.0' '$tmp/out' && grep -qE '^16 bytes +compact +1 +100 +250 +2\.50 +2\.50\.\.2\.50 +2/2$' '$tmp/out'"
+# A library upgrade measured through both backends: each side holds evp and
+# pkcs11 (backend is then part of a configuration), and evp's impl names
+# the new OpenSSL; evp matches evp and pkcs11 pkcs11 all the same.
+printf '%s\n' 'workload,algorithm,backend,impl,size,threads,policy,rate' \
+	'w,sha256,evp,OpenSSL 3.0,16,1,compact,100' 'w,sha256,pkcs11,SoftHSM2,16,1,compact,40' >"$tmp/up0.csv"
+printf '%s\n' 'workload,algorithm,backend,impl,size,threads,policy,rate' \
+	'w,sha256,evp,OpenSSL 3.5,16,1,compact,300' 'w,sha256,pkcs11,SoftHSM2,16,1,compact,20' >"$tmp/up1.csv"
+threadreport -f tsv --compare "$tmp/up0.csv" "$tmp/up1.csv" >"$tmp/out" 2>/dev/null
+st=$?
+check "evp and pkcs11 on both sides, a new OpenSSL: evp 3.00, pkcs11 0.50" bash -c \
+	"[ $st -eq 0 ] && [ \"\$(tcol '$tmp/out' measured before_backend after_backend after_impl ratio | tr '\t' ' ')\" = \"\$(printf '%s\n' 'both evp evp OpenSSL 3.5 3' 'both pkcs11 pkcs11 SoftHSM2 0.5')\" ]"
 # One side holding two hosts: the host is then part of a configuration.
 sed 's/^h2,/h1,/' $A >"$tmp/a1.csv"
 tail -n +2 $A >>"$tmp/a1.csv"
