@@ -59,113 +59,147 @@ static const struct by_column *by_column_named(const char *name, size_t len)
 	return NULL;
 }
 
-/* A run row where the workload wrote rows of its own stands aside (as in
- * dataset_build); it names no side. */
+/* A text of the files (or of the command line) for a one-line message:
+ * control characters become spaces.  Freed by the caller; NULL without
+ * memory, which the messages print as "". */
+static char *one_line(const char *s)
+{
+	char *copy = strdup(s);
+
+	for (char *t = copy; t && *t; t++)
+		if ((unsigned char)*t < 0x20 || *t == 0x7f)
+			*t = ' ';
+	return copy;
+}
+
 static bool is_run_row(const struct obs *o)
 {
 	return !strcmp(o->algorithm, RESULTS_RUN_ALGORITHM);
 }
 
+/* Whether the files hold rows a program wrote itself (not threadrun's
+ * whole-run rows). */
+static bool has_own_rows(const struct dataset *all)
+{
+	for (size_t i = 0; i < all->nobs; i++)
+		if (!is_run_row(&all->obs[i]))
+			return true;
+	return false;
+}
+
+/* Where programs wrote rows of their own, threadrun's whole-run rows stand
+ * aside (as in dataset_build): their backend, "threadrun", names no side. */
+static bool names_side(const struct obs *o, bool own)
+{
+	return !own || !is_run_row(o);
+}
+
 /*
  * The two values of --compare-by: "COL=A,COL=B", "COL=A,B", or "COL" with
  * exactly two values in the rows (the first seen is before).  VAL[] point
- * into BY or into the interned texts; the caller frees *COPY.
+ * into *COPY (the caller frees it) or into the interned texts.  -1 with
+ * the message said; -2 out of memory.
  */
-static int parse_by(const struct dataset *all, const char *by, const struct by_column **col,
+static int parse_by(const struct dataset *all, bool own, const char *by, const struct by_column **col,
 		    const char **val, char **copy, char *label_buf[2])
 {
 	const char *eq = strchr(by, '=');
 	size_t len = eq ? (size_t)(eq - by) : strlen(by), i, nval = 0;
-	bool own = false;
-	char *sep, *second;
+	char *sep, *second = NULL, *pat = NULL, *t[3] = { NULL, NULL, NULL };
+	int ret = -1;
 
 	*col = by_column_named(by, len);
 	if (!*col) {
+		t[0] = one_line(by);
 		msg_error(PROG, "compare-by: column '%.*s' not known, choices are: host backend impl versions",
-			  (int)len, by);
-		return -1;
+			  (int)len, t[0] ? t[0] : "");
+		goto out;
 	}
 	if (eq) {
-		*copy = strdup(eq + 1);
-		if (!*copy)
-			return -1;
 		/* "COL=A,COL=B" splits at ",COL="; "COL=A,B" at its one comma. */
-		char *pat = NULL;
-
-		if (asprintf(&pat, ",%s=", (*col)->name) < 0)
-			return -1;
+		*copy = strdup(eq + 1);
+		if (!*copy || asprintf(&pat, ",%s=", (*col)->name) < 0) {
+			pat = NULL;
+			ret = -2;
+			goto out;
+		}
 		sep = strstr(*copy, pat);
-		second = sep ? sep + strlen(pat) : NULL;
-		free(pat);
-		if (!sep && (sep = strchr(*copy, ',')) && !strchr(sep + 1, ','))
+		if (sep)
+			second = sep + strlen(pat);
+		else if ((sep = strchr(*copy, ',')) && !strchr(sep + 1, ','))
 			second = sep + 1;
+		t[0] = one_line(by);
 		if (!second) {
 			msg_error(PROG, "compare-by: '%s' is not two values, allowed COL, COL=A,COL=B or COL=A,B",
-				  by);
-			return -1;
+				  t[0] ? t[0] : "");
+			goto out;
 		}
 		*sep = '\0';
 		val[BEFORE] = *copy;
 		val[AFTER] = second;
 		if (!strcmp(val[BEFORE], val[AFTER])) {
-			msg_error(PROG, "compare-by: '%s' names one value twice, allowed two different values", by);
-			return -1;
-		}
-		for (i = 0; i < all->nobs; i++) {
-			own |= !is_run_row(&all->obs[i]);
+			msg_error(PROG, "compare-by: '%s' names one value twice, allowed two different values",
+				  t[0] ? t[0] : "");
+			goto out;
 		}
 		for (int s = 0; s < 2; s++) {
 			for (i = 0; i < all->nobs; i++)
-				if ((!own || !is_run_row(&all->obs[i])) &&
+				if (names_side(&all->obs[i], own) &&
 				    !strcmp(field_of(&all->obs[i], *col), val[s]))
 					break;
 			if (i == all->nobs) {
-				msg_error(PROG, "compare-by: no row has %s '%s'", (*col)->name, val[s]);
-				return -1;
+				t[1] = one_line(val[s]);
+				msg_error(PROG, "compare-by: no row has %s '%s'", (*col)->name, t[1] ? t[1] : "");
+				goto out;
 			}
 		}
 	} else {
-		for (i = 0; i < all->nobs; i++)
-			own |= !is_run_row(&all->obs[i]);
 		for (i = 0; i < all->nobs; i++) {
 			const char *v = field_of(&all->obs[i], *col);
 
-			if (own && is_run_row(&all->obs[i]))
+			if (!names_side(&all->obs[i], own))
 				continue;
 			/* Interned: equal texts are one pointer. */
 			if (nval && (v == val[0] || (nval > 1 && v == val[1])))
 				continue;
 			if (nval == 2) {
+				for (int j = 0; j < 3; j++)
+					t[j] = one_line(j < 2 ? val[j] : v);
 				msg_error(PROG, "compare-by: column '%s' has more than two values ('%s', '%s', '%s', ...), "
-					  "allowed exactly two: name them, %s=A,%s=B", (*col)->name, val[0], val[1], v,
-					  (*col)->name, (*col)->name);
-				return -1;
+					  "allowed exactly two: name them, %s=A,%s=B", (*col)->name,
+					  t[0] ? t[0] : "", t[1] ? t[1] : "", t[2] ? t[2] : "", (*col)->name,
+					  (*col)->name);
+				goto out;
 			}
 			val[nval++] = v;
 		}
 		if (nval < 2) {
 			msg_error(PROG, "compare-by: column '%s' has %s value in the rows, allowed exactly two",
 				  (*col)->name, nval ? "only one" : "no");
-			return -1;
+			goto out;
 		}
 	}
+	ret = -2;
 	for (int s = 0; s < 2; s++)
 		if (asprintf(&label_buf[s], "%s=%s", (*col)->name, val[s]) < 0) {
 			label_buf[s] = NULL;
-			return -1;
+			goto out;
 		}
-	return 0;
+	ret = 0;
+out:
+	free(pat);
+	for (int j = 0; j < 3; j++)
+		free(t[j]);
+	return ret;
 }
 
 /* Each side's rows into a dataset of its own (pointing at ALL's interned
  * texts), so repeats and supersedes never cross sides. */
-static int split(struct compare *k, const struct by_column *col, const char *const *val, size_t boundary)
+static int split(struct compare *k, bool own, const struct by_column *col, const char *const *val,
+		 size_t boundary)
 {
 	size_t i;
-	bool own = false;
 
-	for (i = 0; i < k->all.nobs; i++)
-		own |= !is_run_row(&k->all.obs[i]);
 	for (int s = 0; s < 2; s++) {
 		k->ds[s].obs = malloc((k->all.nobs ? k->all.nobs : 1) * sizeof(struct obs));
 		if (!k->ds[s].obs)
@@ -180,7 +214,7 @@ static int split(struct compare *k, const struct by_column *col, const char *con
 		} else {
 			const char *v = field_of(o, col);
 
-			if (own && is_run_row(o))
+			if (!names_side(o, own))
 				continue;
 			if (!strcmp(v, val[BEFORE]))
 				s = BEFORE;
@@ -801,6 +835,7 @@ int compare_report(char **files, int nfiles, const char *by, enum format fmt, bo
 	char *by_copy = NULL, *label_buf[2] = { NULL, NULL }, *notes_buf = NULL, err[1024];
 	size_t notes_len = 0, boundary = 0;
 	FILE *notes = NULL;
+	bool own;
 	int ret = 2, i;
 
 	if (!by && nfiles != 2) {
@@ -825,8 +860,14 @@ int compare_report(char **files, int nfiles, const char *by, enum format fmt, bo
 	fclose(notes);
 	notes = NULL;
 	fputs(notes_buf, stderr);
+	own = has_own_rows(&k.all);
 	if (by) {
-		if (parse_by(&k.all, by, &col, val, &by_copy, label_buf) < 0)
+		i = parse_by(&k.all, own, by, &col, val, &by_copy, label_buf);
+		if (i == -2) {
+			msg_error(PROG, "out of memory");
+			ret = 1;
+		}
+		if (i < 0)
 			goto out;
 		k.label[BEFORE] = label_buf[BEFORE];
 		k.label[AFTER] = label_buf[AFTER];
@@ -834,22 +875,29 @@ int compare_report(char **files, int nfiles, const char *by, enum format fmt, bo
 		k.label[BEFORE] = files[0];
 		k.label[AFTER] = files[1];
 	}
-	if (split(&k, col, val, boundary) < 0 || match(&k) < 0) {
+	if (split(&k, own, col, val, boundary) < 0 || match(&k) < 0) {
 		msg_error(PROG, "out of memory");
 		ret = 1;
 		goto out;
 	}
 	for (int s = 0; s < 2; s++)
 		if (!k.ds[s].nseries) {
-			msg_error(PROG, "compare: %s '%s' has no usable rows", side_name[s], k.label[s]);
+			char *l = one_line(k.label[s]);
+
+			msg_error(PROG, "compare: %s '%s' has no usable rows", side_name[s], l ? l : "");
+			free(l);
 			goto out;
 		}
 	for (size_t j = 0; j < k.ne && ret; j++)
 		if (both(&k.e[j]))
 			ret = 0;
 	if (ret) {
+		char *b = one_line(k.label[BEFORE]), *a = one_line(k.label[AFTER]);
+
 		msg_error(PROG, "compare: '%s' and '%s' share no configuration (same workload, algorithm, unit, "
-			  "size, policy and threads): nothing to compare", k.label[BEFORE], k.label[AFTER]);
+			  "size, policy and threads): nothing to compare", b ? b : "", a ? a : "");
+		free(b);
+		free(a);
 		goto out;
 	}
 	switch (fmt) {

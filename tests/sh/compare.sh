@@ -153,6 +153,14 @@ bad "a column of three values" "has more than two values ('evp', 'pkcs11', 'kern
 bad "a value no row has" "no row has impl 'nope'" --compare-by impl=nope,impl=SoftHSM2\ token "$tmp/ab.csv"
 bad "one value twice" "names one value twice" --compare-by host=h1,h1 "$tmp/ab.csv"
 bad "--cutoffs with --compare" "give one of them" --cutoffs --compare $B $A
+printf 'workload,threads,rate,backend\nw,1,10,"a\nb"\nw,1,20,c\nw,1,30,d\n' >"$tmp/nl.csv"
+bad "three values, one holding a newline: still one line" "('a b', 'c', 'd', ...)" --compare-by backend "$tmp/nl.csv"
+printf 'workload,threads,rate\nw,1,fast\n' >"$tmp/norows.csv"
+threadreport --compare "$tmp/norows.csv" $A >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "a file without a usable row: exit 2, the row named, then the side (got $st)" bash -c \
+	"[ $st -eq 2 ] && [ ! -s '$tmp/out' ] && grep -q 'norows.csv:2: column .rate.: .fast.' '$tmp/err' &&
+	 grep -qF \"threadreport: compare: before '$tmp/norows.csv' has no usable rows\" '$tmp/err'"
 # A median of 0 before: no ratio, never inf.
 printf 'workload,threads,rate,size\nw,1,0,16\nw,1,5,32\n' >"$tmp/z0.csv"
 printf 'workload,threads,rate,size\nw,1,7,16\nw,1,10,32\n' >"$tmp/z1.csv"
