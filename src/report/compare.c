@@ -110,9 +110,14 @@ static int parse_by(const struct dataset *all, bool own, const char *by, const s
 
 	*col = by_column_named(by, len);
 	if (!*col) {
+		char names[64] = "";
+
+		for (i = 0; i < sizeof(by_columns) / sizeof(by_columns[0]); i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? " " : "",
+				 by_columns[i].name);
 		t[0] = one_line(by);
-		msg_error(PROG, "compare-by: column '%.*s' not known, choices are: host backend impl versions",
-			  (int)len, t[0] ? t[0] : "");
+		msg_error(PROG, "compare-by: column '%.*s' not known, choices are: %s", (int)len,
+			  t[0] ? t[0] : "", names);
 		goto out;
 	}
 	if (eq) {
@@ -838,12 +843,18 @@ int compare_report(char **files, int nfiles, const char *by, enum format fmt, bo
 	bool own;
 	int ret = 2, i;
 
+	if (by && !by_column_named(by, strcspn(by, "="))) {
+		/* Said before any file is read. */
+		parse_by(&k.all, false, by, &col, val, &by_copy, label_buf);
+		goto out;
+	}
 	if (!by && nfiles != 2) {
 		msg_error(PROG, "compare: %d file(s) given, allowed exactly two (BEFORE AFTER); "
 			  "--compare-by COL selects the sides from any files", nfiles);
 		goto out;
 	}
-	/* Notes wait until every file has read, as in the normal report. */
+	/* Notes on the files wait until the comparison stands: an error is
+	 * then the only line. */
 	notes = open_memstream(&notes_buf, &notes_len);
 	if (!notes) {
 		ret = 1;
@@ -859,7 +870,6 @@ int compare_report(char **files, int nfiles, const char *by, enum format fmt, bo
 	}
 	fclose(notes);
 	notes = NULL;
-	fputs(notes_buf, stderr);
 	own = has_own_rows(&k.all);
 	if (by) {
 		i = parse_by(&k.all, own, by, &col, val, &by_copy, label_buf);
@@ -884,6 +894,8 @@ int compare_report(char **files, int nfiles, const char *by, enum format fmt, bo
 		if (!k.ds[s].nseries) {
 			char *l = one_line(k.label[s]);
 
+			/* The notes say why its rows were not usable. */
+			fputs(notes_buf, stderr);
 			msg_error(PROG, "compare: %s '%s' has no usable rows", side_name[s], l ? l : "");
 			free(l);
 			goto out;
@@ -900,6 +912,7 @@ int compare_report(char **files, int nfiles, const char *by, enum format fmt, bo
 		free(a);
 		goto out;
 	}
+	fputs(notes_buf, stderr);
 	switch (fmt) {
 	case FMT_TEXT: emit_text(out, &k, false); break;
 	case FMT_MARKDOWN: emit_text(out, &k, true); break;

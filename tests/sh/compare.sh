@@ -139,7 +139,7 @@ bad() { # NAME EXPECTED-TEXT ARGS...
 	threadreport "$@" >"$tmp/out" 2>"$tmp/err"
 	local st=$?
 	check "$name: exit 2, '$want' (got $st: $(head -c 200 "$tmp/err"))" bash -c \
-		"[ $st -eq 2 ] && [ ! -s '$tmp/out' ] && [ \$(grep -vc 'note:' '$tmp/err') -eq 1 ] && grep -qF -- \"\$1\" '$tmp/err'" _ "$want"
+		"[ $st -eq 2 ] && [ ! -s '$tmp/out' ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -qF -- \"\$1\" '$tmp/err'" _ "$want"
 }
 bad "files that share no configuration" "share no configuration" --compare $B $d/compare-none.csv
 bad "a missing file" "cannot read '/nonexistent.csv'" --compare $B /nonexistent.csv
