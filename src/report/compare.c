@@ -479,8 +479,9 @@ static void group_title(FILE *out, const struct compare *k, const struct entry *
 static void group_sides(FILE *out, const struct entry *e, bool md)
 {
 	const struct obs *b = e->s[BEFORE]->key, *a = e->s[AFTER]->key;
+	const bool hosts = b->host != a->host;
 
-	if (b->backend == a->backend && b->impl == a->impl)
+	if (b->backend == a->backend && b->impl == a->impl && !hosts)
 		return;
 	for (int s = 0; s < 2; s++) {
 		const struct obs *o = s ? a : b;
@@ -492,26 +493,55 @@ static void group_sides(FILE *out, const struct entry *e, bool md)
 			put(out, o->impl, md);
 			fputc(')', out);
 		}
+		if (hosts) {
+			fputs(", host ", out);
+			put(out, o->host, md);
+		}
 		fputc('\n', out);
 	}
 	if (md)
 		fputc('\n', out);
 }
 
+/* The comparison's warnings, each with a kind programs can test. */
+enum { MAX_WARNINGS = 4 };
+struct warning {
+	const char *kind;
+	char text[160];
+};
+
+static size_t warnings(const struct compare *k, struct warning *w)
+{
+	size_t n = 0;
+
+	if (k->few) {
+		w[n].kind = "few_repeats";
+		snprintf(w[n++].text, sizeof(w[0].text),
+			 "%zu configuration(s) have fewer than 3 repeats on a side: their ratios are weak", k->few);
+	}
+	if (k->overlap) {
+		w[n].kind = "no_difference";
+		snprintf(w[n++].text, sizeof(w[0].text),
+			 "%zu configuration(s) have a ratio range that includes 1.00: no difference measured there",
+			 k->overlap);
+	}
+	for (int s = 0; s < 2; s++)
+		if (k->unverified[s]) {
+			w[n].kind = "unverified";
+			snprintf(w[n++].text, sizeof(w[0].text),
+				 "%zu %s row(s) NOT VERIFIED: their rates are not to be trusted", k->unverified[s],
+				 side_name[s]);
+		}
+	return n;
+}
+
 static void warnings_text(FILE *out, const struct compare *k, bool md)
 {
-	const char *b = md ? "- " : "  ";
+	struct warning w[MAX_WARNINGS];
+	size_t n = warnings(k, w);
 
-	if (k->few)
-		fprintf(out, "%swarning: %zu configuration(s) have fewer than 3 repeats on a side: their ratios are weak\n",
-			b, k->few);
-	if (k->overlap)
-		fprintf(out, "%swarning: %zu configuration(s) have a ratio range that includes 1.00: no difference measured there\n",
-			b, k->overlap);
-	for (int s = 0; s < 2; s++)
-		if (k->unverified[s])
-			fprintf(out, "%swarning: %zu %s row(s) NOT VERIFIED: their rates are not to be trusted\n",
-				b, k->unverified[s], side_name[s]);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%swarning: %s\n", md ? "- " : "  ", w[i].text);
 }
 
 static void emit_text(FILE *out, const struct compare *k, bool md)
@@ -739,8 +769,8 @@ static void json_warning(FILE *out, bool *any, const char *kind, const char *tex
 static void emit_json(FILE *out, const struct compare *k, const char *by)
 {
 	const struct entry *lo, *hi;
-	size_t g, i, count;
-	char text[160];
+	struct warning w[MAX_WARNINGS];
+	size_t g, i, count, nw;
 	bool any = false;
 
 	fputs("{\"before\": ", out);
@@ -807,27 +837,14 @@ static void emit_json(FILE *out, const struct compare *k, const char *by)
 		fputc('}', out);
 	}
 	fputs("\n], \"warnings\": [", out);
-	if (k->few) {
-		snprintf(text, sizeof(text), "%zu configuration(s) have fewer than 3 repeats on a side: their ratios are weak",
-			 k->few);
-		json_warning(out, &any, "few_repeats", text);
-	}
-	if (k->overlap) {
-		snprintf(text, sizeof(text), "%zu configuration(s) have a ratio range that includes 1.00: no difference measured there",
-			 k->overlap);
-		json_warning(out, &any, "no_difference", text);
-	}
-	for (int s = 0; s < 2; s++)
-		if (k->unverified[s]) {
-			snprintf(text, sizeof(text), "%zu %s row(s) NOT VERIFIED: their rates are not to be trusted",
-				 k->unverified[s], side_name[s]);
-			json_warning(out, &any, "unverified", text);
-		}
+	nw = warnings(k, w);
+	for (i = 0; i < nw; i++)
+		json_warning(out, &any, w[i].kind, w[i].text);
 	/* Last: every name above has been written, so the count is whole. */
 	if (json_replaced_bytes()) {
-		snprintf(text, sizeof(text), "%zu byte(s) of the input were not UTF-8 and were replaced by U+FFFD",
-			 json_replaced_bytes());
-		json_warning(out, &any, "encoding", text);
+		snprintf(w[0].text, sizeof(w[0].text),
+			 "%zu byte(s) of the input were not UTF-8 and were replaced by U+FFFD", json_replaced_bytes());
+		json_warning(out, &any, "encoding", w[0].text);
 	}
 	fputs("]}\n", out);
 }
