@@ -192,6 +192,16 @@ if command -v gnuplot >/dev/null; then
 	st=$?
 	check "threadplot --compare-by on hostile names: drawn (got $st), nothing ran" bash -c \
 		"[ $st -eq 0 ] && [ -s '$tmp/hfig/ratio.png' ] && [ ! -e '$tmp/PWNED' ] && grep -q '=1+2' '$tmp/hfig/ratio.svg'"
+	# Ten thread counts, nine of them at two sizes: the 8 lines drawn are
+	# those with the most sizes, and the rest is said.
+	{ echo 'workload,threads,rate,size'; for t in 1 2 3 4 5 6 7 8 9 10; do
+		echo "w,$t,10,16"; [ $t -eq 10 ] || echo "w,$t,10,32"; done; } >"$tmp/l0.csv"
+	sed 's/,10,\([0-9]*\)$/,20,\1/' "$tmp/l0.csv" >"$tmp/l1.csv"
+	plot/threadplot --compare "$tmp/l0.csv" "$tmp/l1.csv" -o "$tmp/hfig" >/dev/null 2>"$tmp/err"
+	st=$?
+	check "threadplot --compare, 10 lines: 8 drawn, said on stderr, the one-size line left out" bash -c \
+		"[ $st -eq 0 ] && grep -q '10 policy x thread lines; drawing the 8 measured at the most sizes' '$tmp/err' &&
+		 grep -q -- '- 8 threads' '$tmp/hfig/ratio.svg' && ! grep -q -- '- 10 threads' '$tmp/hfig/ratio.svg'"
 	plot/threadplot --compare $B $d/compare-none.csv -o "$tmp/hfig" >/dev/null 2>"$tmp/err"
 	st=$?
 	check "threadplot --compare, nothing shared: exit 2 with threadreport's line" bash -c \
@@ -199,4 +209,5 @@ if command -v gnuplot >/dev/null; then
 else
 	skip "no gnuplot: hostile names in the ratio figure"
 	skip "no gnuplot: nothing shared"
+	skip "no gnuplot: ten lines"
 fi
