@@ -38,4 +38,39 @@ double usl_capacity(const struct usl_fit *fit, double n);
 int cutoff_find(const double *size, const double *rate_a, const double *rate_b, size_t n,
 		double *cut, bool *a_wins_above);
 
+/*
+ * One measured point for cutoffs_compute.  The caller numbers what tells
+ * points apart: FAMILY (what may be compared: workload, algorithm, host and
+ * unit), CONFIG (policy and thread count) and BACKEND (its rank in the
+ * order pairs are named: a before b).  TAG is the caller's, handed back.
+ */
+struct cutoff_point {
+	size_t family, config, backend, tag;
+	double size, rate;
+};
+
+/*
+ * The cutoff of one backend pair in one family and config, over every size
+ * both measured (the first point of a backend at a size counts, later ones
+ * are duplicates).  TAG_A and TAG_B are the tags of each backend's point at
+ * the smallest shared size.
+ */
+struct cutoff {
+	size_t family, config, backend_a, backend_b, tag_a, tag_b;
+	size_t sizes;                   /* sizes both measured, >= 2 */
+	double min_size, max_size;
+	double ratio_min, ratio_max;    /* rate a / rate b at min_size and max_size */
+	bool found, a_wins_above;       /* cutoff_find's answer */
+	double cut;                     /* NAN when not found */
+};
+
+/*
+ * Every cutoff of the N points: for each family, config and backend pair
+ * with at least two shared sizes, one struct cutoff, ordered by family,
+ * backend a, backend b, config.  No mixing across families or configs,
+ * any number of points: sorting, n log n plus one entry per pair and shared
+ * size.  *OUT is malloc'd (free it); -1 when memory runs out.
+ */
+int cutoffs_compute(const struct cutoff_point *pts, size_t n, struct cutoff **out, size_t *nout);
+
 #endif

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -473,10 +474,12 @@ static void json_num(FILE *out, double v)
 		fputs("null", out);
 }
 
-static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bool raw);
+static int emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bool raw);
 
-static void emit_json(FILE *out, const struct dataset *ds)
+static int emit_json(FILE *out, const struct dataset *ds)
 {
+	int ret;
+
 	struct usl_fit fit;
 	struct facts f;
 	size_t i, c, p;
@@ -552,26 +555,14 @@ static void emit_json(FILE *out, const struct dataset *ds)
 	}
 	/* Where two backends ran the same algorithm: the cutoffs. */
 	fputs("\n], \"cutoffs\": [", out);
-	emit_cutoffs(out, ds, FMT_JSON, false);
+	ret = emit_cutoffs(out, ds, FMT_JSON, false);
 	/* Bytes of the files that were not UTF-8 were replaced: said once. */
 	fputs("\n], \"warnings\": [", out);
 	if (json_bad_bytes)
 		fprintf(out, "{\"kind\": \"encoding\", \"text\": \"%zu byte(s) of the input were not UTF-8 and were replaced by U+FFFD\"}",
 			json_bad_bytes);
 	fputs("]}\n", out);
-}
-
-/* Same workload, algorithm, host and unit: two backends of one family can
- * be compared; rows of another host never mix in. */
-static bool same_family(const struct obs *a, const struct obs *b)
-{
-	return !strcmp(a->workload, b->workload) && !strcmp(a->algorithm, b->algorithm) &&
-	       !strcmp(a->host, b->host) && !strcmp(a->unit, b->unit);
-}
-
-static bool same_backend(const struct obs *a, const struct obs *b)
-{
-	return same_family(a, b) && !strcmp(a->backend, b->backend);
+	return ret;
 }
 
 /* The columns of --cutoffs -f csv|tsv, one row per backend pair, policy
@@ -605,122 +596,205 @@ static void cutoff_row(FILE *out, char sep, bool raw, const struct obs *ka, cons
 	fprintf(out, "%c%zu%c%.10g%c%.10g\n", sep, m, sep, lo, sep, hi);
 }
 
+/* A key for numbering things in first-seen order (number_groups). */
+enum { IDKEY_WORDS = 5 };
+struct idkey {
+	uintptr_t k[IDKEY_WORDS];
+	size_t i;
+};
+
+static int by_idkey(const void *x, const void *y)
+{
+	const struct idkey *a = x, *b = y;
+
+	for (int j = 0; j < IDKEY_WORDS; j++)
+		if (a->k[j] != b->k[j])
+			return a->k[j] < b->k[j] ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* ID[k[x].i] = the number of k[x]'s group (equal keys), groups numbered in
+ * the order of their first index.  K is sorted in the process. */
+static int number_groups(struct idkey *k, size_t n, size_t *id)
+{
+	struct idkey *first = malloc((n ? n : 1) * sizeof(*first));
+	size_t i, j, g = 0, x;
+
+	if (!first)
+		return -1;
+	qsort(k, n, sizeof(*k), by_idkey);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && !memcmp(k[j].k, k[i].k, sizeof(k[i].k)); j++)
+			;
+		first[g++] = (struct idkey){ { k[i].i, i, j }, 0 };
+	}
+	qsort(first, g, sizeof(*first), by_idkey);
+	for (x = 0; x < g; x++)
+		for (i = first[x].k[1]; i < first[x].k[2]; i++)
+			id[k[i].i] = x;
+	free(first);
+	return 0;
+}
+
+/* Where each point came from: its tag indexes these. */
+struct cutoff_ref {
+	const struct series *s;
+	const struct cell *c;
+};
+
+static int by_backend(const void *x, const void *y, void *arg)
+{
+	const struct cutoff_ref *ref = arg;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	return strcmp(ref[a].s->key->backend, ref[b].s->key->backend);
+}
+
+/* Every cell as a point for cutoffs_compute: family (workload, algorithm,
+ * host, unit, size unit; interned, so compared as pointers), config
+ * (policy, threads), backend (rank in byte order).  Tag x is (*REF)[x]. */
+static int cutoff_points(const struct dataset *ds, struct cutoff_point **pts, size_t *npts,
+			 struct cutoff_ref **ref)
+{
+	size_t n = 0, i, c, x, rank, *fam = NULL, *cfg = NULL, *order = NULL;
+	struct idkey *k = NULL;
+	int ret = -1;
+
+	for (i = 0; i < ds->nseries; i++)
+		n += ds->series[i].ncells;
+	*npts = n;
+	*pts = malloc((n ? n : 1) * sizeof(**pts));
+	*ref = malloc((n ? n : 1) * sizeof(**ref));
+	k = malloc((n ? n : 1) * sizeof(*k));
+	fam = malloc((n ? n : 1) * sizeof(*fam));
+	cfg = malloc((n ? n : 1) * sizeof(*cfg));
+	order = malloc((n ? n : 1) * sizeof(*order));
+	if (!*pts || !*ref || !k || !fam || !cfg || !order)
+		goto out;
+	for (i = 0, x = 0; i < ds->nseries; i++)
+		for (c = 0; c < ds->series[i].ncells; c++, x++)
+			(*ref)[x] = (struct cutoff_ref){ &ds->series[i], &ds->series[i].cells[c] };
+	for (x = 0; x < n; x++) {
+		const struct obs *o = (*ref)[x].s->key;
+
+		k[x] = (struct idkey){ { (uintptr_t)o->workload, (uintptr_t)o->algorithm,
+					 (uintptr_t)o->host, (uintptr_t)o->unit,
+					 (uintptr_t)o->size_unit }, x };
+	}
+	if (number_groups(k, n, fam) < 0)
+		goto out;
+	for (x = 0; x < n; x++)
+		k[x] = (struct idkey){ { (uintptr_t)(*ref)[x].c->policy, (*ref)[x].c->threads }, x };
+	if (number_groups(k, n, cfg) < 0)
+		goto out;
+	/* Backends ranked by name, so that a pair is named a before b. */
+	for (x = 0; x < n; x++)
+		order[x] = x;
+	qsort_r(order, n, sizeof(*order), by_backend, *ref);
+	for (x = 0, rank = 0; x < n; x++) {
+		const struct obs *o = (*ref)[order[x]].s->key;
+
+		rank += x > 0 && strcmp(o->backend, (*ref)[order[x - 1]].s->key->backend);
+		(*pts)[order[x]] = (struct cutoff_point){ .family = fam[order[x]],
+			.config = cfg[order[x]], .backend = rank, .tag = order[x], .size = o->size,
+			.rate = (*ref)[order[x]].c->median };
+	}
+	ret = 0;
+out:
+	free(k);
+	free(fam);
+	free(cfg);
+	free(order);
+	return ret;
+}
+
 /* Where two backends ran the same algorithm at several sizes: for each
- * policy and thread count, the size where one overtakes the other. */
-static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bool raw)
+ * policy and thread count, the size where one overtakes the other
+ * (cutoffs_compute: per host and unit, every size). */
+static int emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bool raw)
 {
 	const char sep = fmt == FMT_TSV ? '\t' : ',';
-	size_t i, j, a, b, m;
+	struct cutoff_point *pts = NULL;
+	struct cutoff_ref *ref = NULL;
+	struct cutoff *cut = NULL;
+	size_t i, npts, ncut = 0;
 	bool header = false;
+	int ret = -1;
 
 	if (fmt == FMT_CSV || fmt == FMT_TSV) {
 		for (i = 0; i < sizeof(cutoff_head) / sizeof(cutoff_head[0]); i++)
 			fprintf(out, "%s%s", i ? (sep == '\t' ? "\t" : ",") : "", cutoff_head[i]);
 		fputc('\n', out);
 	}
-	for (i = 0; i < ds->nseries; i++)
-		for (j = 0; j < ds->nseries; j++) {
-			const struct obs *ki = ds->series[i].key, *kj = ds->series[j].key;
-			double size[64], ra[64], rb[64], cut;
-			bool a_above;
+	if (cutoff_points(ds, &pts, &npts, &ref) < 0 || cutoffs_compute(pts, npts, &cut, &ncut) < 0)
+		goto out;
+	for (i = 0; i < ncut; i++) {
+		const struct cutoff *y = &cut[i];
+		const struct obs *ka = ref[y->tag_a].s->key, *kb = ref[y->tag_b].s->key;
+		const struct cell *x = ref[y->tag_a].c;
+		const char *faster = y->ratio_min > 1 ? ka->backend : kb->backend;
+		const char *above = y->found ? (y->a_wins_above ? ka->backend : kb->backend) : faster;
+		const char *below = y->found ? (y->a_wins_above ? kb->backend : ka->backend) : faster;
 
-			/* One line per backend pair: the first series of each family. */
-			if (!same_family(ki, kj) || strcmp(ki->backend, kj->backend) >= 0)
-				continue;
-			for (a = 0; a < i; a++)
-				if (same_backend(ds->series[a].key, ki))
-					break;
-			for (b = 0; b < j; b++)
-				if (same_backend(ds->series[b].key, kj))
-					break;
-			if (a < i || b < j)
-				continue;
-			/* For each policy x threads: the rate of each backend by size. */
-			for (size_t c = 0; c < ds->series[i].ncells; c++) {
-				const struct cell *x = &ds->series[i].cells[c];
-
-				m = 0;
-				for (a = 0; a < ds->nseries && m < 64; a++) {
-					const struct series *sa = &ds->series[a];
-					const struct cell *ca, *cb;
-
-					if (!same_backend(sa->key, ki))
-						continue;
-					ca = series_cell(sa, x->policy, x->threads);
-					for (b = 0; b < ds->nseries && m < 64; b++) {
-						const struct series *sb = &ds->series[b];
-
-						if (!same_backend(sb->key, kj) || sb->key->size != sa->key->size)
-							continue;
-						cb = series_cell(sb, x->policy, x->threads);
-						if (ca && cb) {
-							size[m] = sa->key->size;
-							ra[m] = ca->median;
-							rb[m++] = cb->median;
-						}
-					}
-				}
-				if (m < 2)
-					continue;
-				for (a = 1; a < m; a++)
-					for (b = a; b > 0 && size[b - 1] > size[b]; b--) {
-						double t = size[b]; size[b] = size[b - 1]; size[b - 1] = t;
-						t = ra[b]; ra[b] = ra[b - 1]; ra[b - 1] = t;
-						t = rb[b]; rb[b] = rb[b - 1]; rb[b - 1] = t;
-					}
-				bool found = cutoff_find(size, ra, rb, m, &cut, &a_above);
-				const char *faster = ra[0] > rb[0] ? ki->backend : kj->backend;
-				const char *above = found ? (a_above ? ki->backend : kj->backend) : faster;
-				const char *below = found ? (a_above ? kj->backend : ki->backend) : faster;
-
-				if (fmt == FMT_CSV || fmt == FMT_TSV) {
-					cutoff_row(out, sep, raw, ki, kj, x, found, cut, below, above, m,
-						   size[0], size[m - 1]);
-					continue;
-				}
-				if (fmt == FMT_JSON) {
-					fprintf(out, "%s\n {\"workload\": ", header ? "," : "");
-					json_str(out, ki->workload);
-					fputs(", \"algorithm\": ", out);
-					json_str(out, ki->algorithm);
-					fputs(", \"host\": ", out);
-					json_str(out, ki->host);
-					fputs(", \"backend_a\": ", out);
-					json_str(out, ki->backend);
-					fputs(", \"backend_b\": ", out);
-					json_str(out, kj->backend);
-					fputs(", \"policy\": ", out);
-					json_str(out, x->policy);
-					fprintf(out, ", \"threads\": %u, \"winner_above\": ", x->threads);
-					json_str(out, above);
-					fputs(", \"cutoff\": ", out);
-					json_num(out, found ? cut : NAN);
-					fputs(", \"size_unit\": ", out);
-					json_str(out, ki->size_unit);
-					fputc('}', out);
-					header = true;
-					continue;
-				}
-				if (!header) {
-					fprintf(out, fmt == FMT_MARKDOWN ? "### Cutoffs between backends\n\n"
-									 : "== cutoffs between backends\n");
-					header = true;
-				}
-				fprintf(out, "%s%s %s, %s, %u threads%s%s: ", fmt == FMT_MARKDOWN ? "- " : "  ",
-					ki->workload, ki->algorithm, x->policy, x->threads,
-					ds->multi_host ? ", host " : "", ds->multi_host ? ki->host : "");
-				if (found)
-					fprintf(out, "%s overtakes %s above ~%.0f %s\n", above, below, cut,
-						ki->size_unit);
-				else
-					fprintf(out, "%s is faster at every size measured (%.0f..%.0f %s, %.2fx..%.2fx)\n",
-						faster, size[0], size[m - 1],
-						ki->size_unit, ra[0] > rb[0] ? ra[0] / rb[0] : rb[0] / ra[0],
-						ra[m - 1] > rb[m - 1] ? ra[m - 1] / rb[m - 1] : rb[m - 1] / ra[m - 1]);
-			}
+		if (fmt == FMT_CSV || fmt == FMT_TSV) {
+			cutoff_row(out, sep, raw, ka, kb, x, y->found, y->cut, below, above, y->sizes,
+				   y->min_size, y->max_size);
+			continue;
 		}
+		if (fmt == FMT_JSON) {
+			fprintf(out, "%s\n {\"workload\": ", header ? "," : "");
+			json_str(out, ka->workload);
+			fputs(", \"algorithm\": ", out);
+			json_str(out, ka->algorithm);
+			fputs(", \"host\": ", out);
+			json_str(out, ka->host);
+			fputs(", \"backend_a\": ", out);
+			json_str(out, ka->backend);
+			fputs(", \"backend_b\": ", out);
+			json_str(out, kb->backend);
+			fputs(", \"policy\": ", out);
+			json_str(out, x->policy);
+			fprintf(out, ", \"threads\": %u, \"winner_above\": ", x->threads);
+			json_str(out, above);
+			fputs(", \"cutoff\": ", out);
+			json_num(out, y->found ? y->cut : NAN);
+			fputs(", \"size_unit\": ", out);
+			json_str(out, ka->size_unit);
+			fputs(", \"unit\": ", out);
+			json_str(out, ka->unit);
+			fprintf(out, ", \"sizes\": %zu, \"min_size\": ", y->sizes);
+			json_num(out, y->min_size);
+			fputs(", \"max_size\": ", out);
+			json_num(out, y->max_size);
+			fputc('}', out);
+			header = true;
+			continue;
+		}
+		if (!header) {
+			fprintf(out, fmt == FMT_MARKDOWN ? "### Cutoffs between backends\n\n"
+							 : "== cutoffs between backends\n");
+			header = true;
+		}
+		fprintf(out, "%s%s %s, %s, %u threads%s%s: ", fmt == FMT_MARKDOWN ? "- " : "  ",
+			ka->workload, ka->algorithm, x->policy, x->threads,
+			ds->multi_host ? ", host " : "", ds->multi_host ? ka->host : "");
+		if (y->found)
+			fprintf(out, "%s overtakes %s above ~%.0f %s\n", above, below, y->cut,
+				ka->size_unit);
+		else
+			fprintf(out, "%s is faster at every size measured (%zu sizes, %.0f..%.0f %s, %.2fx..%.2fx)\n",
+				faster, y->sizes, y->min_size, y->max_size, ka->size_unit,
+				y->ratio_min > 1 ? y->ratio_min : 1 / y->ratio_min,
+				y->ratio_max > 1 ? y->ratio_max : 1 / y->ratio_max);
+	}
 	if (header && (fmt == FMT_TEXT || fmt == FMT_MARKDOWN))
 		fputc('\n', out);
+	ret = 0;
+out:
+	free(pts);
+	free(ref);
+	free(cut);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -735,7 +809,7 @@ int main(int argc, char **argv)
 	struct opt_parser p;
 	char err[1024];
 	size_t i;
-	int c, ret = 2;
+	int c, rc = 0, ret = 2;
 
 	datafile_stdio_init(PROG);
 	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), 0) < 0)
@@ -780,18 +854,23 @@ int main(int argc, char **argv)
 	}
 	if (cutoffs && fmt == FMT_JSON) {
 		fputs("{\"cutoffs\": [", stdout);
-		emit_cutoffs(stdout, &ds, fmt, raw);
+		rc = emit_cutoffs(stdout, &ds, fmt, raw);
 		fputs("\n]}\n", stdout);
 	} else if (cutoffs) {
-		emit_cutoffs(stdout, &ds, fmt, raw);
+		rc = emit_cutoffs(stdout, &ds, fmt, raw);
 	} else {
 		switch (fmt) {
-		case FMT_TEXT: emit_text(stdout, &ds, false); emit_cutoffs(stdout, &ds, fmt, raw); break;
-		case FMT_MARKDOWN: emit_text(stdout, &ds, true); emit_cutoffs(stdout, &ds, fmt, raw); break;
+		case FMT_TEXT: emit_text(stdout, &ds, false); rc = emit_cutoffs(stdout, &ds, fmt, raw); break;
+		case FMT_MARKDOWN: emit_text(stdout, &ds, true); rc = emit_cutoffs(stdout, &ds, fmt, raw); break;
 		case FMT_CSV: emit_csv(stdout, &ds, ',', raw); break;
 		case FMT_TSV: emit_csv(stdout, &ds, '\t', raw); break;
-		case FMT_JSON: emit_json(stdout, &ds); break;
+		case FMT_JSON: rc = emit_json(stdout, &ds); break;
 		}
+	}
+	if (rc < 0) {
+		msg_error(PROG, "out of memory");
+		ret = 1;
+		goto out;
 	}
 	if (ds.bad_lines)
 		fprintf(stderr, "%s: %u malformed line(s) skipped, named above\n", PROG, ds.bad_lines);

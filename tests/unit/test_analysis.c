@@ -125,6 +125,90 @@ static void cutoff_asymmetric(void **state)
 		fail_msg("cutoff %g, want 256", cut);
 }
 
+/* Points of two families (hosts) and units never pair up, even when
+ * their backends and configs match; within one, every pair of backends. */
+static void cutoffs_never_mix(void **state)
+{
+	/* Family 0: backend 0 at 16 and 1024; family 1: backend 1 there. */
+	const struct cutoff_point split[] = {
+		{ 0, 0, 0, 0, 16, 20 }, { 0, 0, 0, 1, 1024, 20 },
+		{ 1, 0, 1, 2, 16, 10 }, { 1, 0, 1, 3, 1024, 40 },
+	};
+	/* One family, three backends, two configs (only config 0 has b2). */
+	const struct cutoff_point three[] = {
+		{ 0, 0, 0, 0, 16, 20 }, { 0, 0, 0, 1, 1024, 20 },
+		{ 0, 0, 1, 2, 16, 10 }, { 0, 0, 1, 3, 1024, 40 },
+		{ 0, 0, 2, 4, 16, 5 }, { 0, 0, 2, 5, 1024, 5 },
+		{ 0, 1, 0, 6, 16, 20 }, { 0, 1, 0, 7, 1024, 20 },
+		{ 0, 1, 1, 8, 16, 10 }, { 0, 1, 1, 9, 1024, 40 },
+	};
+	struct cutoff *c;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(cutoffs_compute(split, 4, &c, &n), 0);
+	assert_int_equal(n, 0);
+	free(c);
+	assert_int_equal(cutoffs_compute(three, 10, &c, &n), 0);
+	/* (0,1) config 0, (0,1) config 1, (0,2), (1,2): by family, a, b, config. */
+	assert_int_equal(n, 4);
+	assert_int_equal(c[0].backend_a, 0);
+	assert_int_equal(c[0].backend_b, 1);
+	assert_int_equal(c[0].config, 0);
+	assert_int_equal(c[1].config, 1);
+	assert_int_equal(c[1].tag_a, 6);
+	assert_int_equal(c[1].tag_b, 8);
+	assert_true(c[0].found && NEAR(c[0].cut, 128, 1e-9) && !c[0].a_wins_above);
+	assert_int_equal(c[2].backend_b, 2);
+	assert_false(c[2].found);
+	assert_true(NEAR(c[2].ratio_min, 4, 1e-12) && NEAR(c[2].ratio_max, 4, 1e-12));
+	assert_int_equal(c[3].backend_a, 1);
+	free(c);
+}
+
+/* Any number of sizes: 300 of them, in reverse order, with duplicates
+ * (the first point of a backend at a size counts) and sizes that cannot
+ * sit on a log axis (left out).  The crossing is between the last two. */
+static void cutoffs_many_sizes(void **state)
+{
+	enum { N = 300 };
+	struct cutoff_point *p = calloc(2 * N + 4, sizeof(*p));
+	struct cutoff *c;
+	size_t n, i, m = 0;
+
+	(void)state;
+	assert_non_null(p);
+	for (i = N; i >= 1; i--) {
+		p[m] = (struct cutoff_point){ 0, 0, 0, m, 10.0 * (double)i, 100 };
+		m++;
+		p[m] = (struct cutoff_point){ 0, 0, 1, m, 10.0 * (double)i, 10.0 * (double)i / 2995 * 100 };
+		m++;
+	}
+	/* A duplicate (ignored), then sizes no log axis holds. */
+	p[m] = (struct cutoff_point){ 0, 0, 1, m, 10, 1e9 };
+	m++;
+	p[m] = (struct cutoff_point){ 0, 0, 0, m, NAN, 1 };
+	m++;
+	p[m] = (struct cutoff_point){ 0, 0, 1, m, 0, 1 };
+	m++;
+	p[m] = (struct cutoff_point){ 0, 0, 1, m, -5, 1 };
+	m++;
+	assert_int_equal(cutoffs_compute(p, m, &c, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(c[0].sizes, N);
+	assert_true(c[0].min_size == 10 && c[0].max_size == 10.0 * N);
+	assert_true(c[0].found && c[0].cut > 2990 && c[0].cut < 3000);
+	assert_false(c[0].a_wins_above);
+	/* The smallest size's points: tags of the last pair written. */
+	assert_int_equal(c[0].tag_a, 2 * N - 2);
+	assert_int_equal(c[0].tag_b, 2 * N - 1);
+	free(c);
+	assert_int_equal(cutoffs_compute(p, 0, &c, &n), 0);
+	assert_int_equal(n, 0);
+	free(c);
+	free(p);
+}
+
 static const char *data_file(const char *name)
 {
 	static char path[512];
@@ -208,6 +292,8 @@ int main(void)
 		cmocka_unit_test(usl_clamps),
 		cmocka_unit_test(cutoff_interpolates),
 		cmocka_unit_test(cutoff_asymmetric),
+		cmocka_unit_test(cutoffs_never_mix),
+		cmocka_unit_test(cutoffs_many_sizes),
 		cmocka_unit_test(handmade_series),
 		cmocka_unit_test(published_figures),
 	};
