@@ -1,7 +1,8 @@
-/* Medians, the USL fit and the backend cutoff. */
+/* Medians, the USL fit, the backend cutoffs and the verdicts. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis.h"
 
@@ -262,4 +263,62 @@ out:
 	free(rb);
 	free(res);
 	return ret;
+}
+
+enum verdict verdict_above(const struct sample *a, const struct sample *b)
+{
+	if (a->n < VERDICT_MIN_REPEATS || b->n < VERDICT_MIN_REPEATS)
+		return VERDICT_FEW_REPEATS;
+	return a->min > b->max ? VERDICT_WINNER : VERDICT_OVERLAP;
+}
+
+enum verdict verdict_best(const struct sample *s, size_t n, size_t *best, size_t *worst)
+{
+	enum verdict v = VERDICT_WINNER, w;
+	size_t i;
+
+	*best = *worst = 0;
+	for (i = 1; i < n; i++) {
+		if (s[i].median > s[*best].median)
+			*best = i;
+		if (s[i].median < s[*worst].median)
+			*worst = i;
+	}
+	for (i = 0; i < n; i++) {
+		if (i == *best)
+			continue;
+		w = verdict_above(&s[*best], &s[i]);
+		if (w == VERDICT_FEW_REPEATS || v == VERDICT_WINNER)
+			v = w == VERDICT_WINNER ? v : w;
+	}
+	return n < 2 ? VERDICT_FEW_REPEATS : v;
+}
+
+struct sample sample_pool(const struct sample *s, size_t n)
+{
+	struct sample p = { .median = NAN, .min = NAN, .max = NAN };
+	double *med = malloc((n ? n : 1) * sizeof(*med));
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		p.min = i ? fmin(p.min, s[i].min) : s[i].min;
+		p.max = i ? fmax(p.max, s[i].max) : s[i].max;
+		p.n += s[i].n;
+		if (med)
+			med[i] = s[i].median;
+	}
+	/* Without memory for the medians, the first one's stands. */
+	p.median = med ? stats_median(med, n) : n ? s[0].median : NAN;
+	free(med);
+	return p;
+}
+
+bool plans_same(const char *const *plan_a, const char *const *plan_b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!plan_a[i] || !plan_b[i] || !*plan_a[i] || !*plan_b[i] || strcmp(plan_a[i], plan_b[i]))
+			return false;
+	return n > 0;
 }

@@ -73,4 +73,47 @@ struct cutoff {
  */
 int cutoffs_compute(const struct cutoff_point *pts, size_t n, struct cutoff **out, size_t *nout);
 
+/*
+ * Verdicts from evidence.  A point is the repeats of one measurement: their
+ * median, range and count.  One point beats another only when each has at
+ * least VERDICT_MIN_REPEATS repeats and their ranges (min..max) do not
+ * overlap; otherwise no difference was measured.
+ */
+enum { VERDICT_MIN_REPEATS = 3 };
+
+struct sample {
+	double median, min, max;
+	size_t n;
+};
+
+enum verdict {
+	VERDICT_WINNER,         /* a winner beyond the spread of the repeats */
+	VERDICT_FEW_REPEATS,    /* no difference measured: under 3 repeats on a side */
+	VERDICT_OVERLAP,        /* no difference measured: the ranges overlap */
+};
+
+/* Whether A is higher than B beyond their spread (VERDICT_WINNER), or why
+ * no difference was measured.  Says nothing about B higher than A. */
+enum verdict verdict_above(const struct sample *a, const struct sample *b);
+
+/*
+ * The best of N points (N >= 2): *BEST the highest median, *WORST the
+ * lowest.  VERDICT_WINNER only when BEST is above every other point
+ * (verdict_above); else why not (few repeats before overlap).
+ */
+enum verdict verdict_best(const struct sample *s, size_t n, size_t *best, size_t *worst);
+
+/*
+ * The points of one plan pooled: range and count over all, median the
+ * median of their medians (the repeats themselves are not at hand).
+ */
+struct sample sample_pool(const struct sample *s, size_t n);
+
+/*
+ * Whether two policies plan the same PUs: PLAN_A[i] and PLAN_B[i] are their
+ * plans (the cpus column) at the N thread counts both measured; NULL or ""
+ * when not known.  True only when N > 0 and every pair is known and equal.
+ */
+bool plans_same(const char *const *plan_a, const char *const *plan_b, size_t n);
+
 #endif

@@ -102,6 +102,7 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->backend = dup_col(ds, row, RC_BACKEND);
 	o->impl = dup_col(ds, row, RC_IMPL);
 	o->note = dup_col(ds, row, RC_NOTE);
+	o->cpus = dup_col(ds, row, RC_CPUS);
 	o->unit = dup_col(ds, row, RC_UNIT);
 	o->policy = intern(ds, *results_row_get(row, RC_POLICY) ? results_row_get(row, RC_POLICY) : "-");
 	o->size_unit = dup_col(ds, row, RC_SIZE_UNIT);
@@ -120,7 +121,7 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->file = rd->file;
 	o->line = line;
 	if (!o->host || !o->workload || !o->algorithm || !o->backend || !o->impl || !o->unit ||
-	    !o->policy || !o->size_unit || !o->note)
+	    !o->policy || !o->size_unit || !o->note || !o->cpus)
 		return 1;
 	ds->nobs++;
 	return 0;
@@ -402,8 +403,18 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 	for (i = 0; i < nm; i = j) {
 		struct cell *c = &s->cells[s->ncells];
 
-		for (j = i, n = 0; j < nm && same_group(&ks[i], &ks[j]); j++)
-			rates[n++] = ds->obs[ks[j].i].rate;
+		c->cpus = ds->obs[ks[i].i].cpus;
+		for (j = i, n = 0; j < nm && same_group(&ks[i], &ks[j]); j++) {
+			const struct obs *o = &ds->obs[ks[j].i];
+
+			rates[n++] = o->rate;
+			c->unverified |= o->verified == 0 || o->verified == 2;
+			/* Interned: one pointer per plan. */
+			if (o->cpus != c->cpus)
+				c->cpus = NULL;
+		}
+		if (c->cpus && !*c->cpus)
+			c->cpus = NULL;
 		c->policy = s->policies[ks[i].k[0]];
 		c->threads = (unsigned)ks[i].k[1];
 		c->n = n;

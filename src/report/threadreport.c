@@ -164,36 +164,225 @@ static unsigned *thread_counts(const struct series *s, size_t *n)
 	return t;
 }
 
-/* "best policy" and "sharing penalty" lines, for text and markdown. */
-static void print_comparisons(FILE *out, const struct series *s, const char *bullet)
+/* What makes a point unfit to carry a verdict silently. */
+enum { FLAG_BUSY = 1, FLAG_OVERSUBSCRIBED = 2, FLAG_UNVERIFIED = 4 };
+
+static const struct {
+	unsigned bit;
+	const char *name;
+} flag_names[] = {
+	{ FLAG_BUSY, "busy" }, { FLAG_OVERSUBSCRIBED, "oversubscribed" },
+	{ FLAG_UNVERIFIED, "unverified" },
+};
+
+static unsigned cell_flags(const struct cell *c)
 {
-	size_t nt, i, p;
+	return (c->busy ? FLAG_BUSY : 0) | (c->oversubscribed ? FLAG_OVERSUBSCRIBED : 0) |
+	       (c->unverified ? FLAG_UNVERIFIED : 0);
+}
+
+/* FLAGS as words joined by SEP ("" when none). */
+static void flags_text(unsigned flags, const char *sep, char *buf, size_t len)
+{
+	size_t used = 0, i;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]) && used < len; i++)
+		if (flags & flag_names[i].bit)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? sep : "",
+						 flag_names[i].name);
+}
+
+static struct sample cell_sample(const struct cell *c)
+{
+	return (struct sample){ c->median, c->min, c->max, c->n };
+}
+
+static const char *const verdict_words[] = {
+	[VERDICT_WINNER] = "winner",
+	[VERDICT_FEW_REPEATS] = "fewer than 3 repeats",
+	[VERDICT_OVERLAP] = "ranges overlap",
+};
+
+/* The verdict at one thread count: the policies measured there grouped by
+ * plan (policies that plan the same PUs are one plan), each plan's
+ * repeats pooled, and the best plan if the evidence names one. */
+struct tverdict {
+	unsigned threads;
+	size_t ngroups;
+	enum verdict v;         /* with 2 plans or more */
+	size_t best, worst;     /* plans */
+	double ratio;           /* best / worst median */
+	unsigned flags;         /* of every cell compared */
+	bool disagree;          /* two policies of one plan apart beyond their spread */
+};
+
+struct verdicts {
+	size_t nt, np;
+	struct tverdict *t;
+	size_t *group;          /* [t * np + p]: plan of policy p, SIZE_MAX when not measured */
+	size_t *same;           /* [p]: first policy planning the same PUs as p wherever both ran */
+};
+
+static void verdicts_free(struct verdicts *v)
+{
+	free(v->t);
+	free(v->group);
+	free(v->same);
+}
+
+static int series_verdicts(const struct series *s, struct verdicts *v)
+{
+	size_t np = s->npolicies, nt, i, p, q, g, n;
 	unsigned *t = thread_counts(s, &nt);
+	const struct cell **c = malloc((np ? np : 1) * sizeof(*c));
+	struct sample *pool = malloc((np ? np : 1) * sizeof(*pool));
+	struct sample *members = malloc((np ? np : 1) * sizeof(*members));
+	const char **pa = malloc((nt ? nt : 1) * sizeof(*pa)), **pb = malloc((nt ? nt : 1) * sizeof(*pb));
+	int ret = -1;
+
+	memset(v, 0, sizeof(*v));
+	v->nt = nt;
+	v->np = np;
+	v->t = calloc(nt ? nt : 1, sizeof(*v->t));
+	v->group = malloc((nt && np ? nt * np : 1) * sizeof(*v->group));
+	v->same = malloc((np ? np : 1) * sizeof(*v->same));
+	if (!t || !c || !pool || !members || !pa || !pb || !v->t || !v->group || !v->same)
+		goto out;
+	for (i = 0; i < nt; i++) {
+		struct tverdict *tv = &v->t[i];
+		size_t *grp = v->group + i * np;
+
+		tv->threads = t[i];
+		for (p = 0; p < np; p++) {
+			c[p] = series_cell(s, s->policies[p], t[i]);
+			grp[p] = SIZE_MAX;
+			if (!c[p])
+				continue;
+			tv->flags |= cell_flags(c[p]);
+			/* Plans are interned: one pointer per plan. */
+			for (q = 0; q < p && !(c[q] && c[p]->cpus && c[q]->cpus == c[p]->cpus); q++)
+				;
+			grp[p] = q < p ? grp[q] : tv->ngroups++;
+		}
+		for (g = 0; g < tv->ngroups; g++) {
+			for (p = 0, n = 0; p < np; p++)
+				if (grp[p] == g)
+					members[n++] = cell_sample(c[p]);
+			pool[g] = sample_pool(members, n);
+			/* The same PUs, rates apart: the machine moved, not the plan. */
+			for (p = 0; p < n; p++)
+				for (q = 0; q < n; q++)
+					tv->disagree |= verdict_above(&members[p], &members[q]) == VERDICT_WINNER;
+		}
+		if (tv->ngroups < 2)
+			continue;
+		tv->v = verdict_best(pool, tv->ngroups, &tv->best, &tv->worst);
+		tv->ratio = pool[tv->best].median / pool[tv->worst].median;
+	}
+	/* Policies planning the same PUs at every thread count both ran. */
+	for (p = 0; p < np; p++) {
+		v->same[p] = p;
+		for (q = 0; q < p && v->same[p] == p; q++) {
+			if (v->same[q] != q)
+				continue;
+			for (i = 0, n = 0; i < nt; i++) {
+				const struct cell *x = series_cell(s, s->policies[p], t[i]);
+				const struct cell *y = series_cell(s, s->policies[q], t[i]);
+
+				if (x && y) {
+					pa[n] = x->cpus;
+					pb[n++] = y->cpus;
+				}
+			}
+			if (plans_same(pa, pb, n))
+				v->same[p] = q;
+		}
+	}
+	ret = 0;
+out:
+	free(t);
+	free(c);
+	free(pool);
+	free(members);
+	free(pa);
+	free(pb);
+	return ret;
+}
+
+/* The policies of plan G at thread count I, joined by " = ". */
+static void plan_name(FILE *out, const struct series *s, const struct verdicts *v, size_t i,
+		      size_t g)
+{
+	bool first = true;
+
+	for (size_t p = 0; p < v->np; p++)
+		if (v->group[i * v->np + p] == g) {
+			if (!first)
+				fputs(" = ", out);
+			fputs(s->policies[p], out);
+			first = false;
+		}
+}
+
+/* "same plan", "best policy" and "sharing penalty" lines, for text and
+ * markdown: a winner only where the repeats' ranges say so. */
+static int print_comparisons(FILE *out, const struct series *s, const char *bullet)
+{
+	struct verdicts v;
+	size_t i, p, q;
 	const struct cell *c1, *ck;
+	char flags[64];
 	bool any;
 
-	if (!t)
-		return;
+	if (series_verdicts(s, &v) < 0) {
+		verdicts_free(&v);
+		return -1;
+	}
+	for (p = 0; p < v.np; p++) {
+		if (v.same[p] != p)
+			continue;
+		any = false;
+		for (q = p + 1; q < v.np; q++)
+			if (v.same[q] == p) {
+				if (!any)
+					fprintf(out, "%ssame plan: %s", bullet, s->policies[p]);
+				fprintf(out, " = %s", s->policies[q]);
+				any = true;
+			}
+		if (any)
+			fputs(" (the same PUs at every thread count both ran: one plan, not ranked)\n", out);
+	}
 	if (s->npolicies > 1) {
 		fprintf(out, "%sbest policy per thread count:", bullet);
-		for (i = 0; i < nt; i++) {
-			const struct cell *best = NULL, *worst = NULL;
+		for (i = 0; i < v.nt; i++) {
+			const struct tverdict *tv = &v.t[i];
 
-			for (p = 0; p < s->npolicies; p++) {
-				const struct cell *c = series_cell(s, s->policies[p], t[i]);
+			fprintf(out, " %u: ", tv->threads);
+			if (tv->ngroups < 2) {
+				size_t members = 0;
 
-				if (!c)
-					continue;
-				if (!best || c->median > best->median)
-					best = c;
-				if (!worst || c->median < worst->median)
-					worst = c;
+				for (p = 0; p < v.np; p++)
+					members += v.group[i * v.np + p] == 0;
+				plan_name(out, s, &v, i, 0);
+				fputs(members > 1 ? " (one plan)" : " (alone)", out);
+			} else {
+				if (tv->v == VERDICT_WINNER) {
+					plan_name(out, s, &v, i, tv->best);
+					fprintf(out, " (%.2fx ", tv->ratio);
+					plan_name(out, s, &v, i, tv->worst);
+					fputc(')', out);
+				} else {
+					fprintf(out, "no difference measured (%s)", verdict_words[tv->v]);
+				}
+				if (tv->flags) {
+					flags_text(tv->flags, ", ", flags, sizeof(flags));
+					fprintf(out, " [on flagged points: %s]", flags);
+				}
 			}
-			if (best && worst && best != worst)
-				fprintf(out, " %u: %s (%.2fx %s)%s", t[i], best->policy,
-					best->median / worst->median, worst->policy, i + 1 < nt ? ";" : "");
-			else if (best)
-				fprintf(out, " %u: %s (alone)%s", t[i], best->policy, i + 1 < nt ? ";" : "");
+			if (tv->disagree)
+				fputs(" [one plan, rates apart beyond their spread: the machine changed, not the placement]", out);
+			fputs(i + 1 < v.nt ? ";" : "", out);
 		}
 		fputc('\n', out);
 	}
@@ -203,20 +392,36 @@ static void print_comparisons(FILE *out, const struct series *s, const char *bul
 		if (sscanf(s->policies[p], "c%u", &k) != 1 || k < 2)
 			continue;
 		any = false;
-		for (i = 0; i < nt; i++) {
-			c1 = series_cell(s, "c1", t[i]);
-			ck = series_cell(s, s->policies[p], t[i]);
-			if (!c1 || !ck || !(c1->median > 0))
+		for (i = 0; i < v.nt; i++) {
+			struct sample a, b;
+
+			c1 = series_cell(s, "c1", v.t[i].threads);
+			ck = series_cell(s, s->policies[p], v.t[i].threads);
+			/* The same PUs: nothing shared differently, nothing to say. */
+			if (!c1 || !ck || !(c1->median > 0) || (c1->cpus && c1->cpus == ck->cpus))
 				continue;
 			if (!any)
 				fprintf(out, "%ssharing penalty, per-worker rate %s / c1:", bullet, ck->policy);
-			fprintf(out, " %u threads %.2f;", t[i], ck->median / c1->median);
+			fprintf(out, " %u threads %.2f", v.t[i].threads, ck->median / c1->median);
+			a = cell_sample(c1);
+			b = cell_sample(ck);
+			if (verdict_above(&a, &b) != VERDICT_WINNER && verdict_above(&b, &a) != VERDICT_WINNER)
+				fprintf(out, " (no difference measured: %s)",
+					verdict_words[verdict_above(&a, &b) == VERDICT_FEW_REPEATS ||
+						      verdict_above(&b, &a) == VERDICT_FEW_REPEATS ?
+						      VERDICT_FEW_REPEATS : VERDICT_OVERLAP]);
+			if (cell_flags(c1) | cell_flags(ck)) {
+				flags_text(cell_flags(c1) | cell_flags(ck), ", ", flags, sizeof(flags));
+				fprintf(out, " [on flagged points: %s]", flags);
+			}
+			fputc(';', out);
 			any = true;
 		}
 		if (any)
 			fputs(" (1.00 = no contention; 0.50 = strands share one unit)\n", out);
 	}
-	free(t);
+	verdicts_free(&v);
+	return 0;
 }
 
 static void print_usl(FILE *out, const struct series *s, const char *bullet)
@@ -269,7 +474,7 @@ static void fmt_rate(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.4g", v);
 }
 
-static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
+static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 {
 	struct facts f;
 	size_t i, c;
@@ -321,12 +526,14 @@ static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
 		}
 		if (markdown)
 			fputc('\n', out);
-		print_comparisons(out, s, markdown ? "- " : "  ");
+		if (print_comparisons(out, s, markdown ? "- " : "  ") < 0)
+			return -1;
 		print_usl(out, s, markdown ? "- " : "  ");
 		if (f.warnings[0])
 			fprintf(out, "%swarning: %s\n", markdown ? "- " : "  ", f.warnings);
 		fputc('\n', out);
 	}
+	return 0;
 }
 
 /* A number a spreadsheet reads as one (-1.5e3): signed decimals stay as
@@ -367,12 +574,35 @@ static void csv_field(FILE *out, const char *s, char sep, bool raw)
 	fputc('"', out);
 }
 
-static void emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
+/* The best-policy verdict on policy P at thread count THREADS: "winner",
+ * "beaten", "no difference measured", or "" where one plan ran alone. */
+static const char *cell_verdict(const struct verdicts *v, size_t p, unsigned threads)
+{
+	size_t lo = 0, hi = v->nt, mid, g;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v->t[mid].threads < threads)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= v->nt || v->t[lo].ngroups < 2)
+		return "";
+	g = v->group[lo * v->np + p];
+	if (v->t[lo].v != VERDICT_WINNER)
+		return "no difference measured";
+	return g == v->t[lo].best ? "winner" : "beaten";
+}
+
+static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 {
 	static const char *const head[] = { "series", "host", "workload", "algorithm", "backend",
 		"impl", "size", "size_unit", "unit", "policy", "threads", "n", "median", "min", "max",
-		"speedup", "efficiency", "oversubscribed", "cores", "pus" };
-	size_t i, c;
+		"speedup", "efficiency", "oversubscribed", "cores", "pus", "cpus", "flags", "best" };
+	struct verdicts v;
+	char flags[64];
+	size_t i, c, p;
 
 	for (i = 0; i < sizeof(head) / sizeof(head[0]); i++)
 		fprintf(out, "%s%s", i ? (sep == '\t' ? "\t" : ",") : "", head[i]);
@@ -381,9 +611,17 @@ static void emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 		const struct series *s = &ds->series[i];
 		const struct obs *k = s->key;
 
-		for (c = 0; c < s->ncells; c++) {
+		if (series_verdicts(s, &v) < 0) {
+			verdicts_free(&v);
+			return -1;
+		}
+		for (c = 0, p = 0; c < s->ncells; c++) {
 			const struct cell *x = &s->cells[c];
 			const char *f[] = { k->host, k->workload, k->algorithm, k->backend, k->impl };
+
+			/* Cells come by policy, in the order of s->policies. */
+			while (s->policies[p] != x->policy)
+				p++;
 
 			fprintf(out, "%zu", i);
 			for (size_t j = 0; j < 5; j++) {
@@ -403,10 +641,15 @@ static void emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 				fprintf(out, "%.6g%c%.6g", x->speedup, sep, x->efficiency);
 			else
 				fputc(sep, out);
-			fprintf(out, "%c%s%c%u%c%u\n", sep, x->oversubscribed ? "yes" : "no", sep,
-				s->cores, sep, s->pus);
+			fprintf(out, "%c%s%c%u%c%u%c", sep, x->oversubscribed ? "yes" : "no", sep,
+				s->cores, sep, s->pus, sep);
+			csv_field(out, x->cpus ? x->cpus : "", sep, raw);
+			flags_text(cell_flags(x), " ", flags, sizeof(flags));
+			fprintf(out, "%c%s%c%s\n", sep, flags, sep, cell_verdict(&v, p, x->threads));
 		}
+		verdicts_free(&v);
 	}
+	return 0;
 }
 
 /* Bytes of input text that were not UTF-8 (replaced in the JSON). */
@@ -476,6 +719,95 @@ static void json_num(FILE *out, double v)
 
 static int emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bool raw);
 
+static void json_flags(FILE *out, unsigned flags)
+{
+	size_t i, n = 0;
+
+	fputc('[', out);
+	for (i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
+		if (flags & flag_names[i].bit)
+			fprintf(out, "%s\"%s\"", n++ ? ", " : "", flag_names[i].name);
+	fputc(']', out);
+}
+
+/* A plan's policies as a JSON list. */
+static void json_plan(FILE *out, const struct series *s, const struct verdicts *v, size_t i, size_t g)
+{
+	size_t p, n = 0;
+
+	fputc('[', out);
+	for (p = 0; p < v->np; p++)
+		if (v->group[i * v->np + p] == g) {
+			fputs(n++ ? ", " : "", out);
+			json_str(out, s->policies[p]);
+		}
+	fputc(']', out);
+}
+
+/* "same_plan" (lists of policies planning the same PUs wherever both ran)
+ * and "verdicts" (per thread count: the plans, and a winner or null). */
+static int json_verdicts(FILE *out, const struct series *s)
+{
+	struct verdicts v;
+	size_t i, p, q, n = 0;
+
+	if (series_verdicts(s, &v) < 0) {
+		verdicts_free(&v);
+		return -1;
+	}
+	fputs("], \"same_plan\": [", out);
+	for (p = 0; p < v.np; p++) {
+		bool any = false;
+
+		for (q = p + 1; q < v.np; q++)
+			if (v.same[q] == p && v.same[p] == p) {
+				if (!any) {
+					fprintf(out, "%s[", n++ ? ", " : "");
+					json_str(out, s->policies[p]);
+				}
+				fputs(", ", out);
+				json_str(out, s->policies[q]);
+				any = true;
+			}
+		if (any)
+			fputc(']', out);
+	}
+	fputs("], \"verdicts\": [", out);
+	for (i = 0; i < v.nt; i++) {
+		const struct tverdict *tv = &v.t[i];
+		bool win = tv->ngroups >= 2 && tv->v == VERDICT_WINNER;
+
+		fprintf(out, "%s{\"threads\": %u, \"plans\": [", i ? ", " : "", tv->threads);
+		for (size_t g = 0; g < tv->ngroups; g++) {
+			fputs(g ? ", " : "", out);
+			json_plan(out, s, &v, i, g);
+		}
+		fprintf(out, "], \"verdict\": \"%s\", \"reason\": ",
+			tv->ngroups < 2 ? "one plan" : win ? "winner" : "no difference measured");
+		if (tv->ngroups >= 2 && !win)
+			fprintf(out, "\"%s\"", verdict_words[tv->v]);
+		else
+			fputs("null", out);
+		fputs(", \"winner\": ", out);
+		if (win)
+			json_plan(out, s, &v, i, tv->best);
+		else
+			fputs("null", out);
+		fputs(", \"against\": ", out);
+		if (win)
+			json_plan(out, s, &v, i, tv->worst);
+		else
+			fputs("null", out);
+		fputs(", \"ratio\": ", out);
+		json_num(out, win ? tv->ratio : NAN);
+		fputs(", \"flags\": ", out);
+		json_flags(out, tv->ngroups >= 2 ? tv->flags : 0);
+		fprintf(out, ", \"plan_disagrees\": %s}", tv->disagree ? "true" : "false");
+	}
+	verdicts_free(&v);
+	return 0;
+}
+
 static int emit_json(FILE *out, const struct dataset *ds)
 {
 	int ret;
@@ -524,8 +856,14 @@ static int emit_json(FILE *out, const struct dataset *ds)
 			json_num(out, x->speedup);
 			fputs(", \"efficiency\": ", out);
 			json_num(out, x->efficiency);
-			fprintf(out, ", \"oversubscribed\": %s}", x->oversubscribed ? "true" : "false");
+			fprintf(out, ", \"oversubscribed\": %s, \"cpus\": ", x->oversubscribed ? "true" : "false");
+			json_str(out, x->cpus ? x->cpus : "");
+			fputs(", \"flags\": ", out);
+			json_flags(out, cell_flags(x));
+			fputc('}', out);
 		}
+		if (json_verdicts(out, s) < 0)
+			return -1;
 		fputs("], \"usl\": [", out);
 		for (p = 0, c = 0; p < s->npolicies; p++) {
 			series_usl(s, s->policies[p], &fit);
@@ -860,10 +1198,14 @@ int main(int argc, char **argv)
 		rc = emit_cutoffs(stdout, &ds, fmt, raw);
 	} else {
 		switch (fmt) {
-		case FMT_TEXT: emit_text(stdout, &ds, false); rc = emit_cutoffs(stdout, &ds, fmt, raw); break;
-		case FMT_MARKDOWN: emit_text(stdout, &ds, true); rc = emit_cutoffs(stdout, &ds, fmt, raw); break;
-		case FMT_CSV: emit_csv(stdout, &ds, ',', raw); break;
-		case FMT_TSV: emit_csv(stdout, &ds, '\t', raw); break;
+		case FMT_TEXT:
+		case FMT_MARKDOWN:
+			rc = emit_text(stdout, &ds, fmt == FMT_MARKDOWN);
+			if (!rc)
+				rc = emit_cutoffs(stdout, &ds, fmt, raw);
+			break;
+		case FMT_CSV: rc = emit_csv(stdout, &ds, ',', raw); break;
+		case FMT_TSV: rc = emit_csv(stdout, &ds, '\t', raw); break;
 		case FMT_JSON: rc = emit_json(stdout, &ds); break;
 		}
 	}
