@@ -209,6 +209,58 @@ static void cutoffs_many_sizes(void **state)
 	free(p);
 }
 
+/* A winner only with 3 repeats a side and ranges apart; why not, else. */
+static void verdicts_need_evidence(void **state)
+{
+	const struct sample fast = { 200, 190, 210, 3 }, slow = { 105, 100, 110, 3 };
+	const struct sample few = { 200, 190, 210, 2 }, wide = { 150, 100, 205, 3 };
+	const struct sample touch = { 105, 100, 190, 3 };
+	struct sample three[] = { slow, fast, wide }, apart[] = { slow, fast, { 50, 40, 60, 5 } };
+	size_t best, worst;
+
+	(void)state;
+	assert_int_equal(verdict_above(&fast, &slow), VERDICT_WINNER);
+	assert_int_equal(verdict_above(&slow, &fast), VERDICT_OVERLAP);
+	assert_int_equal(verdict_above(&few, &slow), VERDICT_FEW_REPEATS);
+	assert_int_equal(verdict_above(&fast, &wide), VERDICT_OVERLAP);
+	/* Touching ranges (190 = 190) overlap. */
+	assert_int_equal(verdict_above(&fast, &touch), VERDICT_OVERLAP);
+	/* The best by median must clear every other point, not only the worst. */
+	assert_int_equal(verdict_best(three, 3, &best, &worst), VERDICT_OVERLAP);
+	assert_int_equal(best, 1);
+	assert_int_equal(worst, 0);
+	assert_int_equal(verdict_best(apart, 3, &best, &worst), VERDICT_WINNER);
+	assert_int_equal(best, 1);
+	assert_int_equal(worst, 2);
+	/* Too few repeats is said before an overlap. */
+	three[0] = few;
+	three[1] = (struct sample){ 300, 290, 310, 3 };
+	assert_int_equal(verdict_best(three, 3, &best, &worst), VERDICT_FEW_REPEATS);
+}
+
+/* One plan's points pooled; plans compared where both ran. */
+static void plans_and_pools(void **state)
+{
+	const struct sample two[] = { { 4714, 4700, 4720, 3 }, { 8250, 8200, 8263, 3 } };
+	const char *compact[] = { "0", "0,1" }, *scatter[] = { "0", "0,1" }, *other[] = { "0", "1,0" };
+	const char *unbound[] = { "0", "" }, *unknown[] = { "0", NULL };
+	struct sample p;
+
+	(void)state;
+	p = sample_pool(two, 2);
+	assert_true(p.min == 4700 && p.max == 8263 && p.n == 6 && p.median == (4714 + 8250) / 2.0);
+	assert_true(plans_same(compact, scatter, 2));
+	/* Worker order is part of the plan. */
+	assert_false(plans_same(compact, other, 2));
+	assert_false(plans_same(compact, unbound, 2));
+	assert_false(plans_same(compact, unknown, 2));
+	assert_false(plans_same(unbound, unbound, 2));
+	/* No thread count in common: nothing shows them the same. */
+	assert_false(plans_same(compact, scatter, 0));
+}
+
+/* The plan travels from the file's cpus column to each cell: the same
+ * pointer for the same text, NULL where unbound. */
 static const char *data_file(const char *name)
 {
 	static char path[512];
@@ -216,6 +268,34 @@ static const char *data_file(const char *name)
 	snprintf(path, sizeof(path), "%s/%s", getenv("TEST_DATA") ? getenv("TEST_DATA") : "tests/data",
 		 name);
 	return path;
+}
+
+static void cells_carry_plans(void **state)
+{
+	struct dataset ds = { 0 };
+	const struct series *s = NULL;
+	const struct cell *a, *b;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(dataset_read(&ds, data_file("verdicts.csv"), stderr, err, sizeof(err)), 0);
+	assert_int_equal(dataset_build(&ds), 0);
+	for (i = 0; i < ds.nseries; i++)
+		if (!strcmp(ds.series[i].key->algorithm, "rsa-sign"))
+			s = &ds.series[i];
+	assert_non_null(s);
+	a = series_cell(s, "compact", 2);
+	b = series_cell(s, "scatter", 2);
+	assert_non_null(a->cpus);
+	assert_string_equal(a->cpus, "0,1");
+	assert_ptr_equal(a->cpus, b->cpus);
+	assert_false(a->busy || a->unverified || a->oversubscribed);
+	for (i = 0; i < ds.nseries; i++)
+		if (!strcmp(ds.series[i].key->algorithm, "sha256"))
+			s = &ds.series[i];
+	assert_null(series_cell(s, "none", 2)->cpus);
+	dataset_free(&ds);
 }
 
 /* A hand-made file: medians, the rerun that replaces a repeat, speedup,
@@ -294,6 +374,9 @@ int main(void)
 		cmocka_unit_test(cutoff_asymmetric),
 		cmocka_unit_test(cutoffs_never_mix),
 		cmocka_unit_test(cutoffs_many_sizes),
+		cmocka_unit_test(verdicts_need_evidence),
+		cmocka_unit_test(plans_and_pools),
+		cmocka_unit_test(cells_carry_plans),
 		cmocka_unit_test(handmade_series),
 		cmocka_unit_test(published_figures),
 	};
