@@ -272,6 +272,13 @@ enum verdict verdict_above(const struct sample *a, const struct sample *b)
 	return a->min > b->max ? VERDICT_WINNER : VERDICT_OVERLAP;
 }
 
+enum verdict verdict_differ(const struct sample *a, const struct sample *b)
+{
+	enum verdict v = verdict_above(a, b);
+
+	return v == VERDICT_OVERLAP ? verdict_above(b, a) : v;
+}
+
 enum verdict verdict_best(const struct sample *s, size_t n, size_t *best, size_t *worst)
 {
 	enum verdict v = VERDICT_WINNER, w;
@@ -288,8 +295,8 @@ enum verdict verdict_best(const struct sample *s, size_t n, size_t *best, size_t
 		if (i == *best)
 			continue;
 		w = verdict_above(&s[*best], &s[i]);
-		if (w == VERDICT_FEW_REPEATS || v == VERDICT_WINNER)
-			v = w == VERDICT_WINNER ? v : w;
+		if (w == VERDICT_FEW_REPEATS || (w == VERDICT_OVERLAP && v == VERDICT_WINNER))
+			v = w;
 	}
 	return n < 2 ? VERDICT_FEW_REPEATS : v;
 }

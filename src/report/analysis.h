@@ -96,6 +96,10 @@ enum verdict {
  * no difference was measured.  Says nothing about B higher than A. */
 enum verdict verdict_above(const struct sample *a, const struct sample *b);
 
+/* Whether A and B differ beyond their spread, either way (VERDICT_WINNER),
+ * or why no difference was measured. */
+enum verdict verdict_differ(const struct sample *a, const struct sample *b);
+
 /*
  * The best of N points (N >= 2): *BEST the highest median, *WORST the
  * lowest.  VERDICT_WINNER only when BEST is above every other point

@@ -403,6 +403,7 @@ static int print_comparisons(FILE *out, const struct series *s, const char *bull
 		any = false;
 		for (i = 0; i < v.nt; i++) {
 			struct sample a, b;
+			enum verdict w;
 
 			c1 = series_cell(s, "c1", v.t[i].threads);
 			ck = series_cell(s, s->policies[p], v.t[i].threads);
@@ -414,11 +415,9 @@ static int print_comparisons(FILE *out, const struct series *s, const char *bull
 			fprintf(out, " %u threads %.2f", v.t[i].threads, ck->median / c1->median);
 			a = cell_sample(c1);
 			b = cell_sample(ck);
-			if (verdict_above(&a, &b) != VERDICT_WINNER && verdict_above(&b, &a) != VERDICT_WINNER)
-				fprintf(out, " (no difference measured: %s)",
-					verdict_words[verdict_above(&a, &b) == VERDICT_FEW_REPEATS ||
-						      verdict_above(&b, &a) == VERDICT_FEW_REPEATS ?
-						      VERDICT_FEW_REPEATS : VERDICT_OVERLAP]);
+			w = verdict_differ(&a, &b);
+			if (w != VERDICT_WINNER)
+				fprintf(out, " (no difference measured: %s)", verdict_words[w]);
 			if (cell_flags(c1) | cell_flags(ck)) {
 				flags_text(cell_flags(c1) | cell_flags(ck), ", ", flags, sizeof(flags));
 				fprintf(out, " [on flagged points: %s]", flags);
@@ -753,8 +752,9 @@ static void json_plan(FILE *out, const struct series *s, const struct verdicts *
 	fputc(']', out);
 }
 
-/* "same_plan" (lists of policies planning the same PUs wherever both ran)
- * and "verdicts" (per thread count: the plans, and a winner or null). */
+/* "same_plan" (lists of policies planning the same PUs wherever both ran),
+ * "verdicts" (per thread count: the plans, and a winner or null) and
+ * "sharing" (the sharing penalty cK / c1, with its verdict). */
 static int json_verdicts(FILE *out, const struct series *s)
 {
 	struct verdicts v;
@@ -812,6 +812,38 @@ static int json_verdicts(FILE *out, const struct series *s)
 		fputs(", \"flags\": ", out);
 		json_flags(out, tv->ngroups >= 2 ? tv->flags : 0);
 		fprintf(out, ", \"plan_disagrees\": %s}", tv->disagree ? "true" : "false");
+	}
+	fputs("], \"sharing\": [", out);
+	for (p = 0, n = 0; p < v.np; p++) {
+		unsigned k;
+
+		if (sscanf(s->policies[p], "c%u", &k) != 1 || k < 2)
+			continue;
+		for (i = 0; i < v.nt; i++) {
+			const struct cell *c1 = series_cell(s, "c1", v.t[i].threads);
+			const struct cell *ck = series_cell(s, s->policies[p], v.t[i].threads);
+			struct sample a, b;
+			enum verdict w;
+
+			if (!c1 || !ck || !(c1->median > 0) || (c1->cpus && c1->cpus == ck->cpus))
+				continue;
+			a = cell_sample(c1);
+			b = cell_sample(ck);
+			w = verdict_differ(&a, &b);
+			fprintf(out, "%s{\"policy\": ", n++ ? ", " : "");
+			json_str(out, ck->policy);
+			fprintf(out, ", \"threads\": %u, \"ratio\": ", ck->threads);
+			json_num(out, ck->median / c1->median);
+			fprintf(out, ", \"verdict\": \"%s\", \"reason\": ",
+				w == VERDICT_WINNER ? "difference" : "no difference measured");
+			if (w == VERDICT_WINNER)
+				fputs("null", out);
+			else
+				fprintf(out, "\"%s\"", verdict_words[w]);
+			fputs(", \"flags\": ", out);
+			json_flags(out, cell_flags(c1) | cell_flags(ck));
+			fputc('}', out);
+		}
 	}
 	verdicts_free(&v);
 	return 0;

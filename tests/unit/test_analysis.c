@@ -223,6 +223,11 @@ static void verdicts_need_evidence(void **state)
 	assert_int_equal(verdict_above(&slow, &fast), VERDICT_OVERLAP);
 	assert_int_equal(verdict_above(&few, &slow), VERDICT_FEW_REPEATS);
 	assert_int_equal(verdict_above(&fast, &wide), VERDICT_OVERLAP);
+	/* Either way round for a difference. */
+	assert_int_equal(verdict_differ(&slow, &fast), VERDICT_WINNER);
+	assert_int_equal(verdict_differ(&fast, &slow), VERDICT_WINNER);
+	assert_int_equal(verdict_differ(&fast, &wide), VERDICT_OVERLAP);
+	assert_int_equal(verdict_differ(&wide, &few), VERDICT_FEW_REPEATS);
 	/* Touching ranges (190 = 190) overlap. */
 	assert_int_equal(verdict_above(&fast, &touch), VERDICT_OVERLAP);
 	/* The best by median must clear every other point, not only the worst. */
