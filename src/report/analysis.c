@@ -301,6 +301,21 @@ enum verdict verdict_best(const struct sample *s, size_t n, size_t *best, size_t
 	return n < 2 ? VERDICT_FEW_REPEATS : v;
 }
 
+bool samples_disagree(const struct sample *s, size_t n)
+{
+	double top_min = -INFINITY, low_max = INFINITY;
+	size_t i;
+
+	/* Some a.min > b.max (a != b: a point's own min is never above its
+	 * max) among the points with enough repeats to say. */
+	for (i = 0; i < n; i++)
+		if (s[i].n >= VERDICT_MIN_REPEATS) {
+			top_min = fmax(top_min, s[i].min);
+			low_max = fmin(low_max, s[i].max);
+		}
+	return top_min > low_max;
+}
+
 struct sample sample_pool(const struct sample *s, size_t n)
 {
 	struct sample p = { .median = NAN, .min = NAN, .max = NAN };

@@ -107,6 +107,10 @@ enum verdict verdict_differ(const struct sample *a, const struct sample *b);
  */
 enum verdict verdict_best(const struct sample *s, size_t n, size_t *best, size_t *worst);
 
+/* Whether two of the N points (of one plan) are apart beyond their spread:
+ * the same plan measured twice gave different answers. */
+bool samples_disagree(const struct sample *s, size_t n);
+
 /*
  * The points of one plan pooled: range and count over all, median the
  * median of their medians (the repeats themselves are not at hand).

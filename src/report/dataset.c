@@ -540,16 +540,20 @@ const struct cell *series_cell(const struct series *s, const char *policy, unsig
 
 void series_usl(const struct series *s, const char *policy, struct usl_fit *fit)
 {
-	double n[256], c[256];
-	size_t i, m = 0;
+	const struct cell *c = series_cell(s, policy, 1);
+	size_t i, m = 0, end = c ? c->policy_end : 0;
+	double *n = malloc((end ? end : 1) * sizeof(*n)), *cap = malloc((end ? end : 1) * sizeof(*cap));
 
-	/* Past the PUs, threads share them by time slicing: that is not the
-	 * contention the law describes, so those points stay out of the fit. */
-	for (i = 0; i < s->ncells && m < 256; i++)
-		if (same(s->cells[i].policy, policy) && !isnan(s->cells[i].speedup) &&
-		    !s->cells[i].oversubscribed) {
+	/* Every point of the policy (its cells run from its 1-thread cell, the
+	 * first, to policy_end).  Past the PUs, threads share them by time
+	 * slicing: that is not the contention the law describes, so those
+	 * points stay out of the fit. */
+	for (i = c ? (size_t)(c - s->cells) : 0; n && cap && i < end; i++)
+		if (!isnan(s->cells[i].speedup) && !s->cells[i].oversubscribed) {
 			n[m] = s->cells[i].threads;
-			c[m++] = s->cells[i].speedup;
+			cap[m++] = s->cells[i].speedup;
 		}
-	usl_fit(n, c, m, fit);
+	usl_fit(n, cap, m, fit);
+	free(n);
+	free(cap);
 }

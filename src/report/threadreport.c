@@ -152,27 +152,6 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 					 i ? "; " : "", f->warning[i].text);
 }
 
-static unsigned *thread_counts(const struct series *s, size_t *n)
-{
-	unsigned *t = calloc(s->ncells ? s->ncells : 1, sizeof(*t));
-	size_t i, j;
-
-	*n = 0;
-	for (i = 0; t && i < s->ncells; i++) {
-		for (j = 0; j < *n && t[j] != s->cells[i].threads; j++)
-			;
-		if (j == *n)
-			t[(*n)++] = s->cells[i].threads;
-	}
-	for (i = 1; t && i < *n; i++)
-		for (j = i; j > 0 && t[j - 1] > t[j]; j--) {
-			unsigned x = t[j];
-			t[j] = t[j - 1];
-			t[j - 1] = x;
-		}
-	return t;
-}
-
 /* What makes a point unfit to carry a verdict silently. */
 enum { FLAG_BUSY = 1, FLAG_OVERSUBSCRIBED = 2, FLAG_UNVERIFIED = 4 };
 
@@ -218,6 +197,7 @@ static const char *const verdict_words[] = {
  * repeats pooled, and the best plan if the evidence names one. */
 struct tverdict {
 	unsigned threads;
+	size_t first, end;      /* its cells: order[first..end), by policy */
 	size_t ngroups;
 	enum verdict v;         /* with 2 plans or more */
 	size_t best, worst;     /* plans */
@@ -226,112 +206,250 @@ struct tverdict {
 	bool disagree;          /* two policies of one plan apart beyond their spread */
 };
 
+/* The sharing penalty cK / c1 at one thread count, with its verdict. */
+struct share {
+	const struct cell *c1, *ck;
+	enum verdict v;
+};
+
+/* Everything sparse (per cell, not per policy x thread count): a file of
+ * many policies and counts costs n log n, not their product. */
 struct verdicts {
-	size_t nt, np;
-	struct tverdict *t;
-	size_t *group;          /* [t * np + p]: plan of policy p, SIZE_MAX when not measured */
-	size_t *same;           /* [p]: first policy planning the same PUs as p wherever both ran */
+	const struct series *s;
+	size_t nt, nshare;
+	struct tverdict *t;     /* thread counts ascending */
+	size_t *order;          /* cell indices by threads, then policy */
+	size_t *rank;           /* [cell]: its policy's index in s->policies */
+	size_t *group;          /* [cell]: its plan at its thread count */
+	size_t *tidx;           /* [cell]: its thread count's index in t */
+	size_t *same;           /* [policy]: first policy planning the same PUs wherever both ran */
+	struct share *share;
 };
 
 static void verdicts_free(struct verdicts *v)
 {
 	free(v->t);
+	free(v->order);
+	free(v->rank);
 	free(v->group);
+	free(v->tidx);
 	free(v->same);
+	free(v->share);
+}
+
+static int by_threads_rank(const void *x, const void *y, void *arg)
+{
+	const struct verdicts *v = arg;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	unsigned ta = v->s->cells[a].threads, tb = v->s->cells[b].threads;
+
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	return v->rank[a] < v->rank[b] ? -1 : v->rank[a] > v->rank[b];
+}
+
+/* By plan (interned: one pointer per plan), then policy. */
+static int by_plan_rank(const void *x, const void *y, void *arg)
+{
+	const struct verdicts *v = arg;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	uintptr_t pa = (uintptr_t)v->s->cells[a].cpus, pb = (uintptr_t)v->s->cells[b].cpus;
+
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	return v->rank[a] < v->rank[b] ? -1 : v->rank[a] > v->rank[b];
+}
+
+/* The cell of S's policy run [LO, HI) (threads ascending) at THREADS. */
+static const struct cell *run_cell(const struct series *s, size_t lo, size_t hi, unsigned threads)
+{
+	size_t mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->cells[mid].threads < threads)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ncells && s->cells[lo].threads == threads ? &s->cells[lo] : NULL;
+}
+
+/* One thread count's plans: group ids by the lowest policy of each plan,
+ * pooled samples, the verdict.  TMP, LEADER, MEMBERS: room for its cells. */
+static void thread_verdict(struct verdicts *v, struct tverdict *tv, size_t *tmp, size_t *leader,
+			   struct sample *members, struct sample *pool, size_t *count)
+{
+	const struct series *s = v->s;
+	size_t k = tv->end - tv->first, i, j, g, *run = v->order + tv->first;
+
+	memcpy(tmp, run, k * sizeof(*tmp));
+	qsort_r(tmp, k, sizeof(*tmp), by_plan_rank, v);
+	for (i = 0; i < k; i = j) {
+		for (j = i + 1; j < k && s->cells[tmp[i]].cpus &&
+		     s->cells[tmp[j]].cpus == s->cells[tmp[i]].cpus; j++)
+			;
+		for (size_t x = i; x < j; x++)
+			leader[tmp[x]] = tmp[i];
+	}
+	/* Plans numbered in policy order; a leader comes before its members. */
+	for (i = 0; i < k; i++) {
+		const struct cell *c = &s->cells[run[i]];
+
+		tv->flags |= cell_flags(c);
+		v->tidx[run[i]] = (size_t)(tv - v->t);
+		v->group[run[i]] = leader[run[i]] == run[i] ? tv->ngroups++ : v->group[leader[run[i]]];
+	}
+	/* Each plan's points together (counting sort by plan), then pooled. */
+	memset(count, 0, (tv->ngroups + 1) * sizeof(*count));
+	for (i = 0; i < k; i++)
+		count[v->group[run[i]] + 1]++;
+	for (g = 0; g < tv->ngroups; g++)
+		count[g + 1] += count[g];
+	for (i = 0; i < k; i++)
+		members[count[v->group[run[i]]]++] = cell_sample(&s->cells[run[i]]);
+	for (g = 0, i = 0; g < tv->ngroups; g++) {
+		j = count[g];
+		pool[g] = sample_pool(members + i, j - i);
+		tv->disagree |= samples_disagree(members + i, j - i);
+		i = j;
+	}
+	if (tv->ngroups >= 2) {
+		tv->v = verdict_best(pool, tv->ngroups, &tv->best, &tv->worst);
+		tv->ratio = pool[tv->best].median / pool[tv->worst].median;
+	}
 }
 
 static int series_verdicts(const struct series *s, struct verdicts *v)
 {
-	size_t np = s->npolicies, nt, i, p, q, g, n;
-	unsigned *t = thread_counts(s, &nt);
-	const struct cell **c = malloc((np ? np : 1) * sizeof(*c));
-	struct sample *pool = malloc((np ? np : 1) * sizeof(*pool));
-	struct sample *members = malloc((np ? np : 1) * sizeof(*members));
-	const char **pa = malloc((nt ? nt : 1) * sizeof(*pa)), **pb = malloc((nt ? nt : 1) * sizeof(*pb));
+	size_t nc = s->ncells, np = s->npolicies, i, j, p, q, n, c1 = SIZE_MAX;
+	size_t *start = malloc((np + 1) * sizeof(*start)), *tmp = malloc((nc + 1) * sizeof(*tmp));
+	size_t *leader = malloc((nc + 1) * sizeof(*leader)), *count = malloc((nc + 2) * sizeof(*count));
+	struct sample *members = malloc((nc + 1) * sizeof(*members));
+	struct sample *pool = malloc((nc + 1) * sizeof(*pool));
+	const char **pa = malloc((nc + 1) * sizeof(*pa)), **pb = malloc((nc + 1) * sizeof(*pb));
 	int ret = -1;
 
 	memset(v, 0, sizeof(*v));
-	v->nt = nt;
-	v->np = np;
-	v->t = calloc(nt ? nt : 1, sizeof(*v->t));
-	v->group = malloc((nt && np ? nt * np : 1) * sizeof(*v->group));
-	v->same = malloc((np ? np : 1) * sizeof(*v->same));
-	if (!t || !c || !pool || !members || !pa || !pb || !v->t || !v->group || !v->same)
+	v->s = s;
+	v->t = calloc(nc + 1, sizeof(*v->t));
+	v->order = malloc((nc + 1) * sizeof(*v->order));
+	v->rank = malloc((nc + 1) * sizeof(*v->rank));
+	v->group = malloc((nc + 1) * sizeof(*v->group));
+	v->tidx = malloc((nc + 1) * sizeof(*v->tidx));
+	v->same = malloc((np + 1) * sizeof(*v->same));
+	v->share = malloc((nc + 1) * sizeof(*v->share));
+	if (!start || !tmp || !leader || !count || !members || !pool || !pa || !pb || !v->t ||
+	    !v->order || !v->rank || !v->group || !v->tidx || !v->same || !v->share)
 		goto out;
-	for (i = 0; i < nt; i++) {
-		struct tverdict *tv = &v->t[i];
-		size_t *grp = v->group + i * np;
-
-		tv->threads = t[i];
-		for (p = 0; p < np; p++) {
-			c[p] = series_cell(s, s->policies[p], t[i]);
-			grp[p] = SIZE_MAX;
-			if (!c[p])
-				continue;
-			tv->flags |= cell_flags(c[p]);
-			/* Plans are interned: one pointer per plan. */
-			for (q = 0; q < p && !(c[q] && c[p]->cpus && c[q]->cpus == c[p]->cpus); q++)
-				;
-			grp[p] = q < p ? grp[q] : tv->ngroups++;
-		}
-		for (g = 0; g < tv->ngroups; g++) {
-			for (p = 0, n = 0; p < np; p++)
-				if (grp[p] == g)
-					members[n++] = cell_sample(c[p]);
-			pool[g] = sample_pool(members, n);
-			/* The same PUs, rates apart: the machine moved, not the plan. */
-			for (p = 0; p < n; p++)
-				for (q = 0; q < n; q++)
-					tv->disagree |= verdict_above(&members[p], &members[q]) == VERDICT_WINNER;
-		}
-		if (tv->ngroups < 2)
-			continue;
-		tv->v = verdict_best(pool, tv->ngroups, &tv->best, &tv->worst);
-		tv->ratio = pool[tv->best].median / pool[tv->worst].median;
+	/* Cells come by policy, in the order of s->policies: START[p] is
+	 * where policy p's run begins. */
+	for (i = 0, p = 0; i < nc; i++) {
+		while (s->policies[p] != s->cells[i].policy)
+			start[++p] = i;
+		if (i == 0)
+			start[0] = 0;
+		v->rank[i] = p;
+		v->order[i] = i;
 	}
-	/* Policies planning the same PUs at every thread count both ran. */
-	for (p = 0; p < np; p++) {
-		v->same[p] = p;
-		for (q = 0; q < p && v->same[p] == p; q++) {
-			if (v->same[q] != q)
-				continue;
-			for (i = 0, n = 0; i < nt; i++) {
-				const struct cell *x = series_cell(s, s->policies[p], t[i]);
-				const struct cell *y = series_cell(s, s->policies[q], t[i]);
+	for (p = nc ? p + 1 : 0; p <= np; p++)
+		start[p] = nc;
+	qsort_r(v->order, nc, sizeof(*v->order), by_threads_rank, v);
+	for (i = 0; i < nc; i = j) {
+		for (j = i; j < nc && s->cells[v->order[j]].threads == s->cells[v->order[i]].threads; j++)
+			;
+		v->t[v->nt] = (struct tverdict){ .threads = s->cells[v->order[i]].threads, .first = i,
+						 .end = j };
+		thread_verdict(v, &v->t[v->nt++], tmp, leader, members, pool, count);
+	}
+	/* Policies planning the same PUs at every thread count both ran: the
+	 * candidates for Q share its plan at its first thread count. */
+	for (q = 0; q < np; q++) {
+		const struct tverdict *tv;
 
-				if (x && y) {
-					pa[n] = x->cpus;
-					pb[n++] = y->cpus;
+		v->same[q] = q;
+		if (start[q] == start[q + 1])
+			continue;
+		tv = &v->t[v->tidx[start[q]]];
+		for (i = tv->first; i < tv->end && v->same[q] == q; i++) {
+			size_t x = v->order[i], a, b;
+
+			p = v->rank[x];
+			if (p >= q || v->same[p] != p || v->group[x] != v->group[start[q]])
+				continue;
+			/* Both policies' cells, threads ascending: merged. */
+			for (a = start[p], b = start[q], n = 0; a < start[p + 1] && b < start[q + 1];) {
+				if (s->cells[a].threads < s->cells[b].threads) {
+					a++;
+				} else if (s->cells[a].threads > s->cells[b].threads) {
+					b++;
+				} else {
+					pa[n] = s->cells[a++].cpus;
+					pb[n++] = s->cells[b++].cpus;
 				}
 			}
 			if (plans_same(pa, pb, n))
-				v->same[p] = q;
+				v->same[q] = p;
+		}
+	}
+	/* The sharing penalty: each cK (K >= 2) against c1 where both ran on
+	 * different PUs. */
+	for (p = 0; p < np; p++)
+		if (!strcmp(s->policies[p], "c1"))
+			c1 = p;
+	for (p = 0; c1 != SIZE_MAX && p < np; p++) {
+		unsigned k;
+
+		if (sscanf(s->policies[p], "c%u", &k) != 1 || k < 2)
+			continue;
+		for (i = start[p]; i < start[p + 1]; i++) {
+			const struct cell *ck = &s->cells[i];
+			const struct cell *one = run_cell(s, start[c1], start[c1 + 1], ck->threads);
+			struct sample a, b;
+
+			/* The same PUs: nothing shared differently, nothing to say. */
+			if (!one || !(one->median > 0) || (one->cpus && one->cpus == ck->cpus))
+				continue;
+			a = cell_sample(one);
+			b = cell_sample(ck);
+			v->share[v->nshare++] = (struct share){ one, ck, verdict_differ(&a, &b) };
 		}
 	}
 	ret = 0;
 out:
-	free(t);
-	free(c);
-	free(pool);
+	free(start);
+	free(tmp);
+	free(leader);
+	free(count);
 	free(members);
+	free(pool);
 	free(pa);
 	free(pb);
 	return ret;
 }
 
-/* The policies of plan G at thread count I, joined by " = ". */
-static void plan_name(FILE *out, const struct series *s, const struct verdicts *v, size_t i,
-		      size_t g)
+/* The policies of plan G at thread count TV, joined by " = ". */
+static void plan_name(FILE *out, const struct verdicts *v, const struct tverdict *tv, size_t g)
 {
 	bool first = true;
 
-	for (size_t p = 0; p < v->np; p++)
-		if (v->group[i * v->np + p] == g) {
+	for (size_t i = tv->first; i < tv->end; i++)
+		if (v->group[v->order[i]] == g) {
 			if (!first)
 				fputs(" = ", out);
-			fputs(s->policies[p], out);
+			fputs(v->s->cells[v->order[i]].policy, out);
 			first = false;
 		}
+}
+
+static void print_flags(FILE *out, unsigned flags)
+{
+	char text[64];
+
+	if (!flags)
+		return;
+	flags_text(flags, ", ", text, sizeof(text));
+	fprintf(out, " [on flagged points: %s]", text);
 }
 
 /* "same plan", "best policy" and "sharing penalty" lines, for text and
@@ -340,19 +458,17 @@ static int print_comparisons(FILE *out, const struct series *s, const char *bull
 {
 	struct verdicts v;
 	size_t i, p, q;
-	const struct cell *c1, *ck;
-	char flags[64];
 	bool any;
 
 	if (series_verdicts(s, &v) < 0) {
 		verdicts_free(&v);
 		return -1;
 	}
-	for (p = 0; p < v.np; p++) {
+	for (p = 0; p < s->npolicies; p++) {
 		if (v.same[p] != p)
 			continue;
 		any = false;
-		for (q = p + 1; q < v.np; q++)
+		for (q = p + 1; q < s->npolicies; q++)
 			if (v.same[q] == p) {
 				if (!any)
 					fprintf(out, "%ssame plan: %s", bullet, s->policies[p]);
@@ -369,25 +485,18 @@ static int print_comparisons(FILE *out, const struct series *s, const char *bull
 
 			fprintf(out, " %u: ", tv->threads);
 			if (tv->ngroups < 2) {
-				size_t members = 0;
-
-				for (p = 0; p < v.np; p++)
-					members += v.group[i * v.np + p] == 0;
-				plan_name(out, s, &v, i, 0);
-				fputs(members > 1 ? " (one plan)" : " (alone)", out);
+				plan_name(out, &v, tv, 0);
+				fputs(tv->end - tv->first > 1 ? " (one plan)" : " (alone)", out);
 			} else {
 				if (tv->v == VERDICT_WINNER) {
-					plan_name(out, s, &v, i, tv->best);
+					plan_name(out, &v, tv, tv->best);
 					fprintf(out, " (%.2fx ", tv->ratio);
-					plan_name(out, s, &v, i, tv->worst);
+					plan_name(out, &v, tv, tv->worst);
 					fputc(')', out);
 				} else {
 					fprintf(out, "no difference measured (%s)", verdict_words[tv->v]);
 				}
-				if (tv->flags) {
-					flags_text(tv->flags, ", ", flags, sizeof(flags));
-					fprintf(out, " [on flagged points: %s]", flags);
-				}
+				print_flags(out, tv->flags);
 			}
 			if (tv->disagree)
 				fputs(" [one plan, rates apart beyond their spread: the machine changed, not the placement]", out);
@@ -395,37 +504,17 @@ static int print_comparisons(FILE *out, const struct series *s, const char *bull
 		}
 		fputc('\n', out);
 	}
-	for (p = 0; p < s->npolicies; p++) {
-		unsigned k;
+	for (i = 0; i < v.nshare; i++) {
+		const struct share *x = &v.share[i];
 
-		if (sscanf(s->policies[p], "c%u", &k) != 1 || k < 2)
-			continue;
-		any = false;
-		for (i = 0; i < v.nt; i++) {
-			struct sample a, b;
-			enum verdict w;
-
-			c1 = series_cell(s, "c1", v.t[i].threads);
-			ck = series_cell(s, s->policies[p], v.t[i].threads);
-			/* The same PUs: nothing shared differently, nothing to say. */
-			if (!c1 || !ck || !(c1->median > 0) || (c1->cpus && c1->cpus == ck->cpus))
-				continue;
-			if (!any)
-				fprintf(out, "%ssharing penalty, per-worker rate %s / c1:", bullet, ck->policy);
-			fprintf(out, " %u threads %.2f", v.t[i].threads, ck->median / c1->median);
-			a = cell_sample(c1);
-			b = cell_sample(ck);
-			w = verdict_differ(&a, &b);
-			if (w != VERDICT_WINNER)
-				fprintf(out, " (no difference measured: %s)", verdict_words[w]);
-			if (cell_flags(c1) | cell_flags(ck)) {
-				flags_text(cell_flags(c1) | cell_flags(ck), ", ", flags, sizeof(flags));
-				fprintf(out, " [on flagged points: %s]", flags);
-			}
-			fputc(';', out);
-			any = true;
-		}
-		if (any)
+		if (!i || x->ck->policy != v.share[i - 1].ck->policy)
+			fprintf(out, "%ssharing penalty, per-worker rate %s / c1:", bullet, x->ck->policy);
+		fprintf(out, " %u threads %.2f", x->ck->threads, x->ck->median / x->c1->median);
+		if (x->v != VERDICT_WINNER)
+			fprintf(out, " (no difference measured: %s)", verdict_words[x->v]);
+		print_flags(out, cell_flags(x->c1) | cell_flags(x->ck));
+		fputc(';', out);
+		if (i + 1 == v.nshare || v.share[i + 1].ck->policy != x->ck->policy)
 			fputs(" (1.00 = no contention; 0.50 = strands share one unit)\n", out);
 	}
 	verdicts_free(&v);
@@ -582,25 +671,17 @@ static void csv_field(FILE *out, const char *s, char sep, bool raw)
 	fputc('"', out);
 }
 
-/* The best-policy verdict on policy P at thread count THREADS: "winner",
- * "beaten", "no difference measured", or "" where one plan ran alone. */
-static const char *cell_verdict(const struct verdicts *v, size_t p, unsigned threads)
+/* The best-policy verdict on cell C: "winner", "beaten", "no difference
+ * measured", or "" where one plan ran alone. */
+static const char *cell_verdict(const struct verdicts *v, size_t c)
 {
-	size_t lo = 0, hi = v->nt, mid, g;
+	const struct tverdict *tv = &v->t[v->tidx[c]];
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (v->t[mid].threads < threads)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo >= v->nt || v->t[lo].ngroups < 2)
+	if (tv->ngroups < 2)
 		return "";
-	g = v->group[lo * v->np + p];
-	if (v->t[lo].v != VERDICT_WINNER)
+	if (tv->v != VERDICT_WINNER)
 		return "no difference measured";
-	return g == v->t[lo].best ? "winner" : "beaten";
+	return v->group[c] == tv->best ? "winner" : "beaten";
 }
 
 static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
@@ -610,7 +691,7 @@ static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 		"speedup", "efficiency", "oversubscribed", "cores", "pus", "cpus", "flags", "best" };
 	struct verdicts v;
 	char flags[64];
-	size_t i, c, p;
+	size_t i, c;
 
 	for (i = 0; i < sizeof(head) / sizeof(head[0]); i++)
 		fprintf(out, "%s%s", i ? (sep == '\t' ? "\t" : ",") : "", head[i]);
@@ -623,13 +704,9 @@ static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 			verdicts_free(&v);
 			return -1;
 		}
-		for (c = 0, p = 0; c < s->ncells; c++) {
+		for (c = 0; c < s->ncells; c++) {
 			const struct cell *x = &s->cells[c];
 			const char *f[] = { k->host, k->workload, k->algorithm, k->backend, k->impl };
-
-			/* Cells come by policy, in the order of s->policies. */
-			while (s->policies[p] != x->policy)
-				p++;
 
 			fprintf(out, "%zu", i);
 			for (size_t j = 0; j < 5; j++) {
@@ -653,7 +730,7 @@ static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 				s->cores, sep, s->pus, sep);
 			csv_field(out, x->cpus ? x->cpus : "", sep, raw);
 			flags_text(cell_flags(x), " ", flags, sizeof(flags));
-			fprintf(out, "%c%s%c%s\n", sep, flags, sep, cell_verdict(&v, p, x->threads));
+			fprintf(out, "%c%s%c%s\n", sep, flags, sep, cell_verdict(&v, c));
 		}
 		verdicts_free(&v);
 	}
@@ -739,15 +816,15 @@ static void json_flags(FILE *out, unsigned flags)
 }
 
 /* A plan's policies as a JSON list. */
-static void json_plan(FILE *out, const struct series *s, const struct verdicts *v, size_t i, size_t g)
+static void json_plan(FILE *out, const struct verdicts *v, const struct tverdict *tv, size_t g)
 {
-	size_t p, n = 0;
+	size_t i, n = 0;
 
 	fputc('[', out);
-	for (p = 0; p < v->np; p++)
-		if (v->group[i * v->np + p] == g) {
+	for (i = tv->first; i < tv->end; i++)
+		if (v->group[v->order[i]] == g) {
 			fputs(n++ ? ", " : "", out);
-			json_str(out, s->policies[p]);
+			json_str(out, v->s->cells[v->order[i]].policy);
 		}
 	fputc(']', out);
 }
@@ -758,17 +835,17 @@ static void json_plan(FILE *out, const struct series *s, const struct verdicts *
 static int json_verdicts(FILE *out, const struct series *s)
 {
 	struct verdicts v;
-	size_t i, p, q, n = 0;
+	size_t i, p, q, g, n = 0;
 
 	if (series_verdicts(s, &v) < 0) {
 		verdicts_free(&v);
 		return -1;
 	}
 	fputs("], \"same_plan\": [", out);
-	for (p = 0; p < v.np; p++) {
+	for (p = 0; p < s->npolicies; p++) {
 		bool any = false;
 
-		for (q = p + 1; q < v.np; q++)
+		for (q = p + 1; q < s->npolicies; q++)
 			if (v.same[q] == p && v.same[p] == p) {
 				if (!any) {
 					fprintf(out, "%s[", n++ ? ", " : "");
@@ -787,9 +864,9 @@ static int json_verdicts(FILE *out, const struct series *s)
 		bool win = tv->ngroups >= 2 && tv->v == VERDICT_WINNER;
 
 		fprintf(out, "%s{\"threads\": %u, \"plans\": [", i ? ", " : "", tv->threads);
-		for (size_t g = 0; g < tv->ngroups; g++) {
+		for (g = 0; g < tv->ngroups; g++) {
 			fputs(g ? ", " : "", out);
-			json_plan(out, s, &v, i, g);
+			json_plan(out, &v, tv, g);
 		}
 		fprintf(out, "], \"verdict\": \"%s\", \"reason\": ",
 			tv->ngroups < 2 ? "one plan" : win ? "winner" : "no difference measured");
@@ -799,12 +876,12 @@ static int json_verdicts(FILE *out, const struct series *s)
 			fputs("null", out);
 		fputs(", \"winner\": ", out);
 		if (win)
-			json_plan(out, s, &v, i, tv->best);
+			json_plan(out, &v, tv, tv->best);
 		else
 			fputs("null", out);
 		fputs(", \"against\": ", out);
 		if (win)
-			json_plan(out, s, &v, i, tv->worst);
+			json_plan(out, &v, tv, tv->worst);
 		else
 			fputs("null", out);
 		fputs(", \"ratio\": ", out);
@@ -814,36 +891,22 @@ static int json_verdicts(FILE *out, const struct series *s)
 		fprintf(out, ", \"plan_disagrees\": %s}", tv->disagree ? "true" : "false");
 	}
 	fputs("], \"sharing\": [", out);
-	for (p = 0, n = 0; p < v.np; p++) {
-		unsigned k;
+	for (i = 0; i < v.nshare; i++) {
+		const struct share *x = &v.share[i];
 
-		if (sscanf(s->policies[p], "c%u", &k) != 1 || k < 2)
-			continue;
-		for (i = 0; i < v.nt; i++) {
-			const struct cell *c1 = series_cell(s, "c1", v.t[i].threads);
-			const struct cell *ck = series_cell(s, s->policies[p], v.t[i].threads);
-			struct sample a, b;
-			enum verdict w;
-
-			if (!c1 || !ck || !(c1->median > 0) || (c1->cpus && c1->cpus == ck->cpus))
-				continue;
-			a = cell_sample(c1);
-			b = cell_sample(ck);
-			w = verdict_differ(&a, &b);
-			fprintf(out, "%s{\"policy\": ", n++ ? ", " : "");
-			json_str(out, ck->policy);
-			fprintf(out, ", \"threads\": %u, \"ratio\": ", ck->threads);
-			json_num(out, ck->median / c1->median);
-			fprintf(out, ", \"verdict\": \"%s\", \"reason\": ",
-				w == VERDICT_WINNER ? "difference" : "no difference measured");
-			if (w == VERDICT_WINNER)
-				fputs("null", out);
-			else
-				fprintf(out, "\"%s\"", verdict_words[w]);
-			fputs(", \"flags\": ", out);
-			json_flags(out, cell_flags(c1) | cell_flags(ck));
-			fputc('}', out);
-		}
+		fprintf(out, "%s{\"policy\": ", i ? ", " : "");
+		json_str(out, x->ck->policy);
+		fprintf(out, ", \"threads\": %u, \"ratio\": ", x->ck->threads);
+		json_num(out, x->ck->median / x->c1->median);
+		fprintf(out, ", \"verdict\": \"%s\", \"reason\": ",
+			x->v == VERDICT_WINNER ? "difference" : "no difference measured");
+		if (x->v == VERDICT_WINNER)
+			fputs("null", out);
+		else
+			fprintf(out, "\"%s\"", verdict_words[x->v]);
+		fputs(", \"flags\": ", out);
+		json_flags(out, cell_flags(x->c1) | cell_flags(x->ck));
+		fputc('}', out);
 	}
 	verdicts_free(&v);
 	return 0;

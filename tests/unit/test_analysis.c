@@ -262,6 +262,11 @@ static void plans_and_pools(void **state)
 	assert_false(plans_same(unbound, unbound, 2));
 	/* No thread count in common: nothing shows them the same. */
 	assert_false(plans_same(compact, scatter, 0));
+	/* One plan, two answers apart beyond their spread: the machine moved. */
+	assert_true(samples_disagree(two, 2));
+	const struct sample close[] = { { 100, 90, 110, 3 }, { 105, 100, 120, 3 }, { 300, 200, 400, 2 } };
+	assert_false(samples_disagree(close, 3));
+	assert_false(samples_disagree(two, 1));
 }
 
 /* The plan travels from the file's cpus column to each cell: the same
