@@ -13,6 +13,7 @@
 
 #include "analysis.h"
 #include "dataset.h"
+#include "verdicts.h"
 
 #define NEAR(a, b, tol) (fabs((double)(a) - (double)(b)) <= (tol) * fabs((double)(b)))
 
@@ -308,6 +309,64 @@ static void cells_carry_plans(void **state)
 	dataset_free(&ds);
 }
 
+static const struct series *series_of(const struct dataset *ds, const char *algorithm)
+{
+	for (size_t i = 0; i < ds->nseries; i++)
+		if (!strcmp(ds->series[i].key->algorithm, algorithm))
+			return &ds->series[i];
+	fail_msg("no series %s", algorithm);
+	return NULL;
+}
+
+/* The verdicts of tests/data/verdicts.csv's series, as the report prints
+ * them: one plan, overlap, a winner, too few repeats. */
+static void series_verdicts_from_file(void **state)
+{
+	struct dataset ds = { 0 };
+	struct verdicts v;
+	const struct series *s;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(dataset_read(&ds, data_file("verdicts.csv"), stderr, err, sizeof(err)), 0);
+	assert_int_equal(dataset_build(&ds), 0);
+	/* rsa-sign: compact = scatter at 1 and 2 threads, one plan whose
+	 * policies disagree at 2 (4700..4720 against 8200..8263). */
+	s = series_of(&ds, "rsa-sign");
+	assert_int_equal(series_verdicts(s, &v), 0);
+	assert_int_equal(v.nt, 2);
+	assert_int_equal(v.t[0].ngroups, 1);
+	assert_int_equal(v.t[1].ngroups, 1);
+	assert_false(v.t[0].disagree);
+	assert_true(v.t[1].disagree);
+	assert_int_equal(v.same[1], 0);
+	assert_string_equal(cell_verdict(&v, 1), "");
+	verdicts_free(&v);
+	s = series_of(&ds, "sha256");
+	assert_int_equal(series_verdicts(s, &v), 0);
+	assert_int_equal(v.t[0].ngroups, 2);
+	assert_int_equal(v.t[0].v, VERDICT_OVERLAP);
+	assert_int_equal(v.same[1], 1);
+	assert_string_equal(cell_verdict(&v, 0), "no difference measured");
+	verdicts_free(&v);
+	/* md5: scatter (0,2) beats compact (0,1) at 2; one plan at 4. */
+	s = series_of(&ds, "md5");
+	assert_int_equal(series_verdicts(s, &v), 0);
+	assert_int_equal(v.t[0].v, VERDICT_WINNER);
+	assert_true(NEAR(v.t[0].ratio, 200.0 / 105, 1e-12));
+	assert_string_equal(cell_verdict(&v, 0), "beaten");
+	assert_string_equal(cell_verdict(&v, 2), "winner");
+	assert_int_equal(v.t[1].ngroups, 1);
+	/* Same at 4 threads, not at 2: two policies, not one plan. */
+	assert_int_equal(v.same[1], 1);
+	verdicts_free(&v);
+	s = series_of(&ds, "sha1");
+	assert_int_equal(series_verdicts(s, &v), 0);
+	assert_int_equal(v.t[0].v, VERDICT_FEW_REPEATS);
+	verdicts_free(&v);
+	dataset_free(&ds);
+}
+
 /* A hand-made file: medians, the rerun that replaces a repeat, speedup,
  * efficiency, warnings' counts. */
 static void handmade_series(void **state)
@@ -387,6 +446,7 @@ int main(void)
 		cmocka_unit_test(verdicts_need_evidence),
 		cmocka_unit_test(plans_and_pools),
 		cmocka_unit_test(cells_carry_plans),
+		cmocka_unit_test(series_verdicts_from_file),
 		cmocka_unit_test(handmade_series),
 		cmocka_unit_test(published_figures),
 	};
