@@ -153,6 +153,15 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 					 i ? "; " : "", f->warning[i].text);
 }
 
+/* A ratio with two decimals, or n/a where there is none. */
+static void fixed2(double v, char *buf, size_t len)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.2f", v);
+	else
+		snprintf(buf, len, "n/a");
+}
+
 /* The policies of plan G at thread count TV, joined by " = ". */
 static void plan_name(FILE *out, const struct verdicts *v, const struct tverdict *tv, size_t g)
 {
@@ -215,7 +224,11 @@ static int print_comparisons(FILE *out, const struct series *s, const char *bull
 			} else {
 				if (tv->v == VERDICT_WINNER) {
 					plan_name(out, &v, tv, tv->best);
-					fprintf(out, " (%.2fx ", tv->ratio);
+					/* A worst median of 0 has no ratio. */
+					if (isfinite(tv->ratio))
+						fprintf(out, " (%.2fx ", tv->ratio);
+					else
+						fputs(" (no ratio to ", out);
 					plan_name(out, &v, tv, tv->worst);
 					fputc(')', out);
 				} else {
@@ -279,14 +292,6 @@ static void md_cell(FILE *out, const char *s)
 	}
 }
 
-/* A ratio with two decimals, or n/a where there is none. */
-static void fixed2(double v, char *buf, size_t len)
-{
-	if (isfinite(v))
-		snprintf(buf, len, "%.2f", v);
-	else
-		snprintf(buf, len, "n/a");
-}
 
 static void fmt_rate(double v, char *buf, size_t len)
 {
