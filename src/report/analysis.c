@@ -1,6 +1,8 @@
-/* Medians, the USL fit and the backend cutoff. */
+/* Medians, the USL fit, the backend cutoffs and the verdicts. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis.h"
 
@@ -122,8 +124,223 @@ int cutoff_find(const double *size, const double *rate_a, const double *rate_b, 
 		/* Where the log ratio crosses zero, on a log size axis. */
 		t = l0 / (l0 - l1);
 		*cut = exp(log(size[i]) + t * (log(size[i + 1]) - log(size[i])));
+		/* exp(log(x)) may miss x by a rounding: never outside the pair. */
+		*cut = fmin(fmax(*cut, fmin(size[i], size[i + 1])), fmax(size[i], size[i + 1]));
 		*a_wins_above = l1 > 0;
 		return 1;
 	}
 	return 0;
+}
+
+/* A point of one backend at one size of a family and config (sorted by
+ * that, then input order), or a pair's shared size (A and B both set). */
+struct cut_key {
+	size_t family, config, a, b;
+	double size;
+	size_t ia, ib;          /* input indices: the points of a and b */
+};
+
+static int cmp_size_t(size_t x, size_t y)
+{
+	return x < y ? -1 : x > y;
+}
+
+/* Points: family, config, size, backend, input order. */
+static int by_point(const void *x, const void *y)
+{
+	const struct cut_key *p = x, *q = y;
+	int c = cmp_size_t(p->family, q->family);
+
+	if (!c)
+		c = cmp_size_t(p->config, q->config);
+	if (!c)
+		c = p->size < q->size ? -1 : p->size > q->size;
+	if (!c)
+		c = cmp_size_t(p->a, q->a);
+	return c ? c : cmp_size_t(p->ia, q->ia);
+}
+
+/* Shared sizes: family, backend a, backend b, config, size. */
+static int by_pair(const void *x, const void *y)
+{
+	const struct cut_key *p = x, *q = y;
+	int c = cmp_size_t(p->family, q->family);
+
+	if (!c)
+		c = cmp_size_t(p->a, q->a);
+	if (!c)
+		c = cmp_size_t(p->b, q->b);
+	if (!c)
+		c = cmp_size_t(p->config, q->config);
+	return c ? c : (p->size < q->size ? -1 : p->size > q->size);
+}
+
+static bool same_pair(const struct cut_key *p, const struct cut_key *q)
+{
+	return p->family == q->family && p->a == q->a && p->b == q->b && p->config == q->config;
+}
+
+int cutoffs_compute(const struct cutoff_point *pts, size_t n, struct cutoff **out, size_t *nout)
+{
+	struct cut_key *k = malloc((n ? n : 1) * sizeof(*k)), *pair = NULL;
+	double *size = NULL, *ra = NULL, *rb = NULL;
+	size_t i, j, m = 0, npair = 0, cap = 0, nc = 0, x, y;
+	struct cutoff *res = NULL, *c;
+	int ret = -1;
+
+	*out = NULL;
+	*nout = 0;
+	if (!k)
+		goto out;
+	/* A size that cannot sit on a log axis takes no part. */
+	for (i = 0; i < n; i++)
+		if (isfinite(pts[i].size) && pts[i].size > 0)
+			k[m++] = (struct cut_key){ pts[i].family, pts[i].config, pts[i].backend, 0,
+						   pts[i].size, i, 0 };
+	qsort(k, m, sizeof(*k), by_point);
+	/* One entry per pair of backends at each size: count, then fill. */
+	for (i = 0; i < m; i = j) {
+		size_t backends = 0;
+
+		for (j = i; j < m && k[j].family == k[i].family && k[j].config == k[i].config &&
+		     k[j].size == k[i].size; j++)
+			backends += j == i || k[j].a != k[j - 1].a;
+		if (backends > 1 && (backends - 1) > (SIZE_MAX / sizeof(*pair) - cap) / backends)
+			goto out;
+		cap += backends * (backends - 1) / 2;
+	}
+	pair = malloc((cap ? cap : 1) * sizeof(*pair));
+	if (!pair)
+		goto out;
+	for (i = 0; i < m; i = j) {
+		for (j = i; j < m && k[j].family == k[i].family && k[j].config == k[i].config &&
+		     k[j].size == k[i].size; j++)
+			;
+		/* A backend's first point at this size; the rest are duplicates. */
+		for (x = i; x < j; x++) {
+			if (x > i && k[x].a == k[x - 1].a)
+				continue;
+			for (y = x + 1; y < j; y++) {
+				if (k[y].a == k[y - 1].a)
+					continue;
+				pair[npair++] = (struct cut_key){ k[i].family, k[i].config, k[x].a, k[y].a,
+								  k[i].size, k[x].ia, k[y].ia };
+			}
+		}
+	}
+	qsort(pair, npair, sizeof(*pair), by_pair);
+	size = malloc((npair ? npair : 1) * sizeof(*size));
+	ra = malloc((npair ? npair : 1) * sizeof(*ra));
+	rb = malloc((npair ? npair : 1) * sizeof(*rb));
+	res = malloc((npair ? npair : 1) * sizeof(*res));
+	if (!size || !ra || !rb || !res)
+		goto out;
+	for (i = 0; i < npair; i = j) {
+		for (j = i; j < npair && same_pair(&pair[i], &pair[j]); j++) {
+			size[j - i] = pair[j].size;
+			ra[j - i] = pts[pair[j].ia].rate;
+			rb[j - i] = pts[pair[j].ib].rate;
+		}
+		if (j - i < 2)
+			continue;
+		c = &res[nc++];
+		*c = (struct cutoff){ .family = pair[i].family, .config = pair[i].config,
+			.backend_a = pair[i].a, .backend_b = pair[i].b, .tag_a = pts[pair[i].ia].tag,
+			.tag_b = pts[pair[i].ib].tag, .sizes = j - i, .min_size = size[0],
+			.max_size = size[j - i - 1], .ratio_min = ra[0] / rb[0],
+			.ratio_max = ra[j - i - 1] / rb[j - i - 1], .cut = NAN };
+		c->found = cutoff_find(size, ra, rb, j - i, &c->cut, &c->a_wins_above) == 1;
+	}
+	*out = res;
+	*nout = nc;
+	res = NULL;
+	ret = 0;
+out:
+	free(k);
+	free(pair);
+	free(size);
+	free(ra);
+	free(rb);
+	free(res);
+	return ret;
+}
+
+enum verdict verdict_above(const struct sample *a, const struct sample *b)
+{
+	if (a->n < VERDICT_MIN_REPEATS || b->n < VERDICT_MIN_REPEATS)
+		return VERDICT_FEW_REPEATS;
+	return a->min > b->max ? VERDICT_WINNER : VERDICT_OVERLAP;
+}
+
+enum verdict verdict_differ(const struct sample *a, const struct sample *b)
+{
+	enum verdict v = verdict_above(a, b);
+
+	return v == VERDICT_OVERLAP ? verdict_above(b, a) : v;
+}
+
+enum verdict verdict_best(const struct sample *s, size_t n, size_t *best, size_t *worst)
+{
+	enum verdict v = VERDICT_WINNER, w;
+	size_t i;
+
+	*best = *worst = 0;
+	for (i = 1; i < n; i++) {
+		if (s[i].median > s[*best].median)
+			*best = i;
+		if (s[i].median < s[*worst].median)
+			*worst = i;
+	}
+	for (i = 0; i < n; i++) {
+		if (i == *best)
+			continue;
+		w = verdict_above(&s[*best], &s[i]);
+		if (w == VERDICT_FEW_REPEATS || (w == VERDICT_OVERLAP && v == VERDICT_WINNER))
+			v = w;
+	}
+	return n < 2 ? VERDICT_FEW_REPEATS : v;
+}
+
+bool samples_disagree(const struct sample *s, size_t n)
+{
+	double top_min = -INFINITY, low_max = INFINITY;
+	size_t i;
+
+	/* Some a.min > b.max (a != b: a point's own min is never above its
+	 * max) among the points with enough repeats to say. */
+	for (i = 0; i < n; i++)
+		if (s[i].n >= VERDICT_MIN_REPEATS) {
+			top_min = fmax(top_min, s[i].min);
+			low_max = fmin(low_max, s[i].max);
+		}
+	return top_min > low_max;
+}
+
+struct sample sample_pool(const struct sample *s, size_t n)
+{
+	struct sample p = { .median = NAN, .min = NAN, .max = NAN };
+	double *med = malloc((n ? n : 1) * sizeof(*med));
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		p.min = i ? fmin(p.min, s[i].min) : s[i].min;
+		p.max = i ? fmax(p.max, s[i].max) : s[i].max;
+		p.n += s[i].n;
+		if (med)
+			med[i] = s[i].median;
+	}
+	/* Without memory for the medians, the first one's stands. */
+	p.median = med ? stats_median(med, n) : n ? s[0].median : NAN;
+	free(med);
+	return p;
+}
+
+bool plans_same(const char *const *plan_a, const char *const *plan_b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!plan_a[i] || !plan_b[i] || !*plan_a[i] || !*plan_b[i] || strcmp(plan_a[i], plan_b[i]))
+			return false;
+	return n > 0;
 }

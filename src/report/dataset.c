@@ -103,6 +103,7 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->impl = dup_col(ds, row, RC_IMPL);
 	o->note = dup_col(ds, row, RC_NOTE);
 	o->versions = dup_col(ds, row, RC_VERSIONS);
+	o->cpus = dup_col(ds, row, RC_CPUS);
 	o->unit = dup_col(ds, row, RC_UNIT);
 	o->policy = intern(ds, *results_row_get(row, RC_POLICY) ? results_row_get(row, RC_POLICY) : "-");
 	o->size_unit = dup_col(ds, row, RC_SIZE_UNIT);
@@ -121,7 +122,7 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->file = rd->file;
 	o->line = line;
 	if (!o->host || !o->workload || !o->algorithm || !o->backend || !o->impl || !o->unit ||
-	    !o->policy || !o->size_unit || !o->note || !o->versions)
+	    !o->policy || !o->size_unit || !o->note || !o->versions || !o->cpus)
 		return 1;
 	ds->nobs++;
 	return 0;
@@ -403,8 +404,18 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 	for (i = 0; i < nm; i = j) {
 		struct cell *c = &s->cells[s->ncells];
 
-		for (j = i, n = 0; j < nm && same_group(&ks[i], &ks[j]); j++)
-			rates[n++] = ds->obs[ks[j].i].rate;
+		c->cpus = ds->obs[ks[i].i].cpus;
+		for (j = i, n = 0; j < nm && same_group(&ks[i], &ks[j]); j++) {
+			const struct obs *o = &ds->obs[ks[j].i];
+
+			rates[n++] = o->rate;
+			c->unverified |= o->verified == 0 || o->verified == 2;
+			/* Interned: one pointer per plan. */
+			if (o->cpus != c->cpus)
+				c->cpus = NULL;
+		}
+		if (c->cpus && !*c->cpus)
+			c->cpus = NULL;
 		c->policy = s->policies[ks[i].k[0]];
 		c->threads = (unsigned)ks[i].k[1];
 		c->n = n;
@@ -530,16 +541,20 @@ const struct cell *series_cell(const struct series *s, const char *policy, unsig
 
 void series_usl(const struct series *s, const char *policy, struct usl_fit *fit)
 {
-	double n[256], c[256];
-	size_t i, m = 0;
+	const struct cell *c = series_cell(s, policy, 1);
+	size_t i, m = 0, end = c ? c->policy_end : 0;
+	double *n = malloc((end ? end : 1) * sizeof(*n)), *cap = malloc((end ? end : 1) * sizeof(*cap));
 
-	/* Past the PUs, threads share them by time slicing: that is not the
-	 * contention the law describes, so those points stay out of the fit. */
-	for (i = 0; i < s->ncells && m < 256; i++)
-		if (same(s->cells[i].policy, policy) && !isnan(s->cells[i].speedup) &&
-		    !s->cells[i].oversubscribed) {
+	/* Every point of the policy (its cells run from its 1-thread cell, the
+	 * first, to policy_end).  Past the PUs, threads share them by time
+	 * slicing: that is not the contention the law describes, so those
+	 * points stay out of the fit. */
+	for (i = c ? (size_t)(c - s->cells) : 0; n && cap && i < end; i++)
+		if (!isnan(s->cells[i].speedup) && !s->cells[i].oversubscribed) {
 			n[m] = s->cells[i].threads;
-			c[m++] = s->cells[i].speedup;
+			cap[m++] = s->cells[i].speedup;
 		}
-	usl_fit(n, c, m, fit);
+	usl_fit(n, cap, m, fit);
+	free(n);
+	free(cap);
 }

@@ -16,6 +16,7 @@ struct obs {
 	/* Interned (dataset.c): equal texts are one pointer. */
 	char *host, *workload, *algorithm, *backend, *impl, *unit, *policy, *size_unit, *note;
 	char *versions;         /* not part of any series: --compare-by versions */
+	char *cpus;             /* the plan: planned PU of each worker, "" when unbound */
 	double size, rate;
 	unsigned threads, pus, cores;
 	int repeat;             /* -1 when the file has no repeat column */
@@ -33,6 +34,9 @@ struct cell {
 	size_t n;
 	double median, min, max, speedup, efficiency;
 	bool oversubscribed;
+	bool unverified;        /* a row of it failed its checks or was never checked */
+	bool busy;              /* taken on a busy machine (not recorded yet: false) */
+	const char *cpus;       /* the plan its rows share; NULL when they differ or none is known */
 	size_t policy_end;      /* past the last cell of this policy */
 	/* What threadrun --monitor saw of the runs behind this cell. */
 	size_t monitored;

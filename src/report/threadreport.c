@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "compare.h"
 #include "datafile.h"
 #include "dataset.h"
+#include "verdicts.h"
 #include "opt.h"
 #include "output.h"
 
@@ -61,6 +63,15 @@ static const char help_after[] =
 	"  C(N) = N / (1 + s (N-1) + k N (N-1))\n"
 	"and, where two backends ran the same algorithm at several sizes, the size at\n"
 	"which one overtakes the other.  Warnings name rows to distrust.\n"
+	"\n"
+	"Verdicts only from evidence: a best policy (or a sharing penalty) is named\n"
+	"only where each side has at least 3 repeats and their ranges (min..max) do\n"
+	"not overlap; otherwise \"no difference measured\" and why.  Policies that\n"
+	"plan the same PUs (the cpus column) are one plan, never ranked against each\n"
+	"other.  A verdict on points flagged busy, oversubscribed or unverified says\n"
+	"so.  csv and tsv add per cell: cpus (the plan), flags (those words) and best\n"
+	"(winner, beaten, no difference measured, or empty where one plan ran);\n"
+	"json adds per series same_plan and verdicts (winner null where none).\n"
 	"\n"
 	"In csv and tsv a text field that begins with = + - @, a tab or a carriage\n"
 	"return and is not a number gets a leading ' so that a spreadsheet shows it\n"
@@ -150,80 +161,101 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 					 i ? "; " : "", f->warning[i].text);
 }
 
-static unsigned *thread_counts(const struct series *s, size_t *n)
+/* The policies of plan G at thread count TV, joined by " = ". */
+static void plan_name(FILE *out, const struct verdicts *v, const struct tverdict *tv, size_t g)
 {
-	unsigned *t = calloc(s->ncells ? s->ncells : 1, sizeof(*t));
-	size_t i, j;
+	bool first = true;
 
-	*n = 0;
-	for (i = 0; t && i < s->ncells; i++) {
-		for (j = 0; j < *n && t[j] != s->cells[i].threads; j++)
-			;
-		if (j == *n)
-			t[(*n)++] = s->cells[i].threads;
-	}
-	for (i = 1; t && i < *n; i++)
-		for (j = i; j > 0 && t[j - 1] > t[j]; j--) {
-			unsigned x = t[j];
-			t[j] = t[j - 1];
-			t[j - 1] = x;
+	for (size_t i = tv->first; i < tv->end; i++)
+		if (v->group[v->order[i]] == g) {
+			if (!first)
+				fputs(" = ", out);
+			fputs(v->s->cells[v->order[i]].policy, out);
+			first = false;
 		}
-	return t;
 }
 
-/* "best policy" and "sharing penalty" lines, for text and markdown. */
-static void print_comparisons(FILE *out, const struct series *s, const char *bullet)
+static void print_flags(FILE *out, unsigned flags)
 {
-	size_t nt, i, p;
-	unsigned *t = thread_counts(s, &nt);
-	const struct cell *c1, *ck;
+	char text[64];
+
+	if (!flags)
+		return;
+	flags_text(flags, ", ", text, sizeof(text));
+	fprintf(out, " [on flagged points: %s]", text);
+}
+
+/* "same plan", "best policy" and "sharing penalty" lines, for text and
+ * markdown: a winner only where the repeats' ranges say so. */
+static int print_comparisons(FILE *out, const struct series *s, const char *bullet)
+{
+	struct verdicts v;
+	size_t i, p, q;
 	bool any;
 
-	if (!t)
-		return;
+	if (series_verdicts(s, &v) < 0) {
+		verdicts_free(&v);
+		return -1;
+	}
+	for (p = 0; p < s->npolicies; p++) {
+		if (v.same[p] != p)
+			continue;
+		any = false;
+		for (q = p + 1; q < s->npolicies; q++)
+			if (v.same[q] == p) {
+				if (!any)
+					fprintf(out, "%ssame plan: %s", bullet, s->policies[p]);
+				fprintf(out, " = %s", s->policies[q]);
+				any = true;
+			}
+		if (any)
+			fputs(" (the same PUs at every thread count both ran: one plan, not ranked)\n", out);
+	}
 	if (s->npolicies > 1) {
 		fprintf(out, "%sbest policy per thread count:", bullet);
-		for (i = 0; i < nt; i++) {
-			const struct cell *best = NULL, *worst = NULL;
+		for (i = 0; i < v.nt; i++) {
+			const struct tverdict *tv = &v.t[i];
 
-			for (p = 0; p < s->npolicies; p++) {
-				const struct cell *c = series_cell(s, s->policies[p], t[i]);
-
-				if (!c)
-					continue;
-				if (!best || c->median > best->median)
-					best = c;
-				if (!worst || c->median < worst->median)
-					worst = c;
+			fprintf(out, " %u: ", tv->threads);
+			if (tv->ngroups < 2) {
+				plan_name(out, &v, tv, 0);
+				fputs(tv->end - tv->first > 1 ? " (one plan)" : " (alone)", out);
+			} else {
+				if (tv->v == VERDICT_WINNER) {
+					plan_name(out, &v, tv, tv->best);
+					/* A worst median of 0 has no ratio. */
+					if (isfinite(tv->ratio))
+						fprintf(out, " (%.2fx ", tv->ratio);
+					else
+						fputs(" (no ratio to ", out);
+					plan_name(out, &v, tv, tv->worst);
+					fputc(')', out);
+				} else {
+					fprintf(out, "no difference measured (%s)", verdict_text(tv->v));
+				}
+				print_flags(out, tv->flags);
 			}
-			if (best && worst && best != worst)
-				fprintf(out, " %u: %s (%.2fx %s)%s", t[i], best->policy,
-					best->median / worst->median, worst->policy, i + 1 < nt ? ";" : "");
-			else if (best)
-				fprintf(out, " %u: %s (alone)%s", t[i], best->policy, i + 1 < nt ? ";" : "");
+			if (tv->disagree)
+				fputs(" [one plan, rates apart beyond their spread: the machine changed, not the placement]", out);
+			fputs(i + 1 < v.nt ? ";" : "", out);
 		}
 		fputc('\n', out);
 	}
-	for (p = 0; p < s->npolicies; p++) {
-		unsigned k;
+	for (i = 0; i < v.nshare; i++) {
+		const struct share *x = &v.share[i];
 
-		if (sscanf(s->policies[p], "c%u", &k) != 1 || k < 2)
-			continue;
-		any = false;
-		for (i = 0; i < nt; i++) {
-			c1 = series_cell(s, "c1", t[i]);
-			ck = series_cell(s, s->policies[p], t[i]);
-			if (!c1 || !ck || !(c1->median > 0))
-				continue;
-			if (!any)
-				fprintf(out, "%ssharing penalty, per-worker rate %s / c1:", bullet, ck->policy);
-			fprintf(out, " %u threads %.2f;", t[i], ck->median / c1->median);
-			any = true;
-		}
-		if (any)
+		if (!i || x->ck->policy != v.share[i - 1].ck->policy)
+			fprintf(out, "%ssharing penalty, per-worker rate %s / c1:", bullet, x->ck->policy);
+		fprintf(out, " %u threads %.2f", x->ck->threads, x->ck->median / x->c1->median);
+		if (x->v != VERDICT_WINNER)
+			fprintf(out, " (no difference measured: %s)", verdict_text(x->v));
+		print_flags(out, cell_flags(x->c1) | cell_flags(x->ck));
+		fputc(';', out);
+		if (i + 1 == v.nshare || v.share[i + 1].ck->policy != x->ck->policy)
 			fputs(" (1.00 = no contention; 0.50 = strands share one unit)\n", out);
 	}
-	free(t);
+	verdicts_free(&v);
+	return 0;
 }
 
 static void print_usl(FILE *out, const struct series *s, const char *bullet)
@@ -247,7 +279,7 @@ static void print_usl(FILE *out, const struct series *s, const char *bullet)
 	}
 }
 
-static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
+static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 {
 	struct facts f;
 	size_t i, c;
@@ -299,19 +331,23 @@ static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
 		}
 		if (markdown)
 			fputc('\n', out);
-		print_comparisons(out, s, markdown ? "- " : "  ");
+		if (print_comparisons(out, s, markdown ? "- " : "  ") < 0)
+			return -1;
 		print_usl(out, s, markdown ? "- " : "  ");
 		if (f.warnings[0])
 			fprintf(out, "%swarning: %s\n", markdown ? "- " : "  ", f.warnings);
 		fputc('\n', out);
 	}
+	return 0;
 }
 
-static void emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
+static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 {
 	static const char *const head[] = { "series", "host", "workload", "algorithm", "backend",
 		"impl", "size", "size_unit", "unit", "policy", "threads", "n", "median", "min", "max",
-		"speedup", "efficiency", "oversubscribed", "cores", "pus" };
+		"speedup", "efficiency", "oversubscribed", "cores", "pus", "cpus", "flags", "best" };
+	struct verdicts v;
+	char flags[64];
 	size_t i, c;
 
 	for (i = 0; i < sizeof(head) / sizeof(head[0]); i++)
@@ -321,6 +357,10 @@ static void emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 		const struct series *s = &ds->series[i];
 		const struct obs *k = s->key;
 
+		if (series_verdicts(s, &v) < 0) {
+			verdicts_free(&v);
+			return -1;
+		}
 		for (c = 0; c < s->ncells; c++) {
 			const struct cell *x = &s->cells[c];
 			const char *f[] = { k->host, k->workload, k->algorithm, k->backend, k->impl };
@@ -343,16 +383,131 @@ static void emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 				fprintf(out, "%.6g%c%.6g", x->speedup, sep, x->efficiency);
 			else
 				fputc(sep, out);
-			fprintf(out, "%c%s%c%u%c%u\n", sep, x->oversubscribed ? "yes" : "no", sep,
-				s->cores, sep, s->pus);
+			fprintf(out, "%c%s%c%u%c%u%c", sep, x->oversubscribed ? "yes" : "no", sep,
+				s->cores, sep, s->pus, sep);
+			csv_field(out, x->cpus ? x->cpus : "", sep, raw);
+			flags_text(cell_flags(x), " ", flags, sizeof(flags));
+			fprintf(out, "%c%s%c%s\n", sep, flags, sep, cell_verdict(&v, c));
 		}
+		verdicts_free(&v);
 	}
+	return 0;
 }
 
-static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bool raw);
+static int emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bool raw);
 
-static void emit_json(FILE *out, const struct dataset *ds)
+static void json_flags(FILE *out, unsigned flags)
 {
+	size_t i, n = 0;
+
+	fputc('[', out);
+	for (i = 1; i <= FLAG_LAST; i <<= 1)
+		if (flags & i)
+			fprintf(out, "%s\"%s\"", n++ ? ", " : "", flag_name((unsigned)i));
+	fputc(']', out);
+}
+
+/* A plan's policies as a JSON list. */
+static void json_plan(FILE *out, const struct verdicts *v, const struct tverdict *tv, size_t g)
+{
+	size_t i, n = 0;
+
+	fputc('[', out);
+	for (i = tv->first; i < tv->end; i++)
+		if (v->group[v->order[i]] == g) {
+			fputs(n++ ? ", " : "", out);
+			json_str(out, v->s->cells[v->order[i]].policy);
+		}
+	fputc(']', out);
+}
+
+/* "same_plan" (lists of policies planning the same PUs wherever both ran),
+ * "verdicts" (per thread count: the plans, and a winner or null) and
+ * "sharing" (the sharing penalty cK / c1, with its verdict). */
+static int json_verdicts(FILE *out, const struct series *s)
+{
+	struct verdicts v;
+	size_t i, p, q, g, n = 0;
+
+	if (series_verdicts(s, &v) < 0) {
+		verdicts_free(&v);
+		return -1;
+	}
+	fputs("], \"same_plan\": [", out);
+	for (p = 0; p < s->npolicies; p++) {
+		bool any = false;
+
+		for (q = p + 1; q < s->npolicies; q++)
+			if (v.same[q] == p && v.same[p] == p) {
+				if (!any) {
+					fprintf(out, "%s[", n++ ? ", " : "");
+					json_str(out, s->policies[p]);
+				}
+				fputs(", ", out);
+				json_str(out, s->policies[q]);
+				any = true;
+			}
+		if (any)
+			fputc(']', out);
+	}
+	fputs("], \"verdicts\": [", out);
+	for (i = 0; i < v.nt; i++) {
+		const struct tverdict *tv = &v.t[i];
+		bool win = tv->ngroups >= 2 && tv->v == VERDICT_WINNER;
+
+		fprintf(out, "%s{\"threads\": %u, \"plans\": [", i ? ", " : "", tv->threads);
+		for (g = 0; g < tv->ngroups; g++) {
+			fputs(g ? ", " : "", out);
+			json_plan(out, &v, tv, g);
+		}
+		fprintf(out, "], \"verdict\": \"%s\", \"reason\": ",
+			tv->ngroups < 2 ? "one plan" : win ? "winner" : "no difference measured");
+		if (tv->ngroups >= 2 && !win)
+			fprintf(out, "\"%s\"", verdict_text(tv->v));
+		else
+			fputs("null", out);
+		fputs(", \"winner\": ", out);
+		if (win)
+			json_plan(out, &v, tv, tv->best);
+		else
+			fputs("null", out);
+		fputs(", \"against\": ", out);
+		if (win)
+			json_plan(out, &v, tv, tv->worst);
+		else
+			fputs("null", out);
+		fputs(", \"ratio\": ", out);
+		json_num(out, win ? tv->ratio : NAN);
+		fputs(", \"flags\": ", out);
+		json_flags(out, tv->ngroups >= 2 ? tv->flags : 0);
+		fprintf(out, ", \"plan_disagrees\": %s}", tv->disagree ? "true" : "false");
+	}
+	fputs("], \"sharing\": [", out);
+	for (i = 0; i < v.nshare; i++) {
+		const struct share *x = &v.share[i];
+
+		fprintf(out, "%s{\"policy\": ", i ? ", " : "");
+		json_str(out, x->ck->policy);
+		fprintf(out, ", \"threads\": %u, \"ratio\": ", x->ck->threads);
+		json_num(out, x->ck->median / x->c1->median);
+		fprintf(out, ", \"verdict\": \"%s\", \"reason\": ",
+			x->v == VERDICT_WINNER ? "difference" : "no difference measured");
+		if (x->v == VERDICT_WINNER)
+			fputs("null", out);
+		else
+			fprintf(out, "\"%s\"", verdict_text(x->v));
+		fputs(", \"flags\": ", out);
+		json_flags(out, cell_flags(x->c1) | cell_flags(x->ck));
+		fputc('}', out);
+	}
+	verdicts_free(&v);
+	return 0;
+}
+
+static int emit_json(FILE *out, const struct dataset *ds)
+{
+	int ret;
+
 	struct usl_fit fit;
 	struct facts f;
 	size_t i, c, p;
@@ -397,8 +552,14 @@ static void emit_json(FILE *out, const struct dataset *ds)
 			json_num(out, x->speedup);
 			fputs(", \"efficiency\": ", out);
 			json_num(out, x->efficiency);
-			fprintf(out, ", \"oversubscribed\": %s}", x->oversubscribed ? "true" : "false");
+			fprintf(out, ", \"oversubscribed\": %s, \"cpus\": ", x->oversubscribed ? "true" : "false");
+			json_str(out, x->cpus ? x->cpus : "");
+			fputs(", \"flags\": ", out);
+			json_flags(out, cell_flags(x));
+			fputc('}', out);
 		}
+		if (json_verdicts(out, s) < 0)
+			return -1;
 		fputs("], \"usl\": [", out);
 		for (p = 0, c = 0; p < s->npolicies; p++) {
 			series_usl(s, s->policies[p], &fit);
@@ -428,26 +589,14 @@ static void emit_json(FILE *out, const struct dataset *ds)
 	}
 	/* Where two backends ran the same algorithm: the cutoffs. */
 	fputs("\n], \"cutoffs\": [", out);
-	emit_cutoffs(out, ds, FMT_JSON, false);
+	ret = emit_cutoffs(out, ds, FMT_JSON, false);
 	/* Bytes of the files that were not UTF-8 were replaced: said once. */
 	fputs("\n], \"warnings\": [", out);
 	if (json_replaced_bytes())
 		fprintf(out, "{\"kind\": \"encoding\", \"text\": \"%zu byte(s) of the input were not UTF-8 and were replaced by U+FFFD\"}",
 			json_replaced_bytes());
 	fputs("]}\n", out);
-}
-
-/* Same workload, algorithm, host and unit: two backends of one family can
- * be compared; rows of another host never mix in. */
-static bool same_family(const struct obs *a, const struct obs *b)
-{
-	return !strcmp(a->workload, b->workload) && !strcmp(a->algorithm, b->algorithm) &&
-	       !strcmp(a->host, b->host) && !strcmp(a->unit, b->unit);
-}
-
-static bool same_backend(const struct obs *a, const struct obs *b)
-{
-	return same_family(a, b) && !strcmp(a->backend, b->backend);
+	return ret;
 }
 
 /* The columns of --cutoffs -f csv|tsv, one row per backend pair, policy
@@ -481,122 +630,205 @@ static void cutoff_row(FILE *out, char sep, bool raw, const struct obs *ka, cons
 	fprintf(out, "%c%zu%c%.10g%c%.10g\n", sep, m, sep, lo, sep, hi);
 }
 
+/* A key for numbering things in first-seen order (number_groups). */
+enum { IDKEY_WORDS = 5 };
+struct idkey {
+	uintptr_t k[IDKEY_WORDS];
+	size_t i;
+};
+
+static int by_idkey(const void *x, const void *y)
+{
+	const struct idkey *a = x, *b = y;
+
+	for (int j = 0; j < IDKEY_WORDS; j++)
+		if (a->k[j] != b->k[j])
+			return a->k[j] < b->k[j] ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* ID[k[x].i] = the number of k[x]'s group (equal keys), groups numbered in
+ * the order of their first index.  K is sorted in the process. */
+static int number_groups(struct idkey *k, size_t n, size_t *id)
+{
+	struct idkey *first = malloc((n ? n : 1) * sizeof(*first));
+	size_t i, j, g = 0, x;
+
+	if (!first)
+		return -1;
+	qsort(k, n, sizeof(*k), by_idkey);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && !memcmp(k[j].k, k[i].k, sizeof(k[i].k)); j++)
+			;
+		first[g++] = (struct idkey){ { k[i].i, i, j }, 0 };
+	}
+	qsort(first, g, sizeof(*first), by_idkey);
+	for (x = 0; x < g; x++)
+		for (i = first[x].k[1]; i < first[x].k[2]; i++)
+			id[k[i].i] = x;
+	free(first);
+	return 0;
+}
+
+/* Where each point came from: its tag indexes these. */
+struct cutoff_ref {
+	const struct series *s;
+	const struct cell *c;
+};
+
+static int by_backend(const void *x, const void *y, void *arg)
+{
+	const struct cutoff_ref *ref = arg;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	return strcmp(ref[a].s->key->backend, ref[b].s->key->backend);
+}
+
+/* Every cell as a point for cutoffs_compute: family (workload, algorithm,
+ * host, unit, size unit; interned, so compared as pointers), config
+ * (policy, threads), backend (rank in byte order).  Tag x is (*REF)[x]. */
+static int cutoff_points(const struct dataset *ds, struct cutoff_point **pts, size_t *npts,
+			 struct cutoff_ref **ref)
+{
+	size_t n = 0, i, c, x, rank, *fam = NULL, *cfg = NULL, *order = NULL;
+	struct idkey *k = NULL;
+	int ret = -1;
+
+	for (i = 0; i < ds->nseries; i++)
+		n += ds->series[i].ncells;
+	*npts = n;
+	*pts = malloc((n ? n : 1) * sizeof(**pts));
+	*ref = malloc((n ? n : 1) * sizeof(**ref));
+	k = malloc((n ? n : 1) * sizeof(*k));
+	fam = malloc((n ? n : 1) * sizeof(*fam));
+	cfg = malloc((n ? n : 1) * sizeof(*cfg));
+	order = malloc((n ? n : 1) * sizeof(*order));
+	if (!*pts || !*ref || !k || !fam || !cfg || !order)
+		goto out;
+	for (i = 0, x = 0; i < ds->nseries; i++)
+		for (c = 0; c < ds->series[i].ncells; c++, x++)
+			(*ref)[x] = (struct cutoff_ref){ &ds->series[i], &ds->series[i].cells[c] };
+	for (x = 0; x < n; x++) {
+		const struct obs *o = (*ref)[x].s->key;
+
+		k[x] = (struct idkey){ { (uintptr_t)o->workload, (uintptr_t)o->algorithm,
+					 (uintptr_t)o->host, (uintptr_t)o->unit,
+					 (uintptr_t)o->size_unit }, x };
+	}
+	if (number_groups(k, n, fam) < 0)
+		goto out;
+	for (x = 0; x < n; x++)
+		k[x] = (struct idkey){ { (uintptr_t)(*ref)[x].c->policy, (*ref)[x].c->threads }, x };
+	if (number_groups(k, n, cfg) < 0)
+		goto out;
+	/* Backends ranked by name, so that a pair is named a before b. */
+	for (x = 0; x < n; x++)
+		order[x] = x;
+	qsort_r(order, n, sizeof(*order), by_backend, *ref);
+	for (x = 0, rank = 0; x < n; x++) {
+		const struct obs *o = (*ref)[order[x]].s->key;
+
+		rank += x > 0 && strcmp(o->backend, (*ref)[order[x - 1]].s->key->backend);
+		(*pts)[order[x]] = (struct cutoff_point){ .family = fam[order[x]],
+			.config = cfg[order[x]], .backend = rank, .tag = order[x], .size = o->size,
+			.rate = (*ref)[order[x]].c->median };
+	}
+	ret = 0;
+out:
+	free(k);
+	free(fam);
+	free(cfg);
+	free(order);
+	return ret;
+}
+
 /* Where two backends ran the same algorithm at several sizes: for each
- * policy and thread count, the size where one overtakes the other. */
-static void emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bool raw)
+ * policy and thread count, the size where one overtakes the other
+ * (cutoffs_compute: per host and unit, every size). */
+static int emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bool raw)
 {
 	const char sep = fmt == FMT_TSV ? '\t' : ',';
-	size_t i, j, a, b, m;
+	struct cutoff_point *pts = NULL;
+	struct cutoff_ref *ref = NULL;
+	struct cutoff *cut = NULL;
+	size_t i, npts, ncut = 0;
 	bool header = false;
+	int ret = -1;
 
 	if (fmt == FMT_CSV || fmt == FMT_TSV) {
 		for (i = 0; i < sizeof(cutoff_head) / sizeof(cutoff_head[0]); i++)
 			fprintf(out, "%s%s", i ? (sep == '\t' ? "\t" : ",") : "", cutoff_head[i]);
 		fputc('\n', out);
 	}
-	for (i = 0; i < ds->nseries; i++)
-		for (j = 0; j < ds->nseries; j++) {
-			const struct obs *ki = ds->series[i].key, *kj = ds->series[j].key;
-			double size[64], ra[64], rb[64], cut;
-			bool a_above;
+	if (cutoff_points(ds, &pts, &npts, &ref) < 0 || cutoffs_compute(pts, npts, &cut, &ncut) < 0)
+		goto out;
+	for (i = 0; i < ncut; i++) {
+		const struct cutoff *y = &cut[i];
+		const struct obs *ka = ref[y->tag_a].s->key, *kb = ref[y->tag_b].s->key;
+		const struct cell *x = ref[y->tag_a].c;
+		const char *faster = y->ratio_min > 1 ? ka->backend : kb->backend;
+		const char *above = y->found ? (y->a_wins_above ? ka->backend : kb->backend) : faster;
+		const char *below = y->found ? (y->a_wins_above ? kb->backend : ka->backend) : faster;
 
-			/* One line per backend pair: the first series of each family. */
-			if (!same_family(ki, kj) || strcmp(ki->backend, kj->backend) >= 0)
-				continue;
-			for (a = 0; a < i; a++)
-				if (same_backend(ds->series[a].key, ki))
-					break;
-			for (b = 0; b < j; b++)
-				if (same_backend(ds->series[b].key, kj))
-					break;
-			if (a < i || b < j)
-				continue;
-			/* For each policy x threads: the rate of each backend by size. */
-			for (size_t c = 0; c < ds->series[i].ncells; c++) {
-				const struct cell *x = &ds->series[i].cells[c];
-
-				m = 0;
-				for (a = 0; a < ds->nseries && m < 64; a++) {
-					const struct series *sa = &ds->series[a];
-					const struct cell *ca, *cb;
-
-					if (!same_backend(sa->key, ki))
-						continue;
-					ca = series_cell(sa, x->policy, x->threads);
-					for (b = 0; b < ds->nseries && m < 64; b++) {
-						const struct series *sb = &ds->series[b];
-
-						if (!same_backend(sb->key, kj) || sb->key->size != sa->key->size)
-							continue;
-						cb = series_cell(sb, x->policy, x->threads);
-						if (ca && cb) {
-							size[m] = sa->key->size;
-							ra[m] = ca->median;
-							rb[m++] = cb->median;
-						}
-					}
-				}
-				if (m < 2)
-					continue;
-				for (a = 1; a < m; a++)
-					for (b = a; b > 0 && size[b - 1] > size[b]; b--) {
-						double t = size[b]; size[b] = size[b - 1]; size[b - 1] = t;
-						t = ra[b]; ra[b] = ra[b - 1]; ra[b - 1] = t;
-						t = rb[b]; rb[b] = rb[b - 1]; rb[b - 1] = t;
-					}
-				bool found = cutoff_find(size, ra, rb, m, &cut, &a_above);
-				const char *faster = ra[0] > rb[0] ? ki->backend : kj->backend;
-				const char *above = found ? (a_above ? ki->backend : kj->backend) : faster;
-				const char *below = found ? (a_above ? kj->backend : ki->backend) : faster;
-
-				if (fmt == FMT_CSV || fmt == FMT_TSV) {
-					cutoff_row(out, sep, raw, ki, kj, x, found, cut, below, above, m,
-						   size[0], size[m - 1]);
-					continue;
-				}
-				if (fmt == FMT_JSON) {
-					fprintf(out, "%s\n {\"workload\": ", header ? "," : "");
-					json_str(out, ki->workload);
-					fputs(", \"algorithm\": ", out);
-					json_str(out, ki->algorithm);
-					fputs(", \"host\": ", out);
-					json_str(out, ki->host);
-					fputs(", \"backend_a\": ", out);
-					json_str(out, ki->backend);
-					fputs(", \"backend_b\": ", out);
-					json_str(out, kj->backend);
-					fputs(", \"policy\": ", out);
-					json_str(out, x->policy);
-					fprintf(out, ", \"threads\": %u, \"winner_above\": ", x->threads);
-					json_str(out, above);
-					fputs(", \"cutoff\": ", out);
-					json_num(out, found ? cut : NAN);
-					fputs(", \"size_unit\": ", out);
-					json_str(out, ki->size_unit);
-					fputc('}', out);
-					header = true;
-					continue;
-				}
-				if (!header) {
-					fprintf(out, fmt == FMT_MARKDOWN ? "### Cutoffs between backends\n\n"
-									 : "== cutoffs between backends\n");
-					header = true;
-				}
-				fprintf(out, "%s%s %s, %s, %u threads%s%s: ", fmt == FMT_MARKDOWN ? "- " : "  ",
-					ki->workload, ki->algorithm, x->policy, x->threads,
-					ds->multi_host ? ", host " : "", ds->multi_host ? ki->host : "");
-				if (found)
-					fprintf(out, "%s overtakes %s above ~%.0f %s\n", above, below, cut,
-						ki->size_unit);
-				else
-					fprintf(out, "%s is faster at every size measured (%.0f..%.0f %s, %.2fx..%.2fx)\n",
-						faster, size[0], size[m - 1],
-						ki->size_unit, ra[0] > rb[0] ? ra[0] / rb[0] : rb[0] / ra[0],
-						ra[m - 1] > rb[m - 1] ? ra[m - 1] / rb[m - 1] : rb[m - 1] / ra[m - 1]);
-			}
+		if (fmt == FMT_CSV || fmt == FMT_TSV) {
+			cutoff_row(out, sep, raw, ka, kb, x, y->found, y->cut, below, above, y->sizes,
+				   y->min_size, y->max_size);
+			continue;
 		}
+		if (fmt == FMT_JSON) {
+			fprintf(out, "%s\n {\"workload\": ", header ? "," : "");
+			json_str(out, ka->workload);
+			fputs(", \"algorithm\": ", out);
+			json_str(out, ka->algorithm);
+			fputs(", \"host\": ", out);
+			json_str(out, ka->host);
+			fputs(", \"backend_a\": ", out);
+			json_str(out, ka->backend);
+			fputs(", \"backend_b\": ", out);
+			json_str(out, kb->backend);
+			fputs(", \"policy\": ", out);
+			json_str(out, x->policy);
+			fprintf(out, ", \"threads\": %u, \"winner_above\": ", x->threads);
+			json_str(out, above);
+			fputs(", \"cutoff\": ", out);
+			json_num(out, y->found ? y->cut : NAN);
+			fputs(", \"size_unit\": ", out);
+			json_str(out, ka->size_unit);
+			fputs(", \"unit\": ", out);
+			json_str(out, ka->unit);
+			fprintf(out, ", \"sizes\": %zu, \"min_size\": ", y->sizes);
+			json_num(out, y->min_size);
+			fputs(", \"max_size\": ", out);
+			json_num(out, y->max_size);
+			fputc('}', out);
+			header = true;
+			continue;
+		}
+		if (!header) {
+			fprintf(out, fmt == FMT_MARKDOWN ? "### Cutoffs between backends\n\n"
+							 : "== cutoffs between backends\n");
+			header = true;
+		}
+		fprintf(out, "%s%s %s, %s, %u threads%s%s: ", fmt == FMT_MARKDOWN ? "- " : "  ",
+			ka->workload, ka->algorithm, x->policy, x->threads,
+			ds->multi_host ? ", host " : "", ds->multi_host ? ka->host : "");
+		if (y->found)
+			fprintf(out, "%s overtakes %s above ~%.0f %s\n", above, below, y->cut,
+				ka->size_unit);
+		else
+			fprintf(out, "%s is faster at every size measured (%zu sizes, %.0f..%.0f %s, %.2fx..%.2fx)\n",
+				faster, y->sizes, y->min_size, y->max_size, ka->size_unit,
+				y->ratio_min > 1 ? y->ratio_min : 1 / y->ratio_min,
+				y->ratio_max > 1 ? y->ratio_max : 1 / y->ratio_max);
+	}
 	if (header && (fmt == FMT_TEXT || fmt == FMT_MARKDOWN))
 		fputc('\n', out);
+	ret = 0;
+out:
+	free(pts);
+	free(ref);
+	free(cut);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -611,7 +843,7 @@ int main(int argc, char **argv)
 	struct opt_parser p;
 	char err[1024];
 	size_t i;
-	int c, ret = 2;
+	int c, rc = 0, ret = 2;
 
 	datafile_stdio_init(PROG);
 	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), 0) < 0)
@@ -666,18 +898,27 @@ int main(int argc, char **argv)
 	}
 	if (cutoffs && fmt == FMT_JSON) {
 		fputs("{\"cutoffs\": [", stdout);
-		emit_cutoffs(stdout, &ds, fmt, raw);
+		rc = emit_cutoffs(stdout, &ds, fmt, raw);
 		fputs("\n]}\n", stdout);
 	} else if (cutoffs) {
-		emit_cutoffs(stdout, &ds, fmt, raw);
+		rc = emit_cutoffs(stdout, &ds, fmt, raw);
 	} else {
 		switch (fmt) {
-		case FMT_TEXT: emit_text(stdout, &ds, false); emit_cutoffs(stdout, &ds, fmt, raw); break;
-		case FMT_MARKDOWN: emit_text(stdout, &ds, true); emit_cutoffs(stdout, &ds, fmt, raw); break;
-		case FMT_CSV: emit_csv(stdout, &ds, ',', raw); break;
-		case FMT_TSV: emit_csv(stdout, &ds, '\t', raw); break;
-		case FMT_JSON: emit_json(stdout, &ds); break;
+		case FMT_TEXT:
+		case FMT_MARKDOWN:
+			rc = emit_text(stdout, &ds, fmt == FMT_MARKDOWN);
+			if (!rc)
+				rc = emit_cutoffs(stdout, &ds, fmt, raw);
+			break;
+		case FMT_CSV: rc = emit_csv(stdout, &ds, ',', raw); break;
+		case FMT_TSV: rc = emit_csv(stdout, &ds, '\t', raw); break;
+		case FMT_JSON: rc = emit_json(stdout, &ds); break;
 		}
+	}
+	if (rc < 0) {
+		msg_error(PROG, "out of memory");
+		ret = 1;
+		goto out;
 	}
 	if (ds.bad_lines)
 		fprintf(stderr, "%s: %u malformed line(s) skipped, named above\n", PROG, ds.bad_lines);

@@ -2,12 +2,16 @@
  * Fuzz target: threadreport's outputs on whatever a results file holds —
  * the USL fits, cutoffs, speedups and every format (text, markdown, csv,
  * tsv, raw, json, --cutoffs, --compare).  The first byte picks the format
- * and flags; the rest is the file.  With --compare (0x20) the second file
- * is the same text from its second line on (so its header is the first
- * file's first row), and 0x40 picks --compare-by backend on the first.
+ * and flags; the rest is the file.  Bits 0x60: 0x40 --cutoffs, 0x60
+ * --compare-by backend, 0x20 --compare, the second file being the same text
+ * from its second line on (so its header is the first file's first row).
+ * With bit 0x20 the bytes are also read as cutoff points (5 bytes each) for
+ * cutoffs_compute, whose answers must keep its promises: pairs within one
+ * family and config, a before b, two sizes or more, in order.
  * threadreport.c is compiled in with its main renamed; its output goes to
  * /dev/null.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +42,34 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+static void cutoff_points_fuzz(const uint8_t *data, size_t size)
+{
+	size_t n = size / 5, i, ncut;
+	struct cutoff_point *p = calloc(n ? n : 1, sizeof(*p));
+	struct cutoff *c = NULL;
+
+	if (!p)
+		return;
+	for (i = 0; i < n; i++, data += 5)
+		p[i] = (struct cutoff_point){ data[0] % 3, data[1] % 3, data[2] % 4, i,
+			data[3] == 255 ? NAN : (double)data[3] * 16, (double)data[4] };
+	if (cutoffs_compute(p, n, &c, &ncut) == 0)
+		for (i = 0; i < ncut; i++) {
+			const struct cutoff *x = &c[i];
+
+			if (x->sizes < 2 || x->backend_a >= x->backend_b || !(x->min_size < x->max_size) ||
+			    p[x->tag_a].family != x->family || p[x->tag_b].family != x->family ||
+			    p[x->tag_a].config != x->config || p[x->tag_b].config != x->config ||
+			    p[x->tag_a].backend != x->backend_a || p[x->tag_b].backend != x->backend_b ||
+			    (x->found && !(x->cut >= x->min_size && x->cut <= x->max_size)) ||
+			    (i && x->family == c[i - 1].family && x->backend_a == c[i - 1].backend_a &&
+			     x->backend_b == c[i - 1].backend_b && x->config <= c[i - 1].config))
+				abort();
+		}
+	free(c);
+	free(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const fmts[] = { "text", "markdown", "csv", "tsv", "json" };
@@ -48,6 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
+	if (data[0] & 0x20)
+		cutoff_points_fuzz(data + 1, size - 1);
 	fd = mkstemp(path);
 	if (fd < 0)
 		return 0;

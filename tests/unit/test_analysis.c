@@ -13,6 +13,7 @@
 
 #include "analysis.h"
 #include "dataset.h"
+#include "verdicts.h"
 
 #define NEAR(a, b, tol) (fabs((double)(a) - (double)(b)) <= (tol) * fabs((double)(b)))
 
@@ -125,6 +126,152 @@ static void cutoff_asymmetric(void **state)
 		fail_msg("cutoff %g, want 256", cut);
 }
 
+/* Points of two families (hosts) and units never pair up, even when
+ * their backends and configs match; within one, every pair of backends. */
+static void cutoffs_never_mix(void **state)
+{
+	/* Family 0: backend 0 at 16 and 1024; family 1: backend 1 there. */
+	const struct cutoff_point split[] = {
+		{ 0, 0, 0, 0, 16, 20 }, { 0, 0, 0, 1, 1024, 20 },
+		{ 1, 0, 1, 2, 16, 10 }, { 1, 0, 1, 3, 1024, 40 },
+	};
+	/* One family, three backends, two configs (only config 0 has b2). */
+	const struct cutoff_point three[] = {
+		{ 0, 0, 0, 0, 16, 20 }, { 0, 0, 0, 1, 1024, 20 },
+		{ 0, 0, 1, 2, 16, 10 }, { 0, 0, 1, 3, 1024, 40 },
+		{ 0, 0, 2, 4, 16, 5 }, { 0, 0, 2, 5, 1024, 5 },
+		{ 0, 1, 0, 6, 16, 20 }, { 0, 1, 0, 7, 1024, 20 },
+		{ 0, 1, 1, 8, 16, 10 }, { 0, 1, 1, 9, 1024, 40 },
+	};
+	struct cutoff *c;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(cutoffs_compute(split, 4, &c, &n), 0);
+	assert_int_equal(n, 0);
+	free(c);
+	assert_int_equal(cutoffs_compute(three, 10, &c, &n), 0);
+	/* (0,1) config 0, (0,1) config 1, (0,2), (1,2): by family, a, b, config. */
+	assert_int_equal(n, 4);
+	assert_int_equal(c[0].backend_a, 0);
+	assert_int_equal(c[0].backend_b, 1);
+	assert_int_equal(c[0].config, 0);
+	assert_int_equal(c[1].config, 1);
+	assert_int_equal(c[1].tag_a, 6);
+	assert_int_equal(c[1].tag_b, 8);
+	assert_true(c[0].found && NEAR(c[0].cut, 128, 1e-9) && !c[0].a_wins_above);
+	assert_int_equal(c[2].backend_b, 2);
+	assert_false(c[2].found);
+	assert_true(NEAR(c[2].ratio_min, 4, 1e-12) && NEAR(c[2].ratio_max, 4, 1e-12));
+	assert_int_equal(c[3].backend_a, 1);
+	free(c);
+}
+
+/* Any number of sizes: 300 of them, in reverse order, with duplicates
+ * (the first point of a backend at a size counts) and sizes that cannot
+ * sit on a log axis (left out).  The crossing is between the last two. */
+static void cutoffs_many_sizes(void **state)
+{
+	enum { N = 300 };
+	struct cutoff_point *p = calloc(2 * N + 4, sizeof(*p));
+	struct cutoff *c;
+	size_t n, i, m = 0;
+
+	(void)state;
+	assert_non_null(p);
+	for (i = N; i >= 1; i--) {
+		p[m] = (struct cutoff_point){ 0, 0, 0, m, 10.0 * (double)i, 100 };
+		m++;
+		p[m] = (struct cutoff_point){ 0, 0, 1, m, 10.0 * (double)i, 10.0 * (double)i / 2995 * 100 };
+		m++;
+	}
+	/* A duplicate (ignored), then sizes no log axis holds. */
+	p[m] = (struct cutoff_point){ 0, 0, 1, m, 10, 1e9 };
+	m++;
+	p[m] = (struct cutoff_point){ 0, 0, 0, m, NAN, 1 };
+	m++;
+	p[m] = (struct cutoff_point){ 0, 0, 1, m, 0, 1 };
+	m++;
+	p[m] = (struct cutoff_point){ 0, 0, 1, m, -5, 1 };
+	m++;
+	assert_int_equal(cutoffs_compute(p, m, &c, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(c[0].sizes, N);
+	assert_true(c[0].min_size == 10 && c[0].max_size == 10.0 * N);
+	assert_true(c[0].found && c[0].cut > 2990 && c[0].cut < 3000);
+	assert_false(c[0].a_wins_above);
+	/* The smallest size's points: tags of the last pair written. */
+	assert_int_equal(c[0].tag_a, 2 * N - 2);
+	assert_int_equal(c[0].tag_b, 2 * N - 1);
+	free(c);
+	assert_int_equal(cutoffs_compute(p, 0, &c, &n), 0);
+	assert_int_equal(n, 0);
+	free(c);
+	free(p);
+}
+
+/* A winner only with 3 repeats a side and ranges apart; why not, else. */
+static void verdicts_need_evidence(void **state)
+{
+	const struct sample fast = { 200, 190, 210, 3 }, slow = { 105, 100, 110, 3 };
+	const struct sample few = { 200, 190, 210, 2 }, wide = { 150, 100, 205, 3 };
+	const struct sample touch = { 105, 100, 190, 3 };
+	struct sample three[] = { slow, fast, wide }, apart[] = { slow, fast, { 50, 40, 60, 5 } };
+	size_t best, worst;
+
+	(void)state;
+	assert_int_equal(verdict_above(&fast, &slow), VERDICT_WINNER);
+	assert_int_equal(verdict_above(&slow, &fast), VERDICT_OVERLAP);
+	assert_int_equal(verdict_above(&few, &slow), VERDICT_FEW_REPEATS);
+	assert_int_equal(verdict_above(&fast, &wide), VERDICT_OVERLAP);
+	/* Either way round for a difference. */
+	assert_int_equal(verdict_differ(&slow, &fast), VERDICT_WINNER);
+	assert_int_equal(verdict_differ(&fast, &slow), VERDICT_WINNER);
+	assert_int_equal(verdict_differ(&fast, &wide), VERDICT_OVERLAP);
+	assert_int_equal(verdict_differ(&wide, &few), VERDICT_FEW_REPEATS);
+	/* Touching ranges (190 = 190) overlap. */
+	assert_int_equal(verdict_above(&fast, &touch), VERDICT_OVERLAP);
+	/* The best by median must clear every other point, not only the worst. */
+	assert_int_equal(verdict_best(three, 3, &best, &worst), VERDICT_OVERLAP);
+	assert_int_equal(best, 1);
+	assert_int_equal(worst, 0);
+	assert_int_equal(verdict_best(apart, 3, &best, &worst), VERDICT_WINNER);
+	assert_int_equal(best, 1);
+	assert_int_equal(worst, 2);
+	/* Too few repeats is said before an overlap. */
+	three[0] = few;
+	three[1] = (struct sample){ 300, 290, 310, 3 };
+	assert_int_equal(verdict_best(three, 3, &best, &worst), VERDICT_FEW_REPEATS);
+}
+
+/* One plan's points pooled; plans compared where both ran. */
+static void plans_and_pools(void **state)
+{
+	const struct sample two[] = { { 4714, 4700, 4720, 3 }, { 8250, 8200, 8263, 3 } };
+	const char *compact[] = { "0", "0,1" }, *scatter[] = { "0", "0,1" }, *other[] = { "0", "1,0" };
+	const char *unbound[] = { "0", "" }, *unknown[] = { "0", NULL };
+	struct sample p;
+
+	(void)state;
+	p = sample_pool(two, 2);
+	assert_true(p.min == 4700 && p.max == 8263 && p.n == 6 && p.median == (4714 + 8250) / 2.0);
+	assert_true(plans_same(compact, scatter, 2));
+	/* Worker order is part of the plan. */
+	assert_false(plans_same(compact, other, 2));
+	assert_false(plans_same(compact, unbound, 2));
+	assert_false(plans_same(compact, unknown, 2));
+	assert_false(plans_same(unbound, unbound, 2));
+	/* No thread count in common: nothing shows them the same. */
+	assert_false(plans_same(compact, scatter, 0));
+	/* One plan, two answers apart beyond their spread: the machine moved. */
+	assert_true(samples_disagree(two, 2));
+	const struct sample close[] = { { 100, 90, 110, 3 }, { 105, 100, 120, 3 }, { 300, 200, 400, 2 } };
+	assert_false(samples_disagree(close, 3));
+	assert_false(samples_disagree(two, 1));
+}
+
+/* The plan travels from the file's cpus column to each cell: the same
+ * pointer for the same text, NULL where unbound. */
 static const char *data_file(const char *name)
 {
 	static char path[512];
@@ -132,6 +279,92 @@ static const char *data_file(const char *name)
 	snprintf(path, sizeof(path), "%s/%s", getenv("TEST_DATA") ? getenv("TEST_DATA") : "tests/data",
 		 name);
 	return path;
+}
+
+static void cells_carry_plans(void **state)
+{
+	struct dataset ds = { 0 };
+	const struct series *s = NULL;
+	const struct cell *a, *b;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(dataset_read(&ds, data_file("verdicts.csv"), stderr, err, sizeof(err)), 0);
+	assert_int_equal(dataset_build(&ds), 0);
+	for (i = 0; i < ds.nseries; i++)
+		if (!strcmp(ds.series[i].key->algorithm, "rsa-sign"))
+			s = &ds.series[i];
+	assert_non_null(s);
+	a = series_cell(s, "compact", 2);
+	b = series_cell(s, "scatter", 2);
+	assert_non_null(a->cpus);
+	assert_string_equal(a->cpus, "0,1");
+	assert_ptr_equal(a->cpus, b->cpus);
+	assert_false(a->busy || a->unverified || a->oversubscribed);
+	for (i = 0; i < ds.nseries; i++)
+		if (!strcmp(ds.series[i].key->algorithm, "sha256"))
+			s = &ds.series[i];
+	assert_null(series_cell(s, "none", 2)->cpus);
+	dataset_free(&ds);
+}
+
+static const struct series *series_of(const struct dataset *ds, const char *algorithm)
+{
+	for (size_t i = 0; i < ds->nseries; i++)
+		if (!strcmp(ds->series[i].key->algorithm, algorithm))
+			return &ds->series[i];
+	fail_msg("no series %s", algorithm);
+	return NULL;
+}
+
+/* The verdicts of tests/data/verdicts.csv's series, as the report prints
+ * them: one plan, overlap, a winner, too few repeats. */
+static void series_verdicts_from_file(void **state)
+{
+	struct dataset ds = { 0 };
+	struct verdicts v;
+	const struct series *s;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(dataset_read(&ds, data_file("verdicts.csv"), stderr, err, sizeof(err)), 0);
+	assert_int_equal(dataset_build(&ds), 0);
+	/* rsa-sign: compact = scatter at 1 and 2 threads, one plan whose
+	 * policies disagree at 2 (4700..4720 against 8200..8263). */
+	s = series_of(&ds, "rsa-sign");
+	assert_int_equal(series_verdicts(s, &v), 0);
+	assert_int_equal(v.nt, 2);
+	assert_int_equal(v.t[0].ngroups, 1);
+	assert_int_equal(v.t[1].ngroups, 1);
+	assert_false(v.t[0].disagree);
+	assert_true(v.t[1].disagree);
+	assert_int_equal(v.same[1], 0);
+	assert_string_equal(cell_verdict(&v, 1), "");
+	verdicts_free(&v);
+	s = series_of(&ds, "sha256");
+	assert_int_equal(series_verdicts(s, &v), 0);
+	assert_int_equal(v.t[0].ngroups, 2);
+	assert_int_equal(v.t[0].v, VERDICT_OVERLAP);
+	assert_int_equal(v.same[1], 1);
+	assert_string_equal(cell_verdict(&v, 0), "no difference measured");
+	verdicts_free(&v);
+	/* md5: scatter (0,2) beats compact (0,1) at 2; one plan at 4. */
+	s = series_of(&ds, "md5");
+	assert_int_equal(series_verdicts(s, &v), 0);
+	assert_int_equal(v.t[0].v, VERDICT_WINNER);
+	assert_true(NEAR(v.t[0].ratio, 200.0 / 105, 1e-12));
+	assert_string_equal(cell_verdict(&v, 0), "beaten");
+	assert_string_equal(cell_verdict(&v, 2), "winner");
+	assert_int_equal(v.t[1].ngroups, 1);
+	/* Same at 4 threads, not at 2: two policies, not one plan. */
+	assert_int_equal(v.same[1], 1);
+	verdicts_free(&v);
+	s = series_of(&ds, "sha1");
+	assert_int_equal(series_verdicts(s, &v), 0);
+	assert_int_equal(v.t[0].v, VERDICT_FEW_REPEATS);
+	verdicts_free(&v);
+	dataset_free(&ds);
 }
 
 /* A hand-made file: medians, the rerun that replaces a repeat, speedup,
@@ -208,6 +441,12 @@ int main(void)
 		cmocka_unit_test(usl_clamps),
 		cmocka_unit_test(cutoff_interpolates),
 		cmocka_unit_test(cutoff_asymmetric),
+		cmocka_unit_test(cutoffs_never_mix),
+		cmocka_unit_test(cutoffs_many_sizes),
+		cmocka_unit_test(verdicts_need_evidence),
+		cmocka_unit_test(plans_and_pools),
+		cmocka_unit_test(cells_carry_plans),
+		cmocka_unit_test(series_verdicts_from_file),
 		cmocka_unit_test(handmade_series),
 		cmocka_unit_test(published_figures),
 	};

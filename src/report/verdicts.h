@@ -1,0 +1,75 @@
+/*
+ * What a series lets the report conclude, from evidence only (the rules
+ * are analysis.h's verdict_*): per thread count, the policies grouped by
+ * plan (the same PUs are one plan, never ranked), the best plan when the
+ * repeats' ranges name one, the sharing penalty cK / c1, and which points
+ * are flagged.
+ */
+#ifndef VERDICTS_H
+#define VERDICTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis.h"
+#include "dataset.h"
+
+/* What makes a point unfit to carry a verdict silently. */
+enum { FLAG_BUSY = 1, FLAG_OVERSUBSCRIBED = 2, FLAG_UNVERIFIED = 4, FLAG_LAST = FLAG_UNVERIFIED };
+
+/* The flags of a cell (FLAG_*). */
+unsigned cell_flags(const struct cell *c);
+
+/* FLAGS as words joined by SEP into BUF ("" when none). */
+void flags_text(unsigned flags, const char *sep, char *buf, size_t len);
+
+/* The word of one FLAG_* bit ("busy", "oversubscribed", "unverified"). */
+const char *flag_name(unsigned bit);
+
+/* Why a verdict is what it is: "winner", "fewer than 3 repeats", "ranges overlap". */
+const char *verdict_text(enum verdict v);
+
+/* The verdict at one thread count: the policies measured there grouped by
+ * plan (policies that plan the same PUs are one plan), each plan's
+ * repeats pooled, and the best plan if the evidence names one. */
+struct tverdict {
+	unsigned threads;
+	size_t first, end;      /* its cells: order[first..end), by policy */
+	size_t ngroups;
+	enum verdict v;         /* with 2 plans or more */
+	size_t best, worst;     /* plans */
+	double ratio;           /* best / worst median */
+	unsigned flags;         /* of every cell compared */
+	bool disagree;          /* two policies of one plan apart beyond their spread */
+};
+
+/* The sharing penalty cK / c1 at one thread count, with its verdict. */
+struct share {
+	const struct cell *c1, *ck;
+	enum verdict v;
+};
+
+/* Everything sparse (per cell, not per policy x thread count): a file of
+ * many policies and counts costs n log n, not their product. */
+struct verdicts {
+	const struct series *s;
+	size_t nt, nshare;
+	struct tverdict *t;     /* thread counts ascending */
+	size_t *order;          /* cell indices by threads, then policy */
+	size_t *rank;           /* [cell]: its policy's index in s->policies */
+	size_t *group;          /* [cell]: its plan at its thread count */
+	size_t *tidx;           /* [cell]: its thread count's index in t */
+	size_t *same;           /* [policy]: first policy planning the same PUs wherever both ran */
+	struct share *share;
+};
+
+/* The verdicts of S into V (free with verdicts_free, also after -1: out
+ * of memory).  n log n in S's cells. */
+int series_verdicts(const struct series *s, struct verdicts *v);
+void verdicts_free(struct verdicts *v);
+
+/* The best-policy verdict on cell C (an index into s->cells): "winner",
+ * "beaten", "no difference measured", or "" where one plan ran alone. */
+const char *cell_verdict(const struct verdicts *v, size_t c);
+
+#endif

@@ -1,0 +1,39 @@
+# threadplot draws what the report knows about each point: its min..max
+# over the repeats as error bars, and the points threadreport flags (busy,
+# oversubscribed, unverified) ringed, one legend entry per kind.  A gnuplot
+# that keeps a copy of what it was given lets the test read the data files.
+. "$(dirname "$0")/tap.bash"
+cd "$(dirname "$0")/../.." || exit 1
+real=$(command -v gnuplot) || { skip "gnuplot not installed"; exit 0; }
+mkdir -p "$tmp/bin" "$tmp/keep" "$tmp/out"
+cat >"$tmp/bin/gnuplot" <<EOS
+#!/usr/bin/env bash
+cp -- *.dat *.gp "$tmp/keep/" 2>/dev/null
+exec "$real" "\$@"
+EOS
+chmod +x "$tmp/bin/gnuplot"
+PATH=$tmp/bin:$PATH plot/threadplot tests/data/flagged.csv -o "$tmp/out" >"$tmp/log" 2>&1
+st=$?
+check "threadplot draws tests/data/flagged.csv (exit $st)" \
+	bash -c '[ "$1" -eq 0 ] && [ -s "$2/speedup.svg" ] && [ -s "$2/size.svg" ]' _ $st "$tmp/out"
+k=$tmp/keep
+# 1024 bytes, compact: 1 thread 96..104 (median 100); 2 threads 150..196
+# (median 190): speedup 1.9, bars 1.5..1.96.  Columns: threads median
+# speedup efficiency min max.
+check "speedup points carry their min..max: $(sed -n 2p "$k/s0p0.dat" 2>/dev/null)" \
+	awk 'NR == 2 { found = $1 == 2 && $3 == 1.9 && $5 == 1.5 && $6 == 1.96 } END { exit !found }' "$k/s0p0.dat"
+check "the speedup figure draws them as error bars" grep -q "s0p0.dat' using 1:3:5:6 with yerrorlines" "$k/speedup.gp"
+# The unverified row sits at 2 threads, 4 threads are past the 2 PUs.
+check "the unverified point is ringed: $(cat "$k/f0_unverified.dat" 2>/dev/null)" \
+	test "$(cat "$k/f0_unverified.dat")" = "2 1.9"
+check "the oversubscribed point is ringed: $(cat "$k/f0_oversubscribed.dat" 2>/dev/null)" \
+	test "$(cat "$k/f0_oversubscribed.dat")" = "4 2"
+check "no busy marker where nothing was busy" test ! -e "$k/f0_busy.dat"
+check "each kind has its legend entry" \
+	bash -c 'grep -q "flagged: not verified" "$1/speedup.svg" && grep -q "flagged: oversubscribed" "$1/speedup.svg" && ! grep -q "flagged: busy" "$1/speedup.svg"' _ "$tmp/out"
+# The size figure: the 4-thread points (size median min max) with bars.
+check "size points carry their min..max: $(head -n 1 "$k/z1b1.dat" 2>/dev/null)" \
+	test "$(head -n 1 "$k/z1b1.dat")" = "1024 200 120 205"
+check "the size figure draws error bars and rings the flagged points" \
+	bash -c 'grep -q "z1b1.dat. using 1:2:3:4 with yerrorlines" "$1/size.gp" && grep -q "g1_oversubscribed.dat" "$1/size.gp"' _ "$k"
+check "the heat map marks a flagged cell: 0.95!" grep -q "0.95!" "$k/h0.dat"
