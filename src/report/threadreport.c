@@ -12,6 +12,9 @@
 #include "opt.h"
 
 #define PROG "threadreport"
+#define STRINGIFY(x) #x
+#define TEXT_OF(x) STRINGIFY(x)
+#define BUSY_PCT_TEXT TEXT_OF(DATASET_BUSY_PCT)
 
 enum format { FMT_TEXT, FMT_MARKDOWN, FMT_CSV, FMT_TSV, FMT_JSON };
 
@@ -53,6 +56,12 @@ static const char help_after[] =
 	"  C(N) = N / (1 + s (N-1) + k N (N-1))\n"
 	"and, where two backends ran the same algorithm at several sizes, the size at\n"
 	"which one overtakes the other.  Warnings name rows to distrust.\n"
+	"\n"
+	"A point is marked busy when one of its rows says the machine was taken\n"
+	"away (steal_pct) or other work ran on its PUs (others_pct) for more than\n"
+	BUSY_PCT_TEXT " % of the measurement: text and markdown say \"busy\" with the larger\n"
+	"figures of its rows, JSON gives each cell \"busy\", \"steal_pct\" and\n"
+	"\"others_pct\", csv and tsv the columns steal_pct, others_pct and busy.\n"
 	"\n"
 	"In csv and tsv a text field that begins with = + - @, a tab or a carriage\n"
 	"return and is not a number gets a leading ' so that a spreadsheet shows it\n"
@@ -130,6 +139,9 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 		WARN("placement", "%zu row(s) ran off their planned PUs (placement not honoured)", s->misplaced);
 	if (over)
 		WARN("oversubscribed", "%zu point(s) have more threads than the %u PUs (oversubscribed)", over, s->pus);
+	if (s->busy)
+		WARN("busy", "%zu point(s) measured on a busy machine (steal or other work on their PUs over %d%%): read them with care",
+		     s->busy, DATASET_BUSY_PCT);
 	if (few)
 		WARN("few_repeats", "%zu point(s) have fewer than 3 repeats: medians are weak", few);
 	if (wide)
@@ -251,6 +263,21 @@ static void md_cell(FILE *out, const char *s)
 	}
 }
 
+/* "busy (steal 1.2%, others 47%)" for a busy cell, "" otherwise. */
+static void busy_text(const struct cell *x, char *buf, size_t len)
+{
+	char st[16] = "-", ot[16] = "-";
+
+	buf[0] = '\0';
+	if (!x->busy)
+		return;
+	if (isfinite(x->load_steal))
+		snprintf(st, sizeof(st), "%.1f%%", x->load_steal);
+	if (isfinite(x->load_others))
+		snprintf(ot, sizeof(ot), "%.1f%%", x->load_others);
+	snprintf(buf, len, "busy (steal %s, others %s)", st, ot);
+}
+
 /* A ratio with two decimals, or n/a where there is none. */
 static void fixed2(double v, char *buf, size_t len)
 {
@@ -295,18 +322,20 @@ static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
 		}
 		for (c = 0; c < s->ncells; c++) {
 			const struct cell *x = &s->cells[c];
-			char med[32], lo[32], hi[32], sp[32], ef[32];
+			char med[32], lo[32], hi[32], sp[32], ef[32], busy[64];
 
 			fmt_rate(x->median, med, sizeof(med));
 			fmt_rate(x->min, lo, sizeof(lo));
 			fmt_rate(x->max, hi, sizeof(hi));
 			fixed2(x->speedup, sp, sizeof(sp));
 			fixed2(x->efficiency, ef, sizeof(ef));
+			busy_text(x, busy, sizeof(busy));
 			if (markdown) {
 				fputs("| ", out);
 				md_cell(out, x->policy);
-				fprintf(out, " | %u | %s | %s | %s | %zu | %s | %s | %s |", x->threads, med, lo,
-					hi, x->n, sp, ef, x->oversubscribed ? "oversubscribed" : "");
+				fprintf(out, " | %u | %s | %s | %s | %zu | %s | %s | %s%s%s |", x->threads, med,
+					lo, hi, x->n, sp, ef, x->oversubscribed ? "oversubscribed" : "",
+					x->oversubscribed && x->busy ? "; " : "", busy);
 			} else {
 				fprintf(out, "%-16s %7u %14s %14s %14s %3zu %8s %10s", x->policy, x->threads,
 					med, lo, hi, x->n, sp, ef);
@@ -316,7 +345,11 @@ static void emit_text(FILE *out, const struct dataset *ds, bool markdown)
 					x->steal_pct, x->sys_share);
 			else if (!markdown && s->monitored)
 				fprintf(out, "  %6s %7s %6s %5s", "-", "-", "-", "-");
-			fprintf(out, "%s\n", !markdown && x->oversubscribed ? "  (oversubscribed)" : "");
+			if (!markdown && x->oversubscribed)
+				fputs("  (oversubscribed)", out);
+			if (!markdown && x->busy)
+				fprintf(out, "  %s", busy);
+			fputc('\n', out);
 		}
 		if (markdown)
 			fputc('\n', out);
@@ -370,7 +403,8 @@ static void emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 {
 	static const char *const head[] = { "series", "host", "workload", "algorithm", "backend",
 		"impl", "size", "size_unit", "unit", "policy", "threads", "n", "median", "min", "max",
-		"speedup", "efficiency", "oversubscribed", "cores", "pus" };
+		"speedup", "efficiency", "oversubscribed", "cores", "pus", "steal_pct", "others_pct",
+		"busy" };
 	size_t i, c;
 
 	for (i = 0; i < sizeof(head) / sizeof(head[0]); i++)
@@ -402,8 +436,15 @@ static void emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 				fprintf(out, "%.6g%c%.6g", x->speedup, sep, x->efficiency);
 			else
 				fputc(sep, out);
-			fprintf(out, "%c%s%c%u%c%u\n", sep, x->oversubscribed ? "yes" : "no", sep,
-				s->cores, sep, s->pus);
+			fprintf(out, "%c%s%c%u%c%u%c", sep, x->oversubscribed ? "yes" : "no", sep,
+				s->cores, sep, s->pus, sep);
+			/* The busiest row's figures; empty where no row said. */
+			if (isfinite(x->load_steal))
+				fprintf(out, "%.6g", x->load_steal);
+			fputc(sep, out);
+			if (isfinite(x->load_others))
+				fprintf(out, "%.6g", x->load_others);
+			fprintf(out, "%c%s\n", sep, x->busy ? "yes" : "no");
 		}
 	}
 }
@@ -521,7 +562,12 @@ static void emit_json(FILE *out, const struct dataset *ds)
 			json_num(out, x->speedup);
 			fputs(", \"efficiency\": ", out);
 			json_num(out, x->efficiency);
-			fprintf(out, ", \"oversubscribed\": %s}", x->oversubscribed ? "true" : "false");
+			fprintf(out, ", \"oversubscribed\": %s", x->oversubscribed ? "true" : "false");
+			fputs(", \"steal_pct\": ", out);
+			json_num(out, x->load_steal);
+			fputs(", \"others_pct\": ", out);
+			json_num(out, x->load_others);
+			fprintf(out, ", \"busy\": %s}", x->busy ? "true" : "false");
 		}
 		fputs("], \"usl\": [", out);
 		for (p = 0, c = 0; p < s->npolicies; p++) {
