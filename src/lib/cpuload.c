@@ -42,7 +42,8 @@ static int parse_u64(const char **p, unsigned long long *v)
 	return 0;
 }
 
-/* "cpu" is -1, "cpuN" is N (below 2^20); -2 for any other name. */
+/* "cpu" is -1, "cpuN" is N (below 2^20); -2 for a name not of a CPU, -3
+ * for a damaged CPU name. */
 static int cpu_index(const char *name, size_t len)
 {
 	unsigned long long n;
@@ -53,16 +54,17 @@ static int cpu_index(const char *name, size_t len)
 	if (len == 3)
 		return -1;
 	if (parse_u64(&p, &n) < 0 || p != name + len || n >= 1u << 20)
-		return -2;
+		return -3;
 	return (int)n;
 }
 
-/* One line (at most LINE_MAX_LOOKED - 1 characters of it; WHOLE: all of it). */
+/* One line, without its newline (at most LINE_MAX_LOOKED - 1 characters of
+ * it; WHOLE: all of it). */
 static void parse_line(char *line, bool whole, const struct procstat_visit *v)
 {
 	unsigned long long f[CPU_FIELDS];
 	const char *p;
-	size_t len = strcspn(line, " \n");
+	size_t len = strcspn(line, " ");
 	int cpu, i;
 
 	if (!len || line[len] != ' ')
@@ -71,18 +73,20 @@ static void parse_line(char *line, bool whole, const struct procstat_visit *v)
 	p = line + len;
 	if (cpu == -2) {
 		line[len] = '\0';
+		p++;
 		while (*p == ' ')
 			p++;
-		if (v->counter && parse_u64(&p, &f[0]) == 0 && (*p == ' ' || *p == '\n' || !*p))
+		/* A long line's head (intr's) ends in a space, never mid-number. */
+		if (v->counter && parse_u64(&p, &f[0]) == 0 && (*p == ' ' || (!*p && whole)))
 			v->counter(v->arg, line, f[0]);
 		return;
 	}
-	if (!whole)
+	if (cpu == -3 || !whole)
 		return;
 	for (i = 0; i < CPU_FIELDS; i++) {
 		while (*p == ' ')
 			p++;
-		if (parse_u64(&p, &f[i]) < 0 || (*p != ' ' && *p != '\n' && *p))
+		if (parse_u64(&p, &f[i]) < 0 || (*p != ' ' && *p))
 			return;
 	}
 	if (v->cpu)
@@ -93,19 +97,28 @@ int procstat_read(const char *path, const struct procstat_visit *v)
 {
 	FILE *f = fopen(path, "re");
 	char line[LINE_MAX_LOOKED];
-	bool at_start = true, whole;
-	size_t len;
+	size_t len = 0;
+	bool whole = true;
+	int c;
 
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		len = strlen(line);
-		whole = len && line[len - 1] == '\n';
-		/* The tail of a long line is skipped, never read as a line. */
-		if (at_start && len == strnlen(line, sizeof(line)))
-			parse_line(line, whole, v);
-		at_start = whole;
-	}
+	/* Lines by hand: the head of each, however long it is or whatever
+	 * bytes (NUL too) it holds; its tail is skipped, never a line. */
+	do {
+		c = getc(f);
+		if (c == '\n' || (c == EOF && len)) {
+			line[len] = '\0';
+			if (strlen(line) == len)
+				parse_line(line, whole, v);
+			len = 0;
+			whole = true;
+		} else if (c != EOF && len + 1 < sizeof(line)) {
+			line[len++] = (char)c;
+		} else if (c != EOF) {
+			whole = false;
+		}
+	} while (c != EOF);
 	fclose(f);
 	return 0;
 }
