@@ -15,6 +15,46 @@ numbers() {
 		END { exit bad }' "$tmp/cols"
 }
 
+# A hand-made file: a point is busy when one of its rows had steal or
+# others' CPU time over 5 % (exactly 5 is not); rows that do not say cost
+# nothing.  Every format says it.
+data=${TEST_DATA:-tests/data}/busy.csv
+threadreport "$data" >"$tmp/text" 2>/dev/null
+check "text: exit 0" [ $? -eq 0 ]
+check "text: the busy points say so, with the busiest row's figures" bash -c \
+	"grep -c ' busy (steal ' '$tmp/text' | grep -qx 3 &&
+	 grep -q '^c1 .* 2 .*1\.00  busy (steal 0\.0%, others 47\.0%)\$' '$tmp/text' &&
+	 grep -q '^c1 .* 4 .*(oversubscribed)  busy (steal 0\.0%, others 30\.0%)\$' '$tmp/text' &&
+	 grep -q '^scatter .* 2 .*0\.75  busy (steal 12\.5%, others 2\.0%)\$' '$tmp/text'"
+check "text: the series' warning counts them" \
+	grep -q 'warning: .*3 point(s) measured on a busy machine (steal or other work on their PUs over 5%)' "$tmp/text"
+threadreport -f markdown "$data" >"$tmp/md" 2>/dev/null
+check "markdown: the note column" bash -c \
+	"grep -qxF '| c1 | 2 | 200 | 190 | 210 | 3 | 2.00 | 1.00 | busy (steal 0.0%, others 47.0%) |' '$tmp/md' &&
+	 grep -qxF '| c1 | 3 | 250 | 250 | 250 | 1 | 2.50 | 0.83 | oversubscribed |' '$tmp/md' &&
+	 grep -qxF '| c1 | 4 | 260 | 260 | 260 | 1 | 2.60 | 0.65 | oversubscribed; busy (steal 0.0%, others 30.0%) |' '$tmp/md'"
+threadreport -f csv "$data" >"$tmp/csv" 2>/dev/null
+check "csv: steal_pct, others_pct and busy columns" bash -c \
+	"head -1 '$tmp/csv' | grep -q ',steal_pct,others_pct,busy\$' &&
+	 grep -qx '0,,t2accel,md5,evp,,64,bytes,bytes/s,c1,2,3,200,190,210,2,1,no,2,2,0,47,yes' '$tmp/csv' &&
+	 grep -qx '0,,t2accel,md5,evp,,64,bytes,bytes/s,c1,3,1,250,250,250,2.5,0.833333,yes,2,2,5,5,no' '$tmp/csv' &&
+	 grep -qx '0,,t2accel,md5,evp,,64,bytes,bytes/s,scatter,1,1,100,100,100,1,1,no,2,2,,,no' '$tmp/csv'"
+threadreport -f tsv "$data" 2>/dev/null | tr '\t' , >"$tmp/tsv"
+check "tsv: the same columns" bash -c \
+	"grep -qx '0,,t2accel,md5,evp,,64,bytes,bytes/s,scatter,2,1,150,150,150,1.5,0.75,no,2,2,12.5,2,yes' '$tmp/tsv'"
+if command -v jq >/dev/null; then
+	got=$(threadreport -f json "$data" 2>/dev/null |
+		jq -c '[.series[0].cells[] | [.policy, .threads, .busy, .steal_pct, .others_pct]]')
+	check "json: busy, steal_pct and others_pct per cell ($got)" [ "$got" = \
+		'[["c1",1,false,1,2],["c1",2,true,0,47],["c1",3,false,5,5],["c1",4,true,0,30],["scatter",1,false,null,null],["scatter",2,true,12.5,2]]' ]
+	got=$(threadreport -f json "${TEST_DATA:-tests/data}/handmade.csv" 2>/dev/null |
+		jq -c '[.series[].cells[] | select(.busy or .steal_pct != null or .others_pct != null)] | length')
+	check "json: an older file without the columns: no busy point, figures null ($got)" [ "$got" = 0 ]
+else
+	skip "json: no jq here"
+	skip "json: no jq here"
+fi
+
 # A monitored run: t2accel's rows and threadrun's run row say both.
 threadrun -q --monitor -o "$tmp/idle.csv" 2 t2accel -q -a md5 -s 64 -d 0.2 >/dev/null 2>&1
 check "threadrun 2 t2accel: exit 0" [ $? -eq 0 ]
