@@ -96,13 +96,21 @@ static void parse_line(char *line, bool whole, const struct procstat_visit *v)
 int procstat_read(const char *path, const struct procstat_visit *v)
 {
 	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	procstat_parse(f, v);
+	fclose(f);
+	return 0;
+}
+
+void procstat_parse(FILE *f, const struct procstat_visit *v)
+{
 	char line[LINE_MAX_LOOKED];
 	size_t len = 0;
 	bool whole = true;
 	int c;
 
-	if (!f)
-		return -1;
 	/* Lines by hand: the head of each, however long it is or whatever
 	 * bytes (NUL too) it holds; its tail is skipped, never a line. */
 	do {
@@ -119,8 +127,6 @@ int procstat_read(const char *path, const struct procstat_visit *v)
 			whole = false;
 		}
 	} while (c != EOF);
-	fclose(f);
-	return 0;
 }
 
 struct mark_ctx {

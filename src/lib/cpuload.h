@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Cumulative /proc/stat counters of one CPU, in clock ticks. */
 struct cpu_ticks {
@@ -39,6 +40,8 @@ struct procstat_visit {
  * be opened.
  */
 int procstat_read(const char *path, const struct procstat_visit *v);
+/* The same on an open stream (the fuzz target's). */
+void procstat_parse(FILE *f, const struct procstat_visit *v);
 
 /* The window's figures; NAN when /proc/stat could not be read. */
 struct cpuload {
