@@ -185,8 +185,10 @@ void cpuload_span_add(struct cpuload_span *span, const struct cpuload_mark *a,
 	span->window_s += b->t - a->t;
 	span->pus_s += (b->t - a->t) * b->npus;
 	span->own_s += own_s > 0 ? own_s : 0;
-	/* The two reads' rounding: up to a tick per PU. */
-	span->slack_ticks += b->npus;
+	/* The reads' rounding: up to a tick per PU.  Over several windows it
+	 * averages out rather than adds up: taken off once. */
+	if (b->npus > span->slack_ticks)
+		span->slack_ticks = b->npus;
 }
 
 void cpuload_span_merge(struct cpuload_span *dst, const struct cpuload_span *src)
@@ -196,7 +198,8 @@ void cpuload_span_merge(struct cpuload_span *dst, const struct cpuload_span *src
 	dst->all += src->all;
 	dst->steal += src->steal;
 	dst->pus_busy += src->pus_busy;
-	dst->slack_ticks += src->slack_ticks;
+	if (src->slack_ticks > dst->slack_ticks)
+		dst->slack_ticks = src->slack_ticks;
 	dst->window_s += src->window_s;
 	dst->pus_s += src->pus_s;
 	dst->own_s += src->own_s;

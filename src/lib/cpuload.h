@@ -62,7 +62,7 @@ struct cpuload_mark {
 struct cpuload_span {
 	unsigned windows, bad;  /* windows added, and those a read failed in */
 	unsigned long long all, steal, pus_busy;
-	unsigned long long slack_ticks;  /* the reads' rounding: a tick per PU and window */
+	unsigned long long slack_ticks;  /* the reads' rounding: a tick per PU */
 	double window_s, pus_s; /* the windows' length, and times their PUs */
 	double own_s;           /* CPU seconds the measured work took */
 };
@@ -84,9 +84,9 @@ void cpuload_span_merge(struct cpuload_span *dst, const struct cpuload_span *src
 
 /*
  * The figures of SPAN, both NAN when a read failed or nothing was added.
- * Others are the PUs' busy ticks less OWN_S and less one tick per PU and window
- * (the two reads' rounding), as % of the windows' length times the PUs,
- * clamped to 0..100: approximate, /proc/stat counts in clock ticks (10 ms).
+ * Others are the PUs' busy ticks less OWN_S and less one tick per PU (the
+ * reads' rounding, taken off once however many windows), as % of the
+ * windows' length times the PUs, clamped to 0..100: approximate, /proc/stat counts in clock ticks (10 ms).
  */
 struct cpuload cpuload_figures(const struct cpuload_span *span);
 
