@@ -114,7 +114,7 @@ void procstat_parse(FILE *f, const struct procstat_visit *v)
 	/* Lines by hand: the head of each, however long it is or whatever
 	 * bytes (NUL too) it holds; its tail is skipped, never a line. */
 	do {
-		c = getc(f);
+		c = getc_unlocked(f);
 		if (c == '\n' || (c == EOF && len)) {
 			line[len] = '\0';
 			if (strlen(line) == len)

@@ -1,6 +1,7 @@
 /* The worker API (worker.h): threads, placement, the start, timing, rows. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -448,9 +449,9 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 		struct cpuload l = cpuload_figures(wr->load);
 
 		/* Unknown (no /proc/stat) stays empty, never a failure. */
-		if (l.steal_pct == l.steal_pct)
+		if (!isnan(l.steal_pct))
 			results_row_set(row, RC_STEAL_PCT, "%.2f", l.steal_pct);
-		if (l.others_pct == l.others_pct)
+		if (!isnan(l.others_pct))
 			results_row_set(row, RC_OTHERS_PCT, "%.2f", l.others_pct);
 	}
 	results_row_set(row, RC_STATUS, "%d", wr->status);

@@ -249,9 +249,10 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 		r->status = 126;
 		return -1;
 	}
-	/* Signals wait until the job's group exists and is known. */
+	/* What else runs on the plan's PUs: /proc/stat before and after. */
 	cpuload_mark(&mark0, plan && plan->bound ? plan->pu : NULL,
 		     plan && plan->bound ? plan->nworkers : 0);
+	/* Signals wait until the job's group exists and is known. */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	start = now_s();
