@@ -313,14 +313,13 @@ static void sample(struct monitor *m)
 
 	if (m->series >= 0)
 		m->out = open_memstream(&text, &len);
+	/* A CPU whose line was damaged this time keeps its last counters. */
+	memcpy(now_t, m->last, sizeof(now_t));
 	if (read_stat(m, now_t, &ctxt, &intr) == 0) {
 		read_interrupts(m, intr_now);
 		for (c = 0; m->out && c < m->ncpus; c++) {
 			const struct cpu_ticks *a = &m->last[c], *b = &now_t[c];
-			double tot = (double)((b->usr + b->nice + b->sys + b->idle + b->iowait + b->irq +
-					       b->softirq + b->steal) -
-					      (a->usr + a->nice + a->sys + a->idle + a->iowait + a->irq +
-					       a->softirq + a->steal));
+			double tot = (double)(cpu_ticks_total(b) - cpu_ticks_total(a));
 
 			if (tot <= 0)
 				tot = 1;
@@ -468,10 +467,7 @@ struct cpu_pct {
 static struct cpu_pct cpu_share(const struct monitor *m, int c)
 {
 	const struct cpu_ticks *a = &m->first[c], *b = &m->last[c];
-	double tot = (double)((b->usr + b->nice + b->sys + b->idle + b->iowait + b->irq + b->softirq +
-			       b->steal) -
-			      (a->usr + a->nice + a->sys + a->idle + a->iowait + a->irq + a->softirq +
-			       a->steal));
+	double tot = (double)(cpu_ticks_total(b) - cpu_ticks_total(a));
 	struct cpu_pct p = { 0 };
 
 	if (tot <= 0)
@@ -525,10 +521,7 @@ void monitor_summarise(const struct monitor *m, struct monitor_summary *s)
 		struct cpu_pct p = cpu_share(m, c);
 
 		steal_ticks += (double)(b->steal - a->steal);
-		all_ticks += (double)((b->usr + b->nice + b->sys + b->idle + b->iowait + b->irq +
-				       b->softirq + b->steal) -
-				      (a->usr + a->nice + a->sys + a->idle + a->iowait + a->irq +
-				       a->softirq + a->steal));
+		all_ticks += (double)(cpu_ticks_total(b) - cpu_ticks_total(a));
 		if (m->plan->bound && !planned_pu(m->plan, c) && p.busy > BUSY_UNPLANNED_PCT)
 			s->busy_unplanned++;
 	}
