@@ -39,7 +39,7 @@ static const char *const col_names[RC_COUNT] = {
 	[RC_CHECKS] = "checks",
 	[RC_PLACEMENT_OK] = "placement_ok", [RC_MIGRATIONS] = "migrations",
 	[RC_OFF_PLAN] = "off_plan",   [RC_STEAL_PCT] = "steal_pct",
-	[RC_SYS_SHARE] = "sys_share",
+	[RC_OTHERS_PCT] = "others_pct", [RC_SYS_SHARE] = "sys_share",
 	[RC_STATUS] = "status",       [RC_NOTE] = "note",
 };
 
@@ -124,7 +124,8 @@ static const enum col_kind col_kinds[RC_COUNT] = {
 	[RC_BYTES] = K_COUNT, [RC_MIGRATIONS] = K_COUNT, [RC_OFF_PLAN] = K_COUNT,
 	[RC_STATUS] = K_COUNT,
 	[RC_WALL_S] = K_REAL, [RC_USER_S] = K_REAL, [RC_SYS_S] = K_REAL,
-	[RC_RATE] = K_REAL, [RC_STEAL_PCT] = K_REAL, [RC_SYS_SHARE] = K_REAL,
+	[RC_RATE] = K_REAL, [RC_STEAL_PCT] = K_REAL, [RC_OTHERS_PCT] = K_REAL,
+	[RC_SYS_SHARE] = K_REAL,
 };
 
 /* Counts stay exact in a double; measurements stay far from overflow when

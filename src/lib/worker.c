@@ -1,6 +1,7 @@
 /* The worker API (worker.h): threads, placement, the start, timing, rows. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,19 +186,28 @@ static void nap(double s)
 	nanosleep(&ts, NULL);
 }
 
+/* Read /proc/stat for the planned PUs of N workers (every usable PU when
+ * unbound): the marks around a measurement window. */
+static void watch_load(const struct run_env *env, unsigned n, struct cpuload_mark *mark)
+{
+	cpuload_mark(mark, env->plan, env->plan ? (n < env->nplan ? n : env->nplan) : 0);
+}
+
 /*
  * The one common start barrier.  Every worker set up (or failed to) when
  * the ready gate opens; the clock starts, then the start gate lets them
  * all go.  A cluster-wide start gate plugs in here, between the two.
  * Returns the start time and sets the CPU times it starts from.
  */
-static double common_start(struct worker_shared *sh, double *u0, double *s0)
+static double common_start(struct worker_shared *sh, struct cpuload_mark *mark, double *u0,
+			   double *s0)
 {
 	double start;
 
 	gate_wait(&sh->ready);
 	if (atomic_load(&sh->abort))
 		atomic_store(&sh->stop, 1);
+	watch_load(sh->p->env, sh->p->nworkers, mark);
 	cpu_times(u0, s0);
 	start = now_s();
 	gate_wait(&sh->start);
@@ -257,6 +267,7 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 {
 	struct worker_shared sh = { .p = p };
 	struct slot *slots;
+	struct cpuload_mark mark0, mark1;
 	double start, u0, s0, u1, s1;
 	unsigned i, created = 0;
 	int err;
@@ -292,7 +303,7 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 	gate_set_expected(&sh.ready, created + 1);
 	gate_set_expected(&sh.start, created + 1);
 	gate_set_expected(&sh.end, created + 1);
-	start = common_start(&sh, &u0, &s0);
+	start = common_start(&sh, &mark0, &u0, &s0);
 	r->started = !atomic_load(&sh.abort);
 	if (r->started)
 		supervise(&sh, start, created, r);
@@ -300,8 +311,10 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 		atomic_store(&sh.stop, 1);
 	gate_wait(&sh.end);
 	cpu_times(&u1, &s1);
+	watch_load(p->env, p->nworkers, &mark1);
 	r->user_s = u1 - u0;
 	r->sys_s = s1 - s0;
+	cpuload_span_add(&r->load, &mark0, &mark1, r->user_s + r->sys_s);
 	for (i = 0; i < created; i++)
 		pthread_join(slots[i].thread, NULL);
 	summarise(slots, created, start, r);
@@ -369,6 +382,7 @@ int worker_team_check(const struct worker_team *t, char *err, size_t errlen)
 
 void worker_team_begin(struct worker_team *t)
 {
+	watch_load(t->env, t->n, &t->mark0);
 	cpu_times(&t->u0, &t->s0);
 	t->t0 = now_s();
 }
@@ -376,11 +390,14 @@ void worker_team_begin(struct worker_team *t)
 double worker_team_end(struct worker_team *t)
 {
 	double secs = now_s() - t->t0, u, s;
+	struct cpuload_mark mark1;
 
 	cpu_times(&u, &s);
+	watch_load(t->env, t->n, &mark1);
 	t->wall_s += secs;
 	t->user_s += u - t->u0;
 	t->sys_s += s - t->s0;
+	cpuload_span_add(&t->load, &t->mark0, &mark1, u - t->u0 + s - t->s0);
 	return secs;
 }
 
@@ -428,6 +445,15 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 	results_row_set(row, RC_WALL_S, "%.6f", wr->wall_s);
 	results_row_set(row, RC_USER_S, "%.6f", wr->user_s);
 	results_row_set(row, RC_SYS_S, "%.6f", wr->sys_s);
+	if (wr->load) {
+		struct cpuload l = cpuload_figures(wr->load);
+
+		/* Unknown (no /proc/stat) stays empty, never a failure. */
+		if (!isnan(l.steal_pct))
+			results_row_set(row, RC_STEAL_PCT, "%.2f", l.steal_pct);
+		if (!isnan(l.others_pct))
+			results_row_set(row, RC_OTHERS_PCT, "%.2f", l.others_pct);
+	}
 	results_row_set(row, RC_STATUS, "%d", wr->status);
 	if (!row->val[RC_RATE]) {
 		amount = results_row_num(row, unit && strcmp(unit, "bytes/s") == 0 ? RC_BYTES : RC_OPS);

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cpuload.h"
 #include "cputrack.h"
 #include "results.h"
 #include "runenv.h"
@@ -61,6 +62,7 @@ struct worker_result {
 	unsigned nworkers, created;
 	struct cpu_track *tracks;       /* one per worker */
 	double wall_s, user_s, sys_s;
+	struct cpuload_span load;       /* steal and others' CPU time in the window */
 	bool started;           /* every worker passed the start: a measurement exists */
 	bool interrupted;       /* a signal ended it unmeasured */
 	bool ok;                /* every worker started, set up and ran without error */
@@ -89,7 +91,7 @@ void worker_sample(struct worker *w);
  * team thread calls worker_team_enter() once inside the region (named,
  * bound, sampled) and worker_team_sample() in later regions; the timed
  * parts go between worker_team_begin() and worker_team_end(), which add up
- * wall, user and system time.
+ * wall, user and system time (and /proc/stat's view of those windows).
  */
 struct worker_team {
 	const char *name;
@@ -99,6 +101,8 @@ struct worker_team {
 	atomic_int failed;      /* a team thread could not bind */
 	char err[512];
 	double t0, u0, s0, wall_s, user_s, sys_s;
+	struct cpuload_mark mark0;      /* /proc/stat at worker_team_begin() */
+	struct cpuload_span load;       /* steal and others' CPU time, the timed parts */
 };
 
 int worker_team_init(struct worker_team *t, const char *name, const struct run_env *env,
@@ -118,7 +122,8 @@ void worker_team_free(struct worker_team *t);
  * unit, verified, checks, note; rate too when it is not ops or bytes over
  * wall); this fills provenance, workload, threads, policy, planned CPUs,
  * repeat, where the workers ran (when TRACKS is given), wall, user and
- * system time, status and, when unset, rate (bytes or ops per wall second,
+ * system time, steal and others' CPU time on the PUs (when LOAD is given;
+ * empty when /proc/stat could not be read), status and, when unset, rate (bytes or ops per wall second,
  * by unit); appends it; and counts it on THREADRUN_ROWS_FD, which tells
  * threadrun the program wrote rows.
  */
@@ -129,6 +134,7 @@ struct worker_row {
 	unsigned nworkers;
 	const struct cpu_track *tracks;  /* nworkers of them, or NULL: not tracked */
 	double wall_s, user_s, sys_s;
+	const struct cpuload_span *load;  /* the measurement's windows, or NULL */
 	int status;
 };
 

@@ -117,6 +117,7 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->off_plan = results_row_num(row, RC_OFF_PLAN);
 	o->steal_pct = results_row_num(row, RC_STEAL_PCT);
 	o->sys_share = results_row_num(row, RC_SYS_SHARE);
+	o->others_pct = results_row_num(row, RC_OTHERS_PCT);
 	o->verified = strcmp(results_row_get(row, RC_VERIFIED), "unchecked") ? yes_no(row, RC_VERIFIED) : 2;
 	o->placed = yes_no(row, RC_PLACEMENT_OK);
 	o->file = rd->file;
@@ -405,6 +406,7 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 		struct cell *c = &s->cells[s->ncells];
 
 		c->cpus = ds->obs[ks[i].i].cpus;
+		c->load_steal = c->load_others = NAN;
 		for (j = i, n = 0; j < nm && same_group(&ks[i], &ks[j]); j++) {
 			const struct obs *o = &ds->obs[ks[j].i];
 
@@ -413,9 +415,14 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 			/* Interned: one pointer per plan. */
 			if (o->cpus != c->cpus)
 				c->cpus = NULL;
+			/* fmax ignores a NAN: a row that did not say costs nothing. */
+			c->load_steal = fmax(c->load_steal, o->steal_pct);
+			c->load_others = fmax(c->load_others, o->others_pct);
 		}
 		if (c->cpus && !*c->cpus)
 			c->cpus = NULL;
+		c->busy = c->load_steal > DATASET_BUSY_PCT || c->load_others > DATASET_BUSY_PCT;
+		s->busy += c->busy;
 		c->policy = s->policies[ks[i].k[0]];
 		c->threads = (unsigned)ks[i].k[1];
 		c->n = n;

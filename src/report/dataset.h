@@ -12,6 +12,10 @@
 
 #include "analysis.h"
 
+/* A point is "busy" when one of its rows had steal or others' CPU time on
+ * its PUs above this many % (results/README.md, threadreport --help). */
+#define DATASET_BUSY_PCT 5
+
 struct obs {
 	/* Interned (dataset.c): equal texts are one pointer. */
 	char *host, *workload, *algorithm, *backend, *impl, *unit, *policy, *size_unit, *note;
@@ -22,6 +26,7 @@ struct obs {
 	int repeat;             /* -1 when the file has no repeat column */
 	int verified, placed;   /* 1 yes, 0 no, 2 unchecked (verified only), -1 not said */
 	double migrations, off_plan, steal_pct, sys_share;   /* NAN: not monitored */
+	double others_pct;      /* NAN: not recorded */
 	const char *file;
 	unsigned line;
 	bool dropped;           /* superseded by a later row of the same repeat */
@@ -35,8 +40,12 @@ struct cell {
 	double median, min, max, speedup, efficiency;
 	bool oversubscribed;
 	bool unverified;        /* a row of it failed its checks or was never checked */
-	bool busy;              /* taken on a busy machine (not recorded yet: false) */
 	const char *cpus;       /* the plan its rows share; NULL when they differ or none is known */
+	/* The busiest of its rows: steal and others' CPU time on the PUs in the
+	 * measurement (NAN when no row said), and whether either went over
+	 * DATASET_BUSY_PCT. */
+	double load_steal, load_others;
+	bool busy;
 	size_t policy_end;      /* past the last cell of this policy */
 	/* What threadrun --monitor saw of the runs behind this cell. */
 	size_t monitored;
@@ -50,7 +59,7 @@ struct series {
 	const char **policies;
 	size_t npolicies;
 	unsigned pus, cores;
-	size_t unverified, unchecked, misplaced;
+	size_t unverified, unchecked, misplaced, busy;
 	bool no_one_thread;     /* a policy without a 1-thread point: no speedup */
 	bool monitored;              /* some cell has monitor figures */
 };

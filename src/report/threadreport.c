@@ -16,6 +16,9 @@
 #include "output.h"
 
 #define PROG "threadreport"
+#define STRINGIFY(x) #x
+#define TEXT_OF(x) STRINGIFY(x)
+#define BUSY_PCT_TEXT TEXT_OF(DATASET_BUSY_PCT)
 
 struct format_row {
 	const char *name;
@@ -72,6 +75,11 @@ static const char help_after[] =
 	"so.  csv and tsv add per cell: cpus (the plan), flags (those words) and best\n"
 	"(winner, beaten, no difference measured, or empty where one plan ran);\n"
 	"json adds per series same_plan and verdicts (winner null where none).\n"
+	"A point is marked busy when one of its rows says the machine was taken\n"
+	"away (steal_pct) or other work ran on its PUs (others_pct) for more than\n"
+	BUSY_PCT_TEXT " % of the measurement: text and markdown say \"busy\" with the larger\n"
+	"figures of its rows, JSON gives each cell \"busy\", \"steal_pct\" and\n"
+	"\"others_pct\", csv and tsv the columns steal_pct, others_pct and busy.\n"
 	"\n"
 	"In csv and tsv a text field that begins with = + - @, a tab or a carriage\n"
 	"return and is not a number gets a leading ' so that a spreadsheet shows it\n"
@@ -149,6 +157,9 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 		WARN("placement", "%zu row(s) ran off their planned PUs (placement not honoured)", s->misplaced);
 	if (over)
 		WARN("oversubscribed", "%zu point(s) have more threads than the %u PUs (oversubscribed)", over, s->pus);
+	if (s->busy)
+		WARN("busy", "%zu point(s) measured on a busy machine (steal or other work on their PUs over %d%%): read them with care",
+		     s->busy, DATASET_BUSY_PCT);
 	if (few)
 		WARN("few_repeats", "%zu point(s) have fewer than 3 repeats: medians are weak", few);
 	if (wide)
@@ -279,6 +290,21 @@ static void print_usl(FILE *out, const struct series *s, const char *bullet)
 	}
 }
 
+/* "busy (steal 1.2%, others 47%)" for a busy cell, "" otherwise. */
+static void busy_text(const struct cell *x, char *buf, size_t len)
+{
+	char st[16] = "-", ot[16] = "-";
+
+	buf[0] = '\0';
+	if (!x->busy)
+		return;
+	if (isfinite(x->load_steal))
+		snprintf(st, sizeof(st), "%.1f%%", x->load_steal);
+	if (isfinite(x->load_others))
+		snprintf(ot, sizeof(ot), "%.1f%%", x->load_others);
+	snprintf(buf, len, "busy (steal %s, others %s)", st, ot);
+}
+
 static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 {
 	struct facts f;
@@ -306,18 +332,20 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 		}
 		for (c = 0; c < s->ncells; c++) {
 			const struct cell *x = &s->cells[c];
-			char med[32], lo[32], hi[32], sp[32], ef[32];
+			char med[32], lo[32], hi[32], sp[32], ef[32], busy[64];
 
 			fmt_rate(x->median, med, sizeof(med));
 			fmt_rate(x->min, lo, sizeof(lo));
 			fmt_rate(x->max, hi, sizeof(hi));
 			fixed2(x->speedup, sp, sizeof(sp));
 			fixed2(x->efficiency, ef, sizeof(ef));
+			busy_text(x, busy, sizeof(busy));
 			if (markdown) {
 				fputs("| ", out);
 				md_cell(out, x->policy);
-				fprintf(out, " | %u | %s | %s | %s | %zu | %s | %s | %s |", x->threads, med, lo,
-					hi, x->n, sp, ef, x->oversubscribed ? "oversubscribed" : "");
+				fprintf(out, " | %u | %s | %s | %s | %zu | %s | %s | %s%s%s |", x->threads, med,
+					lo, hi, x->n, sp, ef, x->oversubscribed ? "oversubscribed" : "",
+					x->oversubscribed && x->busy ? "; " : "", busy);
 			} else {
 				fprintf(out, "%-16s %7u %14s %14s %14s %3zu %8s %10s", x->policy, x->threads,
 					med, lo, hi, x->n, sp, ef);
@@ -327,7 +355,11 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 					x->steal_pct, x->sys_share);
 			else if (!markdown && s->monitored)
 				fprintf(out, "  %6s %7s %6s %5s", "-", "-", "-", "-");
-			fprintf(out, "%s\n", !markdown && x->oversubscribed ? "  (oversubscribed)" : "");
+			if (!markdown && x->oversubscribed)
+				fputs("  (oversubscribed)", out);
+			if (!markdown && x->busy)
+				fprintf(out, "  %s", busy);
+			fputc('\n', out);
 		}
 		if (markdown)
 			fputc('\n', out);
@@ -345,7 +377,8 @@ static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 {
 	static const char *const head[] = { "series", "host", "workload", "algorithm", "backend",
 		"impl", "size", "size_unit", "unit", "policy", "threads", "n", "median", "min", "max",
-		"speedup", "efficiency", "oversubscribed", "cores", "pus", "cpus", "flags", "best" };
+		"speedup", "efficiency", "oversubscribed", "cores", "pus", "cpus", "flags", "best",
+		"steal_pct", "others_pct", "busy" };
 	struct verdicts v;
 	char flags[64];
 	size_t i, c;
@@ -387,7 +420,14 @@ static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 				s->cores, sep, s->pus, sep);
 			csv_field(out, x->cpus ? x->cpus : "", sep, raw);
 			flags_text(cell_flags(x), " ", flags, sizeof(flags));
-			fprintf(out, "%c%s%c%s\n", sep, flags, sep, cell_verdict(&v, c));
+			fprintf(out, "%c%s%c%s%c", sep, flags, sep, cell_verdict(&v, c), sep);
+			/* The busiest row's figures; empty where no row said. */
+			if (isfinite(x->load_steal))
+				fprintf(out, "%.6g", x->load_steal);
+			fputc(sep, out);
+			if (isfinite(x->load_others))
+				fprintf(out, "%.6g", x->load_others);
+			fprintf(out, "%c%s\n", sep, x->busy ? "yes" : "no");
 		}
 		verdicts_free(&v);
 	}
@@ -556,7 +596,11 @@ static int emit_json(FILE *out, const struct dataset *ds)
 			json_str(out, x->cpus ? x->cpus : "");
 			fputs(", \"flags\": ", out);
 			json_flags(out, cell_flags(x));
-			fputc('}', out);
+						fputs(", \"steal_pct\": ", out);
+			json_num(out, x->load_steal);
+			fputs(", \"others_pct\": ", out);
+			json_num(out, x->load_others);
+			fprintf(out, ", \"busy\": %s}", x->busy ? "true" : "false");
 		}
 		if (json_verdicts(out, s) < 0)
 			return -1;

@@ -84,7 +84,8 @@ static int append_run_row(const char *results, const char *program, const struct
 	};
 	struct worker_row wr = {
 		.workload = base ? base + 1 : program, .env = &env, .nworkers = plan->nworkers,
-		.wall_s = r->wall_s, .user_s = r->user_s, .sys_s = r->sys_s, .status = r->status,
+		.wall_s = r->wall_s, .user_s = r->user_s, .sys_s = r->sys_s, .load = &r->load,
+		.status = r->status,
 	};
 	struct results_row row;
 	int ret;
@@ -99,7 +100,6 @@ static int append_run_row(const char *results, const char *program, const struct
 			results_row_set(&row, RC_PLACEMENT_OK, "%s", ms->off_plan ? "no" : "yes");
 		results_row_set(&row, RC_MIGRATIONS, "%lu", ms->migrations);
 		results_row_set(&row, RC_OFF_PLAN, "%lu", ms->off_plan);
-		results_row_set(&row, RC_STEAL_PCT, "%.2f", ms->steal_pct);
 		results_row_set(&row, RC_SYS_SHARE, "%.2f", ms->sys_share);
 	}
 	results_row_set(&row, RC_NOTE, "the whole run, measured by threadrun%s%s",

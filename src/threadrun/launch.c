@@ -235,6 +235,7 @@ static void stop_watchdog(pid_t pid, int wfd)
 int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int output_fd,
 	       const struct launch_hook *hook, struct launch_result *r, char *err, size_t errlen)
 {
+	struct cpuload_mark mark0, mark1;
 	struct rusage ru;
 	int pipefd[2], child_errno = 0, status = 0, ret = -1, wfd = -1;
 	sigset_t all, old;
@@ -248,6 +249,9 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 		r->status = 126;
 		return -1;
 	}
+	/* What else runs on the plan's PUs: /proc/stat before and after. */
+	cpuload_mark(&mark0, plan && plan->bound ? plan->pu : NULL,
+		     plan && plan->bound ? plan->nworkers : 0);
 	/* Signals wait until the job's group exists and is known. */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
@@ -302,6 +306,9 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 	r->wall_s = now_s() - start;
 	r->user_s = tv_s(ru.ru_utime);
 	r->sys_s = tv_s(ru.ru_stime);
+	cpuload_mark(&mark1, plan && plan->bound ? plan->pu : NULL,
+		     plan && plan->bound ? plan->nworkers : 0);
+	cpuload_span_add(&r->load, &mark0, &mark1, r->user_s + r->sys_s);
 	if (child_errno) {
 		snprintf(err, errlen, "cannot run '%s': %s", path, strerror(child_errno));
 		r->status = child_errno == ENOENT ? 127 : 126;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "cpuload.h"
 #include "placement.h"
 
 /*
@@ -24,6 +25,7 @@ struct launch_result {
 	int status;             /* threadrun's exit status: the child's, 128+N */
 	int signal;             /* the signal that ended it, or 0 */
 	double wall_s, user_s, sys_s;
+	struct cpuload_span load;  /* the run's window: steal, others on its PUs */
 	pid_t pid;
 };
 
@@ -48,7 +50,9 @@ struct launch_hook {
 
 /*
  * Run PATH with ARGV, restricted to PLAN's PUs (when bound), and wait for it
- * (wait4: its user and system time).  The job is a process group of its
+ * (wait4: its user and system time; /proc/stat before the fork and after
+ * the wait: steal, and others' CPU time on the plan's PUs, or on every PU
+ * threadrun may use when unbound).  The job is a process group of its
  * own: signals are forwarded to all of it, and it dies with threadrun
  * however threadrun ends (PR_SET_PDEATHSIG, and a watchdog process that
  * kills what is left of the group, also when the program ends).  With

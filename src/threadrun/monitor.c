@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpuload.h"
 #include "datafile.h"
 #include "monitor.h"
 #include "results.h"
@@ -23,11 +24,6 @@
 const char monitor_series_header[] =
 	"t_s,kind,id,name,cpu,planned,usr_pct,sys_pct,irq_pct,idle_pct,steal_pct,intr,"
 	"utime_s,stime_s,vcsw,ivcsw\n";
-
-/* Cumulative /proc/stat counters of one CPU, in clock ticks. */
-struct cpu_ticks {
-	unsigned long long usr, nice, sys, idle, iowait, irq, softirq, steal;
-};
 
 struct thread_seen {
 	pid_t pid, tid;
@@ -66,33 +62,44 @@ struct monitor {
 	long ticks_per_s;
 };
 
+/* What one read of /proc/stat fills (through the one parser, cpuload.h). */
+struct stat_read {
+	struct cpu_ticks *t;
+	unsigned long long *ctxt, *intr;
+	int n;
+};
+
+static void stat_cpu(void *arg, int cpu, const struct cpu_ticks *t)
+{
+	struct stat_read *r = arg;
+
+	if (cpu < 0 || cpu >= MAX_CPUS)
+		return;
+	r->t[cpu] = *t;
+	if (cpu + 1 > r->n)
+		r->n = cpu + 1;
+}
+
+static void stat_counter(void *arg, const char *name, unsigned long long value)
+{
+	struct stat_read *r = arg;
+
+	if (!strcmp(name, "ctxt"))
+		*r->ctxt = value;
+	else if (!strcmp(name, "intr"))
+		*r->intr = value;
+}
+
 static int read_stat(struct monitor *m, struct cpu_ticks *t, unsigned long long *ctxt,
 		     unsigned long long *intr)
 {
-	FILE *f = fopen("/proc/stat", "re");
-	char line[512];
-	int cpu, n = 0;
+	struct stat_read r = { t, ctxt, intr, 0 };
+	const struct procstat_visit v = { stat_cpu, stat_counter, &r };
 
-	if (!f)
+	if (procstat_read("/proc/stat", &v) < 0)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		struct cpu_ticks c = { 0 };
-
-		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &c.usr,
-			   &c.nice, &c.sys, &c.idle, &c.iowait, &c.irq, &c.softirq, &c.steal) == 9 &&
-		    cpu >= 0 && cpu < MAX_CPUS) {
-			t[cpu] = c;
-			if (cpu + 1 > n)
-				n = cpu + 1;
-		} else if (!strncmp(line, "ctxt ", 5)) {
-			*ctxt = strtoull(line + 5, NULL, 10);
-		} else if (!strncmp(line, "intr ", 5)) {
-			*intr = strtoull(line + 5, NULL, 10);
-		}
-	}
-	fclose(f);
-	if (n > m->ncpus)
-		m->ncpus = n;
+	if (r.n > m->ncpus)
+		m->ncpus = r.n;
 	return 0;
 }
 
@@ -306,14 +313,13 @@ static void sample(struct monitor *m)
 
 	if (m->series >= 0)
 		m->out = open_memstream(&text, &len);
+	/* A CPU whose line was damaged this time keeps its last counters. */
+	memcpy(now_t, m->last, sizeof(now_t));
 	if (read_stat(m, now_t, &ctxt, &intr) == 0) {
 		read_interrupts(m, intr_now);
 		for (c = 0; m->out && c < m->ncpus; c++) {
 			const struct cpu_ticks *a = &m->last[c], *b = &now_t[c];
-			double tot = (double)((b->usr + b->nice + b->sys + b->idle + b->iowait + b->irq +
-					       b->softirq + b->steal) -
-					      (a->usr + a->nice + a->sys + a->idle + a->iowait + a->irq +
-					       a->softirq + a->steal));
+			double tot = (double)(cpu_ticks_total(b) - cpu_ticks_total(a));
 
 			if (tot <= 0)
 				tot = 1;
@@ -461,10 +467,7 @@ struct cpu_pct {
 static struct cpu_pct cpu_share(const struct monitor *m, int c)
 {
 	const struct cpu_ticks *a = &m->first[c], *b = &m->last[c];
-	double tot = (double)((b->usr + b->nice + b->sys + b->idle + b->iowait + b->irq + b->softirq +
-			       b->steal) -
-			      (a->usr + a->nice + a->sys + a->idle + a->iowait + a->irq + a->softirq +
-			       a->steal));
+	double tot = (double)(cpu_ticks_total(b) - cpu_ticks_total(a));
 	struct cpu_pct p = { 0 };
 
 	if (tot <= 0)
@@ -518,10 +521,7 @@ void monitor_summarise(const struct monitor *m, struct monitor_summary *s)
 		struct cpu_pct p = cpu_share(m, c);
 
 		steal_ticks += (double)(b->steal - a->steal);
-		all_ticks += (double)((b->usr + b->nice + b->sys + b->idle + b->iowait + b->irq +
-				       b->softirq + b->steal) -
-				      (a->usr + a->nice + a->sys + a->idle + a->iowait + a->irq +
-				       a->softirq + a->steal));
+		all_ticks += (double)(cpu_ticks_total(b) - cpu_ticks_total(a));
 		if (m->plan->bound && !planned_pu(m->plan, c) && p.busy > BUSY_UNPLANNED_PCT)
 			s->busy_unplanned++;
 	}

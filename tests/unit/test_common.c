@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "cpuload.h"
 #include "opt.h"
 #include "results.h"
 #include "runenv.h"
@@ -562,7 +563,7 @@ static const struct worker_ops test_ops = {
 struct row_seen {
 	unsigned n;
 	char threads[16], policy[32], seen[64], ok[8], workload[16];
-	double rate, wall;
+	double rate, wall, steal, others;
 };
 
 static int collect_row(const struct results_row *row, unsigned line, void *arg)
@@ -578,6 +579,8 @@ static int collect_row(const struct results_row *row, unsigned line, void *arg)
 	snprintf(s->ok, sizeof(s->ok), "%s", results_row_get(row, RC_PLACEMENT_OK));
 	s->rate = results_row_num(row, RC_RATE);
 	s->wall = results_row_num(row, RC_WALL_S);
+	s->steal = results_row_num(row, RC_STEAL_PCT);
+	s->others = results_row_num(row, RC_OTHERS_PCT);
 	return 0;
 }
 
@@ -609,6 +612,7 @@ static void worker_api(void **state)
 	assert_int_equal(pipe(fds), 0);
 	env.rows_fd = fds[1];
 	wr.tracks = r.tracks;
+	wr.load = &r.load;
 	results_row_init(&row);
 	results_row_set(&row, RC_OPS, "10");
 	results_row_set(&row, RC_UNIT, "ops/s");
@@ -626,6 +630,9 @@ static void worker_api(void **state)
 	assert_string_equal(s.seen, "0,0,0");
 	assert_string_equal(s.ok, "yes");
 	assert_true(s.rate == 5.0 && s.wall == 2.0);
+	/* The window's steal and others' CPU time, from /proc/stat. */
+	assert_true(s.steal >= 0 && s.steal <= 100);
+	assert_true(s.others >= 0 && s.others <= 100);
 
 	/* Worker 1 cannot set up: nobody runs, the run never started. */
 	atomic_store(&worker_ran, 0);
@@ -648,6 +655,138 @@ static void worker_api(void **state)
 	free(path);
 }
 
+/* What procstat_read() handed over. */
+struct stat_seen {
+	int cpus[16];
+	struct cpu_ticks t[16];
+	unsigned ncpus;
+	char names[8][16];
+	unsigned long long values[8];
+	unsigned ncounters;
+};
+
+static void seen_cpu(void *arg, int cpu, const struct cpu_ticks *t)
+{
+	struct stat_seen *s = arg;
+
+	assert_true(s->ncpus < 16);
+	s->t[s->ncpus] = *t;
+	s->cpus[s->ncpus++] = cpu;
+}
+
+static void seen_counter(void *arg, const char *name, unsigned long long value)
+{
+	struct stat_seen *s = arg;
+
+	assert_true(s->ncounters < 8);
+	snprintf(s->names[s->ncounters], sizeof(s->names[0]), "%s", name);
+	s->values[s->ncounters++] = value;
+}
+
+/* Damaged lines of /proc/stat cost that line only; a long line's tail is
+ * never read as lines of its own. */
+static void procstat_damage(void **state)
+{
+	char *path = tmpfile_path("stat"), *text, tail[400];
+	struct stat_seen s = { 0 };
+	const struct procstat_visit v = { seen_cpu, seen_counter, &s };
+
+	(void)state;
+	memset(tail, ' ', sizeof(tail));
+	memcpy(tail + 300, "cpu7 1 1 1 1 1 1 1 1", 20);
+	tail[sizeof(tail) - 1] = '\0';
+	assert_true(asprintf(&text,
+			     "cpu  100 1 20 900 3 4 5 6 0 0\n"
+			     "cpu0 50 0 10 450 1 2 3 4 0 0\n"
+			     "cpu1 -5 0 10 450 1 2 3 4\n"
+			     "cpu2 0x10 0 10 450 1 2 3 4\n"
+			     "cpu3 1 2 3 4\n"
+			     "cpu4 99999999999999999999999 0 1 2 3 4 5 6\n"
+			     "cpu5x 1 2 3 4 5 6 7 8\n"
+			     "cpu99999999 1 2 3 4 5 6 7 8\n"
+			     "cpu6 1 2 3 4 5 6 7 8 %s\n"
+			     "cpu8 1 2 3 4 5 6 7 8.5\n"
+			     "ctxt 12345\n"
+			     "ctxt -1\n"
+			     "intr 77 1 2 3\n"
+			     "cpu9 8 7 6 5 4 3 2 1",
+			     tail) > 0);
+	write_file(path, text);
+	free(text);
+	assert_int_equal(procstat_read(path, &v), 0);
+	assert_int_equal(s.ncpus, 2 + 1);
+	assert_int_equal(s.cpus[0], -1);
+	assert_int_equal(s.cpus[1], 0);
+	assert_int_equal(s.cpus[2], 9);
+	assert_int_equal(cpu_ticks_total(&s.t[0]), 100 + 1 + 20 + 900 + 3 + 4 + 5 + 6);
+	assert_int_equal(cpu_ticks_busy(&s.t[0]), 100 + 1 + 20 + 4 + 5);
+	assert_int_equal(s.t[0].steal, 6);
+	assert_int_equal(s.t[2].usr, 8);
+	assert_int_equal(s.ncounters, 2);
+	assert_string_equal(s.names[0], "ctxt");
+	assert_int_equal(s.values[0], 12345);
+	assert_string_equal(s.names[1], "intr");
+	assert_int_equal(s.values[1], 77);
+	/* A NUL byte costs its line only. */
+	memset(&s, 0, sizeof(s));
+	write_bytes(path, "cpu10 1 2 3\0 4 5 6 7 8\ncpu11 1 2 3 4 5 6 7 8\n", 45);
+	assert_int_equal(procstat_read(path, &v), 0);
+	assert_int_equal(s.ncpus, 1);
+	assert_int_equal(s.cpus[0], 11);
+	unlink(path);
+	assert_int_equal(procstat_read(path, &v), -1);
+	free(path);
+}
+
+/* The figures of a window: steal of the machine, others on the PUs less
+ * the work's own time and a tick per PU, clamped; unknown when a read
+ * failed or a counter went back. */
+static void cpuload_maths(void **state)
+{
+	long hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	struct cpuload_mark a = { .ok = true, .all = 1000, .steal = 0, .pus_busy = 0, .npus = 2, .t = 10 };
+	struct cpuload_mark b = a;
+	struct cpuload_span span = { 0 }, two = { 0 };
+	struct cpuload l;
+
+	(void)state;
+	/* 2 PUs for 1 s: 1.5 s busy (plus the reads' tick each), 0.5 s of it ours. */
+	b.all = 1000 + 2 * (unsigned long long)hz;
+	b.steal = (unsigned long long)hz / 5;
+	b.pus_busy = (unsigned long long)(1.5 * (double)hz) + 2;
+	b.t = 11;
+	cpuload_span_add(&span, &a, &b, 0.5);
+	l = cpuload_figures(&span);
+	assert_true(fabs(l.steal_pct - 10.0) < 1e-9);
+	assert_true(fabs(l.others_pct - 50.0) < 1e-9);
+	/* Two such windows merged: the rounding's tick per PU taken off once
+	 * (it averages out over windows rather than adds up). */
+	cpuload_span_merge(&two, &span);
+	cpuload_span_merge(&two, &span);
+	l = cpuload_figures(&two);
+	assert_true(fabs(l.steal_pct - 10.0) < 1e-9);
+	assert_true(fabs(l.others_pct - (50.0 + 50.0 / (double)hz)) < 1e-9);
+	/* More of our own time than the PUs were busy: 0, not negative. */
+	span = (struct cpuload_span){ 0 };
+	cpuload_span_add(&span, &a, &b, 5.0);
+	assert_true(cpuload_figures(&span).others_pct == 0);
+	/* A failed read, a counter that went back, nothing added: unknown. */
+	span = (struct cpuload_span){ 0 };
+	assert_true(isnan(cpuload_figures(&span).steal_pct));
+	b.ok = false;
+	cpuload_span_add(&span, &a, &b, 0.5);
+	l = cpuload_figures(&span);
+	assert_true(isnan(l.steal_pct) && isnan(l.others_pct));
+	span = (struct cpuload_span){ 0 };
+	b.ok = true;
+	b.all = 10;
+	cpuload_span_add(&span, &a, &b, 0.5);
+	assert_true(isnan(cpuload_figures(&span).others_pct));
+	/* A real read of this machine. */
+	cpuload_mark(&a, NULL, 0);
+	assert_true(a.ok && a.npus >= 1 && a.all > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -663,6 +802,8 @@ int main(void)
 		cmocka_unit_test(results_device),
 		cmocka_unit_test(run_env),
 		cmocka_unit_test(worker_api),
+		cmocka_unit_test(procstat_damage),
+		cmocka_unit_test(cpuload_maths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

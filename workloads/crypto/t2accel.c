@@ -285,7 +285,7 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	struct worker_row wr = {
 		.workload = PROG, .versions = impl, .env = env, .nworkers = r->nworkers,
 		.tracks = r->wr.tracks, .wall_s = r->wall_s, .user_s = r->user_s,
-		.sys_s = r->sys_s, .status = r->verified ? 0 : 1,
+		.sys_s = r->sys_s, .load = &r->wr.load, .status = r->verified ? 0 : 1,
 	};
 	struct results_row row;
 	char err[512];

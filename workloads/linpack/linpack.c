@@ -211,7 +211,7 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	struct worker_row wr = {
 		.workload = PROG, .versions = versions, .env = env, .nworkers = t->n,
 		.tracks = t->tracks, .wall_s = t->wall_s, .user_s = t->user_s,
-		.sys_s = t->sys_s, .status = r->verified ? 0 : 1,
+		.sys_s = t->sys_s, .load = &t->load, .status = r->verified ? 0 : 1,
 	};
 	struct results_row row;
 	int ret;

@@ -334,6 +334,7 @@ static bool verify(const struct opts *o, const struct ctx *x, char *why, size_t 
 struct stats {
 	double *secs;
 	double wall_s, user_s, sys_s;
+	struct cpuload_span load;
 	struct cpu_track *tracks;
 };
 
@@ -365,7 +366,7 @@ static int append_row(const struct opts *o, const struct run_env *env, unsigned 
 	struct worker_row wr = {
 		.workload = PROG, .versions = versions, .env = env, .nworkers = nworkers,
 		.tracks = st->tracks, .wall_s = st->wall_s, .user_s = st->user_s,
-		.sys_s = st->sys_s, .status = verified ? 0 : 1,
+		.sys_s = st->sys_s, .load = &st->load, .status = verified ? 0 : 1,
 	};
 	struct results_row row;
 	double best, avg, max;
@@ -422,6 +423,7 @@ static int measure(const struct opts *o, const struct run_env *env, struct ctx *
 			st[k].wall_s += r.wall_s;
 			st[k].user_s += r.user_s;
 			st[k].sys_s += r.sys_s;
+			cpuload_span_merge(&st[k].load, &r.load);
 			for (i = 0; r.tracks && i < x->nworkers; i++)
 				cpu_track_merge(&st[k].tracks[i], &r.tracks[i]);
 			worker_result_free(&r);
