@@ -65,7 +65,8 @@ PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport \
             $(ONEFILE_WORKLOADS:%=$(BIN)/%)
 
 TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/test_analysis \
-              $(BIN)/tests/test_lu $(BIN)/tests/omp_where $(BIN)/tests/results_get \
+              $(BIN)/tests/test_lu $(BIN)/tests/omp_where $(BIN)/tests/omp_triad \
+              $(BIN)/tests/results_get \
               $(BIN)/tests/libfakep11.so
 
 .PHONY: all deps check run bench clean test-progs mutate
@@ -145,6 +146,10 @@ $(BIN)/tests/libfakep11.so: tests/progs/fake_p11.c
 	$(Q)$(CC) $(CFLAGS) $(P11_CFLAGS) -Wno-cast-function-type -shared -fPIC -o $@ $< $(LDLIBS)
 
 $(BIN)/tests/omp_where: tests/progs/omp_where.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $<
+
+$(BIN)/tests/omp_triad: tests/progs/omp_triad.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $<
 

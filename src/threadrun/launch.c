@@ -232,8 +232,9 @@ static void stop_watchdog(pid_t pid, int wfd)
 		;
 }
 
-int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int output_fd,
-	       const struct launch_hook *hook, struct launch_result *r, char *err, size_t errlen)
+int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int out_fd,
+	       int err_fd, const struct launch_hook *hook, struct launch_result *r, char *err,
+	       size_t errlen)
 {
 	struct rusage ru;
 	int pipefd[2], child_errno = 0, status = 0, ret = -1, wfd = -1;
@@ -268,7 +269,7 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
 			_exit(127);
 		restore_signals(&old);
-		if (output_fd >= 0 && (dup2(output_fd, 1) < 0 || dup2(output_fd, 2) < 0))
+		if ((out_fd >= 0 && dup2(out_fd, 1) < 0) || (err_fd >= 0 && dup2(err_fd, 2) < 0))
 			child_errno = errno;
 		else if (plan && pl_process_restrict(plan) < 0)
 			child_errno = errno;
