@@ -34,85 +34,85 @@ static void printable(char *s)
 			*s = '?';
 }
 
-static int check_name(const char *name, size_t len, const char *spec, char *err, size_t errlen)
+static int check_name(const char *name, size_t len, const char *shown, char *err, size_t errlen)
 {
-	char *shown = strndup(name, len);
 	size_t i;
-	int ret = 0;
 
-	if (!shown) {
-		snprintf(err, errlen, "metric: out of memory");
-		return -1;
-	}
-	printable(shown);
 	for (i = 0; i < len && name_char(name[i]); i++)
 		;
 	if (len == 0 || len > METRIC_NAME_MAX || i < len) {
 		snprintf(err, errlen,
-			 "metric: name '%s' in '%s' is not a name, allowed 1..%d %s (an unnamed regex with '=' in it: name it, NAME=REGEX)",
-			 shown, spec, METRIC_NAME_MAX, NAME_CHARS);
-		ret = -1;
+			 "metric: name '%.*s' in '%s' is not a name, allowed 1..%d %s (an unnamed regex with '=' in it: name it, NAME=REGEX)",
+			 (int)len, shown, shown, METRIC_NAME_MAX, NAME_CHARS);
+		return -1;
 	}
-	free(shown);
-	return ret;
+	return 0;
 }
 
 int metric_add(struct metric_set *s, const char *spec, char *err, size_t errlen)
 {
 	const char *eq = strchr(spec, '='), *regex = spec;
 	struct metric *grown, *m;
-	char msg[256];
+	char msg[256], *shown = strdup(spec);
 	int rc;
 	unsigned i;
 
+	/* Messages and notes show the text on one line. */
+	if (!shown) {
+		snprintf(err, errlen, "metric: out of memory");
+		return -1;
+	}
+	printable(shown);
 	grown = realloc(s->m, (s->n + 1) * sizeof(*s->m));
 	if (!grown) {
 		snprintf(err, errlen, "metric: out of memory");
+		free(shown);
 		return -1;
 	}
 	s->m = grown;
 	m = &s->m[s->n];
 	memset(m, 0, sizeof(*m));
+	m->regex = shown;
 	if (eq && strcspn(spec, regex_syntax) > (size_t)(eq - spec)) {
-		if (check_name(spec, (size_t)(eq - spec), spec, err, errlen) < 0)
-			return -1;
+		if (check_name(spec, (size_t)(eq - spec), shown, err, errlen) < 0)
+			goto fail;
 		m->name = strndup(spec, (size_t)(eq - spec));
+		if (!m->name) {
+			snprintf(err, errlen, "metric: out of memory");
+			goto fail;
+		}
 		regex = eq + 1;
-		for (i = 0; m->name && i < s->n; i++)
+		m->regex = shown + (regex - spec);
+		for (i = 0; i < s->n; i++)
 			if (s->m[i].name && strcmp(s->m[i].name, m->name) == 0) {
 				snprintf(err, errlen, "metric: name '%s' given twice, each metric needs its own",
 					 m->name);
-				free(m->name);
-				return -1;
+				goto fail;
 			}
-	}
-	m->regex = strdup(regex);
-	if ((eq && regex != spec && !m->name) || !m->regex) {
-		snprintf(err, errlen, "metric: out of memory");
-		goto fail;
 	}
 	if (!*regex) {
 		snprintf(err, errlen, "metric: '%s': the regex is empty, give one with a capture group, e.g. 'Triad: +([0-9.]+)'",
-			 spec);
+			 shown);
 		goto fail;
 	}
 	rc = regcomp(&m->re, regex, REG_EXTENDED);
 	if (rc) {
 		regerror(rc, &m->re, msg, sizeof(msg));
-		snprintf(err, errlen, "metric: '%s' is not a POSIX extended regex: %s", regex, msg);
+		snprintf(err, errlen, "metric: '%s' is not a POSIX extended regex: %s", m->regex, msg);
 		goto fail;
 	}
 	if (m->re.re_nsub < 1) {
 		regfree(&m->re);
 		snprintf(err, errlen, "metric: '%s' has no capture group: put the figure in ( ), e.g. 'Triad: +([0-9.]+)'",
-			 regex);
+			 m->regex);
 		goto fail;
 	}
+	m->spec = shown;
 	s->n++;
 	return 0;
 fail:
 	free(m->name);
-	free(m->regex);
+	free(shown);
 	return -1;
 }
 
@@ -182,7 +182,7 @@ void metric_free(struct metric_set *s)
 	metric_reset(s);
 	for (i = 0; i < s->n; i++) {
 		free(s->m[i].name);
-		free(s->m[i].regex);
+		free(s->m[i].spec);
 		regfree(&s->m[i].re);
 	}
 	free(s->m);

@@ -22,7 +22,8 @@
 struct metric {
 	char *name;             /* the row's algorithm */
 	const char *unit;       /* the row's unit */
-	char *regex;            /* as given, for notes */
+	char *spec;             /* as given, control bytes shown as '?' */
+	const char *regex;      /* its regex part, for notes */
 	regex_t re;
 	char *last;             /* group 1 of the last matching line, or NULL */
 	bool last_cut;          /* LAST was longer than METRIC_CAPTURE_MAX */
