@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,8 +256,13 @@ static void scan_line(struct metric_set *s, const char *line)
 	}
 }
 
-/* Copy everything read: a destination that fails is dropped, the scan goes on. */
-static void pass_on(struct stream *st, const char *buf, size_t n)
+/*
+ * Copy everything read.  A destination that fails is dropped and the scan
+ * goes on, except a reader that went away (EPIPE): then the program's own
+ * pipe closes too, so that it meets the broken pipe as it would have
+ * without threadrun in between (SIGPIPE).  -1 in that case.
+ */
+static int pass_on(struct stream *st, const char *buf, size_t n)
 {
 	ssize_t w;
 
@@ -266,11 +272,12 @@ static void pass_on(struct stream *st, const char *buf, size_t n)
 			continue;
 		if (w <= 0) {
 			st->out = -1;
-			break;
+			return w < 0 && errno == EPIPE ? -1 : 0;
 		}
 		buf += w;
 		n -= (size_t)w;
 	}
+	return 0;
 }
 
 /* Split what was read into lines; a line over the bound is scanned in its
@@ -341,8 +348,12 @@ static void *tap_thread(void *arg)
 				open--;
 				continue;
 			}
-			pass_on(&t->st[i], buf, (size_t)n);
 			take(t->set, &t->st[i], buf, (size_t)n);
+			if (pass_on(&t->st[i], buf, (size_t)n) < 0) {
+				close(t->st[i].in);
+				t->st[i].in = pf[i].fd = -1;
+				open--;
+			}
 		}
 	}
 	/* The last line of each stream, if it had no newline. */
@@ -372,6 +383,7 @@ struct metric_tap *metric_tap_open(struct metric_set *s, int out, int err, int *
 				   int *child_err, char *msg, size_t msglen)
 {
 	struct metric_tap *t = calloc(1, sizeof(*t));
+	sigset_t all, old;
 	int p[2], i, rc;
 
 	if (!t) {
@@ -395,7 +407,12 @@ struct metric_tap *metric_tap_open(struct metric_set *s, int out, int err, int *
 		t->st[i].in = p[0];
 		t->child[i] = p[1];
 	}
+	/* The reader takes no signal: they go to the main thread, and a broken
+	 * pipe is an EPIPE it handles. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = pthread_create(&t->thread, NULL, tap_thread, t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		snprintf(msg, msglen, "metric: cannot start the output reader: %s", strerror(rc));
 		goto fail;

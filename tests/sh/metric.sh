@@ -102,3 +102,10 @@ timeout 4 threadrun -q -o "$tmp/d.csv" --metric 'v ([0-9]+)' 1 \
 	sh -c 'echo v 4; setsid sleep 6 >/dev/stdout 2>&1 </dev/null & exit 0' >/dev/null
 check "a lingering child: threadrun ends ($?)" [ $? -eq 0 ]
 check "a lingering child: the figure is read" [ "$(results_get "$tmp/d.csv" algorithm rate | grep '^metric')" = "metric	4" ]
+
+# A reader that goes away (| head -1): the program meets the broken pipe as
+# it would without threadrun in between, and nothing hangs.
+timeout 10 threadrun -q -o "$tmp/p.csv" --metric 'x ([0-9]+)' 1 sh -c 'yes "x 1"' | head -1 >/dev/null
+st=("${PIPESTATUS[@]}")
+check "broken pipe: the program dies of SIGPIPE, threadrun says so (${st[*]})" [ "${st[0]}" -eq 141 ]
+check "broken pipe: the row has its status" [ "$(results_get "$tmp/p.csv" algorithm status | grep '^metric')" = "metric	141" ]
