@@ -105,8 +105,8 @@ static const struct opt_spec options[] = {
 	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds") },
 	{ OPT_DOUBLE(0, "monitor", "[=S]", A(monitor), 0.01, 60, "watch every CPU and thread, sampling every S seconds (default 0.25)"),
 	  .implied = MONITOR_DEFAULT_S },
-	{ OPT_CALLBACK(0, "metric", "RE", add_metric, "RE or NAME=RE: the rate is the program's own figure: group 1 of the last output line matching RE (POSIX extended); repeat for several") },
-	{ OPT_CALLBACK(0, "unit", "UNIT", add_unit, "--metric: the figure's unit (default value); one for all, or one per --metric in order") },
+	{ OPT_CALLBACK(0, "metric", "RE", add_metric, "[NAME=]RE: the rate is group 1 of the last output line matching RE (ERE); repeatable") },
+	{ OPT_CALLBACK(0, "unit", "UNIT", add_unit, "--metric's unit (default value): one for all, or one per --metric in order") },
 	{ OPT_FLAG('q', "quiet", A(quiet), "no summary line on stderr; with --monitor, its warnings only") },
 	{ OPT_ACTION('h', 'h', "help", "show this help") },
 };
@@ -140,8 +140,10 @@ static const char help_after[] =
 	"which still reach the terminal or FILE.log): one row per metric and run,\n"
 	"algorithm NAME (default metric, or metric1, metric2... when several are\n"
 	"unnamed), rate the first capture group of the LAST line that matches; a\n"
-	"line over 64 KiB is matched in its first 64 KiB.  No matching line, or a\n"
-	"capture that is not a plain decimal number, fails that row and the run:\n"
+	"line over 64 KiB is matched in its first 64 KiB.  NAME (letters, digits,\n"
+	"_ and -) is the text before the first '=' when it holds no regex syntax;\n"
+	"name a regex that has an '=' in it.  No matching line, or a capture that\n"
+	"is not a plain non-negative decimal number, fails that row and the run:\n"
 	"  threadrun --sweep 1-4 --metric 'Triad=Triad: +([0-9.]+)' --unit MB/s \\\n"
 	"            -o results/stream.csv -- ./stream\n"
 	"\n"
