@@ -124,16 +124,16 @@ static int append_run_row(const char *results, const char *program, const struct
  * One row per metric: its figure as the rate, or, when it has none or the
  * program failed, an empty rate (not a measurement) and the reason in the
  * note.  0 with *FAILED the metrics without a figure (the first one's
- * reason in WHY), or -1 when a row could not be written.
+ * reason in *WHY, a new string), or -1 when a row could not be written.
  */
 static int append_metric_rows(const struct execute *ex, const struct pl_plan *plan,
 			      const char *policy, unsigned repeat, const struct launch_result *r,
-			      unsigned *failed, char *why, size_t whylen, char *err, size_t errlen)
+			      unsigned *failed, char **why, char *err, size_t errlen)
 {
 	const struct metric_set *s = ex->metrics;
 	struct results_row row;
 	const char *value;
-	char reason[1024];
+	char *reason;
 	unsigned i;
 	int ret = 0, status;
 
@@ -145,13 +145,15 @@ static int append_metric_rows(const struct execute *ex, const struct pl_plan *pl
 		results_row_set(&row, RC_ALGORITHM, "%s", m->name);
 		results_row_set(&row, RC_UNIT, "%s", m->unit);
 		status = r->status;
-		if (metric_value(m, &value, reason, sizeof(reason)) < 0) {
+		if (metric_value(m, &value, &reason) < 0) {
 			if (!status)
 				status = 1;
-			if (!(*failed)++)
-				snprintf(why, whylen, "%s", reason);
 			results_row_set(&row, RC_RATE, "%s", "");
-			results_row_set(&row, RC_NOTE, "%s", reason);
+			results_row_set(&row, RC_NOTE, "%s", reason ? reason : "metric: out of memory");
+			if (!(*failed)++)
+				*why = reason;
+			else
+				free(reason);
 		} else if (status) {
 			results_row_set(&row, RC_RATE, "%s", "");
 			results_row_set(&row, RC_NOTE, "metric '%s': the program failed (status %d), its figure %s is not a measurement",
@@ -276,7 +278,7 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 	struct monitor_summary ms;
 	bool monitored = false, measured;
 	int out_fd = ex->output_fd, err_fd = ex->output_fd;
-	char num[16], why[1024];
+	char num[16], *why = NULL;
 	unsigned failed = 0;
 	int ret = 0, rows;
 
@@ -326,8 +328,7 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 	unsetenv(ENV_ROWS_FD);
 	measured = !ret && !launch_interrupted();
 	if (measured && ex->metrics && ex->metrics->n &&
-	    append_metric_rows(ex, plan, policy, repeat, r, &failed, why, sizeof(why), err,
-			       errlen) < 0)
+	    append_metric_rows(ex, plan, policy, repeat, r, &failed, &why, err, errlen) < 0)
 		ret = -1;
 	if (failed && !r->status)
 		r->status = 1;
@@ -337,13 +338,14 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 		ret = -1;
 	if (!ret && failed) {
 		if (failed > 1)
-			snprintf(err, errlen, "%s; and %u more metrics without a figure (the rows' notes say why)",
-				 why, failed - 1);
+			snprintf(err, errlen, "%s; and %u more metric(s) without a figure (the rows' notes say why)",
+				 why ? why : "metric: out of memory", failed - 1);
 		else
-			snprintf(err, errlen, "%s", why);
+			snprintf(err, errlen, "%s", why ? why : "metric: out of memory");
 		ret = -1;
 	}
 	if (rows >= 0)
 		close(rows);
+	free(why);
 	return ret;
 }

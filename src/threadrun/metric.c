@@ -191,27 +191,30 @@ void metric_free(struct metric_set *s)
 	s->n = 0;
 }
 
-int metric_value(const struct metric *m, const char **value, char *why, size_t whylen)
+int metric_value(const struct metric *m, const char **value, char **why)
 {
 	char *shown;
+	int n;
 
 	*value = NULL;
-	if (!m->last) {
-		snprintf(why, whylen, "metric '%s': no line of the output matched '%s'", m->name,
-			 m->regex);
-		return -1;
-	}
-	if (!m->last_cut && num_is_decimal(m->last) && strtod(m->last, NULL) <= 1e18) {
+	*why = NULL;
+	if (m->last && !m->last_cut && num_is_decimal(m->last) && strtod(m->last, NULL) <= 1e18) {
 		*value = m->last;
 		return 0;
 	}
-	shown = strdup(m->last);
-	if (shown)
-		printable(shown);
-	snprintf(why, whylen,
-		 "metric '%s': '%s%s' (group 1 of '%s') is not a plain non-negative decimal number up to 1e18",
-		 m->name, shown ? shown : "", m->last_cut ? "..." : "", m->regex);
-	free(shown);
+	if (!m->last) {
+		n = asprintf(why, "metric '%s': no line of the output matched '%s'", m->name,
+			     m->regex);
+	} else {
+		shown = strdup(m->last);
+		if (shown)
+			printable(shown);
+		n = asprintf(why, "metric '%s': '%s%s' (group 1 of '%s') is not a plain non-negative decimal number up to 1e18",
+			     m->name, shown ? shown : "", m->last_cut ? "..." : "", m->regex);
+		free(shown);
+	}
+	if (n < 0)
+		*why = NULL;
 	return -1;
 }
 

@@ -58,9 +58,10 @@ void metric_free(struct metric_set *s);
 /*
  * The figure of metric M after a run: 0 with *VALUE the captured text (a
  * plain non-negative decimal number, at most 1e18), or -1 with the reason
- * in WHY (no line matched, or what was captured is not a number).
+ * in *WHY, a new string (no line matched, or what was captured is not a
+ * number; NULL when out of memory).
  */
-int metric_value(const struct metric *m, const char **value, char *why, size_t whylen);
+int metric_value(const struct metric *m, const char **value, char **why);
 
 /*
  * The tap: two pipes, the program's stdout and stderr, copied to OUT and

@@ -66,10 +66,16 @@ threadrun -q -o "$tmp/s.csv" --metric 'Triad: +([0-9.]+)' 1 true 2>"$tmp/s.err"
 check "no match, single run: exit 1" [ $? -eq 1 ]
 check "no match, single run: one line naming it" \
 	[ "$(cat "$tmp/s.err")" = "threadrun: metric 'metric': no line of the output matched 'Triad: +([0-9.]+)'" ]
+threadrun -q -o "$tmp/s2.csv" --metric 'A=a: ([0-9]+)' --metric 'B=b: ([0-9]+)' --metric 'C=c: ([0-9]+)' \
+	1 sh -c 'echo b: 2' >/dev/null 2>"$tmp/s2.err"
+check "two metrics without a figure: exit 1 ($?), one line naming the first and counting the other" \
+	[ "$?:$(cat "$tmp/s2.err")" = "1:threadrun: metric 'A': no line of the output matched 'a: ([0-9]+)'; and 1 more metric(s) without a figure (the rows' notes say why)" ]
+check "two metrics without a figure: the third is measured" \
+	[ "$(results_get "$tmp/s2.csv" algorithm rate status | grep -v '^(run)' | tr '\t\n' ', ')" = "A,,1 B,2,0 C,,1 " ]
 
 # What the group captured must be a plain non-negative decimal number.
 for text in fast -5 1,5 0x10 inf 1e19; do
-	threadrun -q -o "$tmp/x.csv" --metric 'Triad: +([^ ]+)' 1 sh -c "echo 'Triad: $text MB/s'" 2>"$tmp/x.err"
+	threadrun -q -o "$tmp/x.csv" --metric 'Triad: +([^ ]+)' 1 sh -c "echo 'Triad: $text MB/s'" >/dev/null 2>"$tmp/x.err"
 	st=$?
 	check "capture '$text': exit 1 ($st), named" bash -c "[ $st -eq 1 ] && grep -qF \"metric 'metric': '$text' (group 1 of 'Triad: +([^ ]+)') is not a plain non-negative decimal number\" '$tmp/x.err'"
 done
@@ -77,7 +83,7 @@ check "non-numbers: failed rows with empty rates" \
 	[ "$(results_get "$tmp/x.csv" algorithm rate status | grep -c '^metric		1$')" = 6 ]
 
 # The program failed: its figure is no measurement.
-threadrun -q -o "$tmp/e.csv" --metric 'Triad: +([0-9.]+)' 1 sh -c 'echo "Triad: 9"; exit 3'
+threadrun -q -o "$tmp/e.csv" --metric 'Triad: +([0-9.]+)' 1 sh -c 'echo "Triad: 9"; exit 3' >/dev/null
 check "failed program: its status" [ $? -eq 3 ]
 check "failed program: the row has its status and no rate" \
 	[ "$(results_get "$tmp/e.csv" algorithm rate status | grep '^metric')" = "metric		3" ]
