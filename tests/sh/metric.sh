@@ -62,6 +62,9 @@ check "no match: 1 thread measured" grep -q '^metric	1	5	0	' "$tmp/f.rows"
 check "no match: the 2-thread row failed, no rate, the note names metric and regex" \
 	grep -qF "metric	2		1	metric 'metric': no line of the output matched 'Triad: +([0-9.]+)'" "$tmp/f.rows"
 check "no match: the run row says failed, so --resume reruns it" grep -q '^(run)	2	.*	1	' "$tmp/f.rows"
+threadrun -q --resume --metric 'Triad: +([0-9.]+)' --sweep 1-2 -o "$tmp/f.csv" -- sh -c 'echo "Triad: 6"'
+check "no match, --resume: the failed run is made again, the other skipped" \
+	[ "$?:$(results_get "$tmp/f.csv" algorithm threads rate status | grep '^metric' | tr '\t\n' ', ')" = "0:metric,1,5,0 metric,2,,1 metric,2,6,0 " ]
 threadrun -q -o "$tmp/s.csv" --metric 'Triad: +([0-9.]+)' 1 true 2>"$tmp/s.err"
 check "no match, single run: exit 1" [ $? -eq 1 ]
 check "no match, single run: one line naming it" \
