@@ -283,15 +283,28 @@ static int pass_on(struct stream *st, const char *buf, size_t n)
 	return 0;
 }
 
+/* A line ends at a newline or a carriage return: what a progress display
+ * redraws with '\r' is a line of its own, as on a terminal. */
+static const char *line_end(const char *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (buf[i] == '\n' || buf[i] == '\r')
+			return buf + i;
+	return NULL;
+}
+
 /* Split what was read into lines; a line over the bound is scanned in its
- * first METRIC_LINE_MAX bytes and the rest skipped up to its newline. */
+ * first METRIC_LINE_MAX bytes and the rest skipped up to its end.  Empty
+ * lines hold no figure and are not scanned. */
 static void take(struct metric_set *s, struct stream *st, const char *buf, size_t n)
 {
 	const char *nl;
 	size_t part;
 
 	while (n > 0) {
-		nl = memchr(buf, '\n', n);
+		nl = line_end(buf, n);
 		part = nl ? (size_t)(nl - buf) : n;
 		if (!st->cut) {
 			size_t room = METRIC_LINE_MAX - st->len;
@@ -306,7 +319,7 @@ static void take(struct metric_set *s, struct stream *st, const char *buf, size_
 			}
 		}
 		if (nl) {
-			if (!st->cut) {
+			if (!st->cut && st->len > 0) {
 				st->line[st->len] = '\0';
 				scan_line(s, st->line);
 			}

@@ -119,6 +119,17 @@ static void scanning(void **state)
 		assert_string_equal(value_of(&s.m[0]), "3");
 		assert_string_equal(s.m[1].last, "bad");
 	}
+	/* A progress display's carriage returns end lines; empty lines are
+	 * not scanned (this regex would match one). */
+	metric_free(&s);
+	add_ok(&s, "P=^([0-9]*)$");
+	assert_int_equal(metric_finish_setup(&s, NULL, 0, err, sizeof(err)), 0);
+	feed(&s, "10\r20\r30\r\n\n", 11, 3, false);
+	assert_string_equal(value_of(&s.m[0]), "30");
+	metric_free(&s);
+	add_ok(&s, "T=^Triad: ([0-9.]+)");
+	add_ok(&s, "W=^Triad: (bad)");
+	assert_int_equal(metric_finish_setup(&s, NULL, 0, err, sizeof(err)), 0);
 	/* stderr is read too, and a new run forgets the last one. */
 	feed(&s, "Triad: 4\n", 9, 64, true);
 	assert_string_equal(value_of(&s.m[0]), "4");
