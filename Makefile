@@ -65,7 +65,8 @@ PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport \
             $(ONEFILE_WORKLOADS:%=$(BIN)/%)
 
 TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/test_analysis \
-              $(BIN)/tests/test_lu $(BIN)/tests/omp_where $(BIN)/tests/results_get \
+              $(BIN)/tests/test_lu $(BIN)/tests/test_metric $(BIN)/tests/omp_where $(BIN)/tests/omp_triad \
+              $(BIN)/tests/results_get \
               $(BIN)/tests/libfakep11.so
 
 .PHONY: all deps check run bench clean test-progs mutate
@@ -147,6 +148,12 @@ $(BIN)/tests/libfakep11.so: tests/progs/fake_p11.c
 $(BIN)/tests/omp_where: tests/progs/omp_where.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $<
+
+# The program threadrun --metric reads is not under test: no sanitizer
+# (TSan cannot see libgomp's barriers and reports races that are not there).
+$(BIN)/tests/omp_triad: tests/progs/omp_triad.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(filter-out $(SANFLAGS_$(SAN)),$(CFLAGS)) $(OMPFLAGS) -o $@ $<
 
 # Fuzz targets (libFuzzer, clang): the parsers that take outside input.
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,bin/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))

@@ -70,11 +70,12 @@ static const char *default_results(char *buf, size_t len)
 	return buf;
 }
 
-/* The row threadrun writes itself: what it measured of the whole run,
- * through the one row builder every workload uses. */
-static int append_run_row(const char *results, const char *program, const struct pl_plan *plan,
+/* A row threadrun writes itself, completed and appended through the one
+ * row builder every workload uses: the program's name, the plan, the run's
+ * times and STATUS. */
+static int append_own_row(const char *results, const char *program, const struct pl_plan *plan,
 			  const char *policy, unsigned repeat, const struct launch_result *r,
-			  const struct monitor_summary *ms, char *err, size_t errlen)
+			  int status, struct results_row *row, char *err, size_t errlen)
 {
 	const char *base = strrchr(program, '/');
 	struct run_env env = {
@@ -85,14 +86,23 @@ static int append_run_row(const char *results, const char *program, const struct
 	struct worker_row wr = {
 		.workload = base ? base + 1 : program, .env = &env, .nworkers = plan->nworkers,
 		.wall_s = r->wall_s, .user_s = r->user_s, .sys_s = r->sys_s, .load = &r->load,
-		.status = r->status,
+		.status = status,
 	};
+
+	results_row_set(row, RC_BACKEND, "threadrun");
+	return worker_row_append(results, row, &wr, err, errlen);
+}
+
+/* The row of the whole run: what threadrun measured of it. */
+static int append_run_row(const char *results, const char *program, const struct pl_plan *plan,
+			  const char *policy, unsigned repeat, const struct launch_result *r,
+			  const struct monitor_summary *ms, char *err, size_t errlen)
+{
 	struct results_row row;
 	int ret;
 
 	results_row_init(&row);
 	results_row_set(&row, RC_ALGORITHM, "%s", RESULTS_RUN_ALGORITHM);
-	results_row_set(&row, RC_BACKEND, "threadrun");
 	results_row_set(&row, RC_OPS, "1");
 	results_row_set(&row, RC_UNIT, "runs/s");
 	if (ms) {
@@ -104,8 +114,59 @@ static int append_run_row(const char *results, const char *program, const struct
 	}
 	results_row_set(&row, RC_NOTE, "the whole run, measured by threadrun%s%s",
 			ms && ms->warnings[0] ? "; monitor: " : "", ms ? ms->warnings : "");
-	ret = worker_row_append(results, &row, &wr, err, errlen);
+	ret = append_own_row(results, program, plan, policy, repeat, r, r->status, &row, err,
+			     errlen);
 	results_row_clear(&row);
+	return ret;
+}
+
+/*
+ * One row per metric: its figure as the rate, or, when it has none or the
+ * program failed, an empty rate (not a measurement) and the reason in the
+ * note.  0 with *FAILED the metrics without a figure (the first one's
+ * reason in *WHY, a new string), or -1 when a row could not be written.
+ */
+static int append_metric_rows(const struct execute *ex, const struct pl_plan *plan,
+			      const char *policy, unsigned repeat, const struct launch_result *r,
+			      unsigned *failed, char **why, char *err, size_t errlen)
+{
+	const struct metric_set *s = ex->metrics;
+	struct results_row row;
+	const char *value;
+	char *reason;
+	unsigned i;
+	int ret = 0, status;
+
+	*failed = 0;
+	for (i = 0; i < s->n && !ret; i++) {
+		const struct metric *m = &s->m[i];
+
+		results_row_init(&row);
+		results_row_set(&row, RC_ALGORITHM, "%s", m->name);
+		results_row_set(&row, RC_UNIT, "%s", m->unit);
+		status = r->status;
+		if (metric_value(m, &value, &reason) < 0) {
+			if (!status)
+				status = 1;
+			results_row_set(&row, RC_RATE, "%s", "");
+			results_row_set(&row, RC_NOTE, "%s", reason ? reason : "metric: out of memory");
+			if (!(*failed)++)
+				*why = reason;
+			else
+				free(reason);
+		} else if (status) {
+			results_row_set(&row, RC_RATE, "%s", "");
+			results_row_set(&row, RC_NOTE, "metric '%s': the program failed (status %d), its figure %s is not a measurement",
+					m->name, status, value);
+		} else {
+			results_row_set(&row, RC_RATE, "%s", value);
+			results_row_set(&row, RC_NOTE, "the program's own figure: group 1 of the last line matching '%s', read by threadrun",
+					m->regex);
+		}
+		ret = append_own_row(ex->results, ex->path, plan, policy, repeat, r, status, &row,
+				     err, errlen);
+		results_row_clear(&row);
+	}
 	return ret;
 }
 
@@ -187,29 +248,38 @@ static int series_mark(int fd, unsigned threads, const char *policy, unsigned re
 	return ret;
 }
 
-struct monitor_start_arg {
+struct started_arg {
 	const struct execute *ex;
 	const struct pl_plan *plan;
 	struct monitor *m;
+	struct metric_tap *tap;
 	char err[256];
 };
 
-static void start_monitor(pid_t pid, void *arg)
+/* In the parent, the program just started: the tap's write ends are the
+ * program's now; the monitor starts watching it. */
+static void on_started(pid_t pid, void *arg)
 {
-	struct monitor_start_arg *a = arg;
+	struct started_arg *a = arg;
 
-	a->m = monitor_start(pid, a->ex->monitor, a->plan, a->ex->series, a->err, sizeof(a->err));
+	if (a->tap)
+		metric_tap_started(a->tap);
+	if (a->ex->monitor > 0)
+		a->m = monitor_start(pid, a->ex->monitor, a->plan, a->ex->series, a->err,
+				     sizeof(a->err));
 }
 
 int execute_run(const struct execute *ex, const struct pl_plan *plan, const char *policy,
 		char *const argv[], unsigned repeat, struct launch_result *r, char *err,
 		size_t errlen)
 {
-	struct monitor_start_arg ma = { .ex = ex, .plan = plan };
-	struct launch_hook hook = { start_monitor, &ma };
+	struct started_arg sa = { .ex = ex, .plan = plan };
+	struct launch_hook hook = { on_started, &sa };
 	struct monitor_summary ms;
-	bool monitored = false;
-	char num[16];
+	bool monitored = false, measured;
+	int out_fd = ex->output_fd, err_fd = ex->output_fd;
+	char num[16], *why = NULL;
+	unsigned failed = 0;
 	int ret = 0, rows;
 
 	snprintf(num, sizeof(num), "%u", repeat);
@@ -218,6 +288,15 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
 		r->status = 1;
 		return -1;
+	}
+	/* --metric: the output passes through a tap that reads the figures. */
+	if (ex->metrics && ex->metrics->n) {
+		sa.tap = metric_tap_open(ex->metrics, out_fd >= 0 ? out_fd : 1,
+					 err_fd >= 0 ? err_fd : 2, &out_fd, &err_fd, err, errlen);
+		if (!sa.tap) {
+			r->status = 1;
+			return -1;
+		}
 	}
 	rows = rows_counter();
 	if (rows >= 0) {
@@ -229,28 +308,44 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 	if (ex->series >= 0 && series_mark(ex->series, plan->nworkers, policy, repeat) < 0)
 		fprintf(stderr, "threadrun: monitor: cannot write '%s': %s\n", ex->series_path,
 			strerror(errno));
-	if (launch_run(ex->path, argv, plan, ex->output_fd, ex->monitor > 0 ? &hook : NULL, r, err,
-		       errlen) < 0)
+	if (launch_run(ex->path, argv, plan, out_fd, err_fd, &hook, r, err, errlen) < 0)
 		ret = -1;
-	if (ex->monitor > 0 && !ma.m)
-		fprintf(stderr, "threadrun: %s\n", ma.err);
-	if (ma.m) {
-		monitor_stop(ma.m);
-		monitor_print(ma.m, stderr, ex->quiet);
-		monitor_summarise(ma.m, &ms);
-		monitor_free(ma.m);
+	metric_tap_close(sa.tap);
+	if (ex->monitor > 0 && !sa.m)
+		fprintf(stderr, "threadrun: %s\n", sa.err);
+	if (sa.m) {
+		monitor_stop(sa.m);
+		monitor_print(sa.m, stderr, ex->quiet);
+		monitor_summarise(sa.m, &ms);
+		monitor_free(sa.m);
 		monitored = true;
 	}
 	/* An interrupted run is not a measurement: no row for it.  A sweep
 	 * (and a monitored run) always records the run: it marks it done for
-	 * --resume and carries what the monitor saw. */
+	 * --resume and carries what the monitor saw.  It comes after the
+	 * metrics' rows, with their failure, so that --resume takes a run
+	 * as done only when every row of it is in the file. */
 	unsetenv(ENV_ROWS_FD);
-	if (!ret && !launch_interrupted() && (ex->always_row || fd_size(rows) == 0) &&
+	measured = !ret && !launch_interrupted();
+	if (measured && ex->metrics && ex->metrics->n &&
+	    append_metric_rows(ex, plan, policy, repeat, r, &failed, &why, err, errlen) < 0)
+		ret = -1;
+	if (failed && !r->status)
+		r->status = 1;
+	if (!ret && measured && (ex->always_row || fd_size(rows) == 0) &&
 	    append_run_row(ex->results, ex->path, plan, policy, repeat, r, monitored ? &ms : NULL, err,
 			   errlen) < 0)
 		ret = -1;
+	if (!ret && failed) {
+		if (failed > 1)
+			snprintf(err, errlen, "%s; and %u more metric(s) without a figure (the rows' notes say why)",
+				 why ? why : "metric: out of memory", failed - 1);
+		else
+			snprintf(err, errlen, "%s", why ? why : "metric: out of memory");
+		ret = -1;
+	}
 	if (rows >= 0)
 		close(rows);
+	free(why);
 	return ret;
 }
-

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "launch.h"
+#include "metric.h"
 #include "placement.h"
 
 
@@ -23,6 +24,7 @@ struct execute {
 	bool quiet;             /* the monitor prints its warnings only */
 	int series;             /* the monitor's time series, beside the results; -1 */
 	char series_path[PATH_MAX + 16];
+	struct metric_set *metrics;     /* --metric: figures read from the output, or NULL */
 };
 
 /*
@@ -33,16 +35,18 @@ struct execute {
 int execute_prepare(struct execute *ex, const char *program, const char *results, char *err,
 		    size_t errlen);
 
-/*
- * Run ARGV on PLAN as repeat REPEAT and wait for it.  R gets its status and
- * times.  Appends threadrun's run row when the program wrote none (it
- * counts them on THREADRUN_ROWS_FD, as the worker API does), or always,
- * with always_row, unless the run was interrupted.  0, or -1 with
- * a message in ERR (R->status says which exit status fits).
- */
 /* Close what execute_prepare opened. */
 void execute_finish(struct execute *ex);
 
+/*
+ * Run ARGV on PLAN as repeat REPEAT and wait for it.  R gets its status and
+ * times.  With metrics, appends one row per metric (the figure its regex
+ * found last in the output; a metric without a figure fails its row and
+ * the run, R->status 1).  Appends threadrun's run row when the program
+ * wrote none (it counts them on THREADRUN_ROWS_FD, as the worker API
+ * does), or always, with always_row, unless the run was interrupted.  0,
+ * or -1 with a message in ERR (R->status says which exit status fits).
+ */
 int execute_run(const struct execute *ex, const struct pl_plan *plan, const char *policy,
 		char *const argv[], unsigned repeat, struct launch_result *r, char *err,
 		size_t errlen);

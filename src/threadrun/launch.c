@@ -185,6 +185,23 @@ int launch_interrupted(void)
 	return __atomic_load_n(&got_signal, __ATOMIC_SEQ_CST);
 }
 
+/* Close every descriptor from 3 up but KEEP (close_range, or one by one
+ * on a kernel without it). */
+static void close_others(int keep)
+{
+	struct rlimit rl;
+	unsigned fd, max;
+
+	if ((keep <= 3 || close_range(3, (unsigned)keep - 1, 0) == 0) &&
+	    close_range((unsigned)keep + 1, ~0u, 0) == 0)
+		return;
+	max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 1u << 20 ? (unsigned)rl.rlim_cur
+									  : 1u << 20;
+	for (fd = 3; fd < max; fd++)
+		if (fd != (unsigned)keep)
+			close((int)fd);
+}
+
 /*
  * The watchdog: a small process that outlives threadrun by an instant.  It
  * waits for the end of a pipe only threadrun holds; when that pipe closes,
@@ -208,8 +225,11 @@ static pid_t start_watchdog(pid_t pgid, int *wfd)
 		return -1;
 	}
 	if (pid == 0) {
-		/* Only async-signal-safe calls here: threadrun may have threads. */
+		/* Only async-signal-safe calls here: threadrun may have threads.
+		 * It keeps no descriptor but its pipe: one it held (the read end
+		 * of --metric's tap) would keep the job's pipes open. */
 		close(p[1]);
+		close_others(p[0]);
 		for (sig = 1; sig < _NSIG; sig++)
 			if (is_forwarded(sig))
 				signal(sig, SIG_IGN);
@@ -232,8 +252,9 @@ static void stop_watchdog(pid_t pid, int wfd)
 		;
 }
 
-int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int output_fd,
-	       const struct launch_hook *hook, struct launch_result *r, char *err, size_t errlen)
+int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int out_fd,
+	       int err_fd, const struct launch_hook *hook, struct launch_result *r, char *err,
+	       size_t errlen)
 {
 	struct cpuload_mark mark0, mark1;
 	struct rusage ru;
@@ -272,7 +293,7 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
 			_exit(127);
 		restore_signals(&old);
-		if (output_fd >= 0 && (dup2(output_fd, 1) < 0 || dup2(output_fd, 2) < 0))
+		if ((out_fd >= 0 && dup2(out_fd, 1) < 0) || (err_fd >= 0 && dup2(err_fd, 2) < 0))
 			child_errno = errno;
 		else if (plan && pl_process_restrict(plan) < 0)
 			child_errno = errno;

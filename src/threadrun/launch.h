@@ -56,13 +56,14 @@ struct launch_hook {
  * own: signals are forwarded to all of it, and it dies with threadrun
  * however threadrun ends (PR_SET_PDEATHSIG, and a watchdog process that
  * kills what is left of the group, also when the program ends).  With
- * OUTPUT_FD >= 0 its stdout and stderr go there.  The environment must
+ * OUT_FD >= 0 its stdout goes there, with ERR_FD >= 0 its stderr.  The environment must
  * already be set by the caller.  Returns 0 with R filled, or -1 with a
  * message in ERR when the program could not be started at all (R->status
  * says 126 or 127).
  */
-int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int output_fd,
-	       const struct launch_hook *hook, struct launch_result *r, char *err, size_t errlen);
+int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int out_fd,
+	       int err_fd, const struct launch_hook *hook, struct launch_result *r, char *err,
+	       size_t errlen);
 
 /* The last signal that arrived (forwarded to the job or deferred), or 0. */
 int launch_interrupted(void);

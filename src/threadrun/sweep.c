@@ -307,7 +307,7 @@ static int claim(int fd, const char *workload, unsigned threads, const char *pol
 int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 {
 	struct execute ex = { .topo = topo, .always_row = true, .output_fd = -1,
-			      .monitor = o->monitor, .quiet = true };
+			      .monitor = o->monitor, .quiet = true, .metrics = o->metrics };
 	struct progress pg = { .tty = isatty(2), .quiet = o->quiet, .start = now_s() };
 	struct done done = { 0 };
 	struct results_info info;

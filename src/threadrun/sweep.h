@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "metric.h"
 #include "placement.h"
 
 /*
@@ -30,6 +31,7 @@ struct sweep_opts {
 	bool resume, strict, quiet, dry_run;
 	double monitor;         /* --monitor interval, 0: off */
 	const char *results;    /* NULL: the default file */
+	struct metric_set *metrics;     /* --metric, or NULL */
 	char **argv;            /* the program and its arguments */
 };
 

@@ -11,6 +11,7 @@
 
 #include "datafile.h"
 #include "execute.h"
+#include "metric.h"
 #include "sweep.h"
 #include "opt.h"
 #include "placement.h"
@@ -35,9 +36,35 @@ struct args {
 	unsigned repeat;
 	int format;             /* enum plan_format; -1 when --format is not given */
 	double monitor;
+	struct metric_set metrics;      /* --metric, in the order given */
+	const char **units;     /* --unit, in the order given */
+	unsigned nunits;
 	int argc;               /* PROGRAM and its arguments */
 	char **argv;
 };
+
+/* --metric [NAME=]REGEX, any number of times. */
+static int add_metric(const char *arg, void *opts, char *err, size_t errlen)
+{
+	struct args *a = opts;
+
+	return metric_add(&a->metrics, arg, err, errlen);
+}
+
+/* --unit UNIT: once for every metric, or once per metric. */
+static int add_unit(const char *arg, void *opts, char *err, size_t errlen)
+{
+	struct args *a = opts;
+	const char **grown = realloc(a->units, (a->nunits + 1) * sizeof(*a->units));
+
+	if (!grown) {
+		snprintf(err, errlen, "unit: out of memory");
+		return -1;
+	}
+	a->units = grown;
+	a->units[a->nunits++] = arg;
+	return 0;
+}
 
 /* -n's form: for people, or for programs. */
 static int set_format(const char *arg, void *opts, char *err, size_t errlen)
@@ -78,6 +105,8 @@ static const struct opt_spec options[] = {
 	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds") },
 	{ OPT_DOUBLE(0, "monitor", "[=S]", A(monitor), 0.01, 60, "watch every CPU and thread, sampling every S seconds (default 0.25)"),
 	  .implied = MONITOR_DEFAULT_S },
+	{ OPT_CALLBACK(0, "metric", "RE", add_metric, "[NAME=]RE: the rate is group 1 of the last output line matching RE (ERE); repeatable") },
+	{ OPT_CALLBACK(0, "unit", "UNIT", add_unit, "--metric's unit (default value): one for all, or one per --metric in order") },
 	{ OPT_FLAG('q', "quiet", A(quiet), "no summary line on stderr; with --monitor, its warnings only") },
 	{ OPT_ACTION('h', 'h', "help", "show this help") },
 };
@@ -106,6 +135,18 @@ static const char help_after[] =
 	"run's rows as it ends and its output to FILE.log; Ctrl-C keeps every\n"
 	"finished row and --resume carries on where it stopped (skipping what a\n"
 	"live sweep on FILE is measuring).\n"
+	"\n"
+	"--metric takes the row's rate from what PROGRAM prints (stdout and stderr,\n"
+	"which still reach the terminal or FILE.log): one row per metric and run,\n"
+	"algorithm NAME (default metric, or metric1, metric2... when several are\n"
+	"unnamed), rate the first capture group of the LAST line that matches (a\n"
+	"line ends at \\n or \\r; one over 64 KiB is matched in its first 64 KiB).\n"
+	"NAME (letters, digits, _ and -) is the text before the first '=' when it\n"
+	"holds no regex syntax; name a regex that has an '=' in it.  No matching\n"
+	"line, or a capture that is not a plain non-negative decimal number, fails\n"
+	"that row and the run:\n"
+	"  threadrun --sweep 1-4 --metric 'Triad=Triad: +([0-9.]+)' --unit MB/s \\\n"
+	"            -o results/stream.csv -- ./stream\n"
 	"\n"
 	"PROGRAM runs in a process group of its own: signals threadrun gets are\n"
 	"passed to all of it, and it and its children end when threadrun ends,\n"
@@ -141,6 +182,16 @@ static int parse_args(int argc, char **argv, struct args *a)
 		snprintf(err, sizeof(err), "--repeat and --resume go with --sweep");
 		goto bad;
 	}
+	if (a->nunits && !a->metrics.n) {
+		snprintf(err, sizeof(err), "--unit names the figure of --metric: give --metric REGEX too");
+		goto bad;
+	}
+	if (a->metrics.n && a->dry_run) {
+		snprintf(err, sizeof(err), "--metric reads a run's output: it does not go with -n (or -t)");
+		goto bad;
+	}
+	if (a->metrics.n && metric_finish_setup(&a->metrics, a->units, a->nunits, err, sizeof(err)) < 0)
+		goto bad;
 	if (a->format >= 0 && !a->dry_run) {
 		snprintf(err, sizeof(err), "--format prints the plan: it goes with -n (or -t)");
 		goto bad;
@@ -218,10 +269,11 @@ static int load_topology(pl_topology_t topo, bool given, char **warns, unsigned 
 }
 
 static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
-		      const struct args *a)
+		      struct args *a)
 {
 	struct execute ex = { .topo = topo, .output_fd = -1, .monitor = a->monitor,
-			      .always_row = a->monitor > 0, .quiet = a->quiet };
+			      .always_row = a->monitor > 0, .quiet = a->quiet,
+			      .metrics = &a->metrics };
 	struct launch_result r = { 0 };
 	char err[PATH_MAX + 256];
 	int st;
@@ -250,11 +302,11 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 	return r.status;
 }
 
-static int sweep_main(const struct args *a)
+static int sweep_main(struct args *a)
 {
 	struct sweep_opts so = { .repeat = a->repeat, .resume = a->resume, .strict = a->strict,
 				 .quiet = a->quiet, .results = a->results, .argv = a->argv,
-				 .monitor = a->monitor };
+				 .monitor = a->monitor, .metrics = &a->metrics };
 	struct pl_policy *pols = NULL;
 	unsigned *counts = NULL;
 	pl_topology_t topo = NULL;
@@ -309,10 +361,14 @@ int main(int argc, char **argv)
 	datafile_stdio_init(PROG);
 	launch_signals_init();
 	ret = parse_args(argc, argv, &a);
-	if (ret)
-		return ret < 0 ? 0 : ret;
-	if (a.sweep)
-		return sweep_main(&a);
+	if (ret) {
+		ret = ret < 0 ? 0 : ret;
+		goto out;
+	}
+	if (a.sweep) {
+		ret = sweep_main(&a);
+		goto out;
+	}
 	ret = 2;
 	if (a.per_core)
 		snprintf(pc, sizeof(pc), "c%u", a.per_core);
@@ -358,5 +414,7 @@ out:
 	pl_plan_destroy(plan);
 	pl_topology_destroy(topo);
 	pl_policy_clear(&policy);
+	metric_free(&a.metrics);
+	free(a.units);
 	return ret;
 }
