@@ -32,6 +32,10 @@ static const char *const col_names[RC_COUNT] = {
 	[RC_SIZE_UNIT] = "size_unit", [RC_THREADS] = "threads",
 	[RC_POLICY] = "policy",       [RC_CPUS] = "cpus",
 	[RC_CPUS_SEEN] = "cpus_seen", [RC_REPEAT] = "repeat",
+	[RC_RUN] = "run",             [RC_SEQ] = "seq",
+	[RC_CONFIG] = "config",       [RC_JOB] = "job",
+	[RC_RANK] = "rank",           [RC_RANKS] = "ranks",
+	[RC_LOCAL_RANK] = "local_rank",
 	[RC_OPS] = "ops",             [RC_BYTES] = "bytes",
 	[RC_WALL_S] = "wall_s",       [RC_USER_S] = "user_s",
 	[RC_SYS_S] = "sys_s",         [RC_RATE] = "rate",
@@ -122,7 +126,8 @@ static const enum col_kind col_kinds[RC_COUNT] = {
 	[RC_CORES] = K_COUNT, [RC_PUS] = K_COUNT, [RC_SIZE] = K_COUNT,
 	[RC_THREADS] = K_COUNT, [RC_REPEAT] = K_COUNT, [RC_OPS] = K_COUNT,
 	[RC_BYTES] = K_COUNT, [RC_MIGRATIONS] = K_COUNT, [RC_OFF_PLAN] = K_COUNT,
-	[RC_STATUS] = K_COUNT,
+	[RC_STATUS] = K_COUNT, [RC_SEQ] = K_COUNT, [RC_RANK] = K_COUNT, [RC_RANKS] = K_COUNT,
+	[RC_LOCAL_RANK] = K_COUNT,
 	[RC_WALL_S] = K_REAL, [RC_USER_S] = K_REAL, [RC_SYS_S] = K_REAL,
 	[RC_RATE] = K_REAL, [RC_STEAL_PCT] = K_REAL, [RC_SYS_SHARE] = K_REAL,
 };
@@ -190,6 +195,65 @@ int results_row_check(const struct results_row *row, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+/* The identity of a measurement (results.h). */
+const enum results_col results_series_cols[] = {
+	RC_HOST, RC_WORKLOAD, RC_CONFIG, RC_ALGORITHM, RC_BACKEND, RC_IMPL, RC_UNIT,
+	RC_SIZE_UNIT, RC_SIZE, RC_JOB,
+};
+const size_t results_nseries_cols = sizeof(results_series_cols) / sizeof(results_series_cols[0]);
+const enum results_col results_point_cols[] = { RC_POLICY, RC_THREADS };
+const size_t results_npoint_cols = sizeof(results_point_cols) / sizeof(results_point_cols[0]);
+const enum results_col results_repeat_cols[] = { RC_REPEAT, RC_RANK };
+const size_t results_nrepeat_cols = sizeof(results_repeat_cols) / sizeof(results_repeat_cols[0]);
+
+static bool same_cols(const struct results_row *a, const struct results_row *b,
+		      const enum results_col *cols, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(results_row_get(a, cols[i]), results_row_get(b, cols[i])))
+			return false;
+	return true;
+}
+
+bool results_same_series(const struct results_row *a, const struct results_row *b)
+{
+	return same_cols(a, b, results_series_cols, results_nseries_cols);
+}
+
+bool results_same_point(const struct results_row *a, const struct results_row *b)
+{
+	return results_same_series(a, b) &&
+	       same_cols(a, b, results_point_cols, results_npoint_cols);
+}
+
+bool results_same_repeat(const struct results_row *a, const struct results_row *b)
+{
+	return results_same_point(a, b) &&
+	       same_cols(a, b, results_repeat_cols, results_nrepeat_cols);
+}
+
+bool results_supersedes(const struct results_row *later, const struct results_row *earlier)
+{
+	const char *st = results_row_get(earlier, RC_STATUS);
+
+	return results_same_repeat(later, earlier) && *st && strcmp(st, "0") != 0 &&
+	       strcmp(results_row_get(later, RC_RUN), results_row_get(earlier, RC_RUN)) != 0;
+}
+
+bool results_run_row_yields(const struct results_row *runrow, const struct results_row *own)
+{
+	const char *run = results_row_get(runrow, RC_RUN);
+
+	if (strcmp(results_row_get(own, RC_ALGORITHM), RESULTS_RUN_ALGORITHM) == 0)
+		return false;
+	if (*run || *results_row_get(own, RC_RUN))
+		return strcmp(run, results_row_get(own, RC_RUN)) == 0;
+	return strcmp(results_row_get(runrow, RC_WORKLOAD), results_row_get(own, RC_WORKLOAD)) == 0 &&
+	       strcmp(results_row_get(runrow, RC_HOST), results_row_get(own, RC_HOST)) == 0;
 }
 
 static void cpu_model(char *buf, size_t len)
@@ -311,6 +375,22 @@ static int header_matches(int fd, const char *header)
 	return same;
 }
 
+/* Why FD's header is not ours, in words: an older version lacks the
+ * identity columns (run ... local_rank), which readers leave empty. */
+static const char *header_diff(int fd)
+{
+	char buf[4096];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return "unreadable";
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (strstr(buf, ",repeat,ops,") && !strstr(buf, ",run,seq,config,"))
+		return "an older version, without the run, seq and config columns";
+	return "not this version's columns";
+}
+
 int results_check(const char *path, char *err, size_t errlen)
 {
 	char *copy = strdup(path), *dir;
@@ -338,8 +418,8 @@ int results_check(const char *path, char *err, size_t errlen)
 	if (fd >= 0) {
 		if (fstat(fd, &st) == 0 && st.st_size > 0 && header_matches(fd, header) != 1) {
 			snprintf(err, errlen,
-				 "results: '%s' is not a threadrun results file of this version (header differs); give a new file",
-				 path);
+				 "results: '%s' is not a threadrun results file of this version (header differs: %s); give a new file, it still reads with threadreport",
+				 path, header_diff(fd));
 			goto out;
 		}
 	} else if (errno != ENOENT) {
@@ -391,7 +471,8 @@ int results_append(const char *path, const struct results_row *row, char *err,
 		goto out;
 	}
 	if (st.st_size > 0 && header_matches(fd, header) != 1) {
-		snprintf(err, errlen, "results: '%s' has another header; not appending", path);
+		snprintf(err, errlen, "results: '%s' has another header (%s); not appending: give a new file",
+			 path, header_diff(fd));
 		goto out;
 	}
 	/* A file cut short by someone else's crash still gets our row on a line

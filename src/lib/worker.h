@@ -119,7 +119,7 @@ void worker_team_free(struct worker_team *t);
  * wall); this fills provenance, workload, threads, policy, planned CPUs,
  * repeat, where the workers ran (when TRACKS is given), wall, user and
  * system time, status and, when unset, rate (bytes or ops per wall second,
- * by unit); appends it; and counts it on THREADRUN_ROWS_FD, which tells
+ * by unit), run, seq and config (from ENV); appends it; and counts it on THREADRUN_ROWS_FD, which tells
  * threadrun the program wrote rows.
  */
 struct worker_row {
@@ -130,6 +130,7 @@ struct worker_row {
 	const struct cpu_track *tracks;  /* nworkers of them, or NULL: not tracked */
 	double wall_s, user_s, sys_s;
 	int status;
+	const unsigned *seq;    /* the row's seq, or NULL: this process's next */
 };
 
 int worker_row_append(const char *path, struct results_row *row, const struct worker_row *wr,

@@ -35,10 +35,11 @@ struct opts {
 	bool quiet, peak, singular, nb_set;
 	const struct matrix_kind *matrix;
 	const struct lu_flop_count *flops;
+	char *config;           /* canonical, for the row (opt_config) */
 };
 
 #define O(field) offsetof(struct opts, field)
-enum { ACT_HELP = 'h', ACT_LIST = 256 };
+enum { ACT_HELP = 'h', ACT_LIST = 256, ACT_CONFIG };
 
 /* "0 classic, 1 region, 2 blocked": the variants as -v takes them. */
 static void variant_names(char *buf, size_t len)
@@ -84,13 +85,15 @@ static const struct opt_spec options[] = {
 	{ OPT_UNSIGNED('r', "reps", "R", O(reps), 1, 100000,
 		       "factorisations to run; best and median are reported (default 1)") },
 	{ OPT_U64('s', "seed", "SEED", O(seed), 0, UINT64_MAX, "seed of the random matrix (default 1)") },
-	{ OPT_STRING('o', "results", "FILE", O(results), "append a result row to FILE (default: threadrun's file)") },
+	{ OPT_STRING('o', "results", "FILE", O(results), "append a result row to FILE (default: threadrun's file)"),
+	  .output_only = true },
 	{ OPT_CHOICE(0, "matrix", "KIND", O(matrix), matrix_kinds, &nmatrix_kinds,
 		     "random (default) or singular (a zero column: tests the check)") },
 	{ OPT_CHOICE(0, "flops", "RULE", O(flops), lu_flop_counts, &lu_nflop_counts,
 		     "flops credited per run: hpl (2/3 N^3 + 3/2 N^2, default) or linpack100 (2/3 N^3 + 2 N^2)") },
 	{ OPT_FLAG(0, "peak", O(peak), "measure one core's FMA peak (GFLOPS) and exit") },
-	{ OPT_FLAG('q', "quiet", O(quiet), "print only the summary line") },
+	{ OPT_FLAG('q', "quiet", O(quiet), "print only the summary line"), .output_only = true },
+	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
 	{ OPT_ACTION(ACT_LIST, 0, "list", "print the variant table, one tab-separated line each, and exit") },
 	{ OPT_ACTION(ACT_HELP, 'h', "help", "show this help") },
 };
@@ -140,7 +143,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		opt_help(&p, stdout, "[options] N", help_after);
 	else if (c == ACT_LIST)
 		list_variants(stdout);
-	if (c == ACT_HELP || c == ACT_LIST)
+	else if (c == ACT_CONFIG)
+		o->config = opt_config(&p, argc, argv);
+	if (c == ACT_CONFIG && o->config)
+		printf("%s\n", o->config);
+	if (c == ACT_HELP || c == ACT_LIST || (c == ACT_CONFIG && o->config))
 		ret = -1;
 	if (c != OPT_END)
 		goto out;
@@ -165,6 +172,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (!o->nb_set)
 		o->nb = o->n < 256 ? o->n : 256;
+	o->config = opt_config(&p, argc, argv);
+	if (!o->config) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto bad;
+	}
 	ret = 0;
 	goto out;
 bad:
@@ -382,8 +394,10 @@ int main(int argc, char **argv)
 
 	datafile_stdio_init(PROG);
 	ret = parse_args(argc, argv, &o);
-	if (ret)
+	if (ret) {
+		free(o.config);
 		return ret < 0 ? 0 : ret;
+	}
 	if (o.peak) {
 		printf("FMA peak of one core: %.1f GFLOPS (measured on independent FMA chains of the kernel's vector width); kernel: %s\n",
 		       fma_peak_gflops(0.5), gemm_kernel_name());
@@ -394,6 +408,8 @@ int main(int argc, char **argv)
 		msg_error(PROG, "%s", err);
 		goto out;
 	}
+	run_env_set_config(&env, o.config);
+	o.config = NULL;
 	if (!o.results)
 		o.results = env.results;
 	if ((o.results && results_check(o.results, err, sizeof(err)) < 0)) {
@@ -429,5 +445,6 @@ out:
 	free(r.secs);
 	worker_team_free(&team);
 	run_env_free(&env);
+	free(o.config);
 	return ret;
 }
