@@ -198,15 +198,23 @@ int results_row_check(const struct results_row *row, char *err, size_t errlen)
 }
 
 /* The identity of a measurement (results.h). */
-const enum results_col results_series_cols[] = {
+static const enum results_col series_cols[] = {
 	RC_HOST, RC_WORKLOAD, RC_CONFIG, RC_ALGORITHM, RC_BACKEND, RC_IMPL, RC_UNIT,
 	RC_SIZE_UNIT, RC_SIZE, RC_JOB,
 };
-const size_t results_nseries_cols = sizeof(results_series_cols) / sizeof(results_series_cols[0]);
-const enum results_col results_point_cols[] = { RC_POLICY, RC_THREADS };
-const size_t results_npoint_cols = sizeof(results_point_cols) / sizeof(results_point_cols[0]);
-const enum results_col results_repeat_cols[] = { RC_REPEAT, RC_RANK };
-const size_t results_nrepeat_cols = sizeof(results_repeat_cols) / sizeof(results_repeat_cols[0]);
+static const enum results_col point_cols[] = { RC_POLICY, RC_THREADS };
+static const enum results_col repeat_cols[] = { RC_REPEAT, RC_RANK };
+_Static_assert(sizeof(series_cols) / sizeof(series_cols[0]) == RESULTS_NSERIES_COLS, "series");
+_Static_assert(sizeof(point_cols) / sizeof(point_cols[0]) == RESULTS_NPOINT_COLS, "point");
+_Static_assert(sizeof(repeat_cols) / sizeof(repeat_cols[0]) == RESULTS_NREPEAT_COLS, "repeat");
+const enum results_col *const results_series_cols = series_cols;
+const enum results_col *const results_point_cols = point_cols;
+const enum results_col *const results_repeat_cols = repeat_cols;
+
+bool results_same_run(const char *a, const char *b)
+{
+	return *a && strcmp(a, b) == 0;
+}
 
 static bool same_cols(const struct results_row *a, const struct results_row *b,
 		      const enum results_col *cols, size_t n)
@@ -221,19 +229,19 @@ static bool same_cols(const struct results_row *a, const struct results_row *b,
 
 bool results_same_series(const struct results_row *a, const struct results_row *b)
 {
-	return same_cols(a, b, results_series_cols, results_nseries_cols);
+	return same_cols(a, b, series_cols, RESULTS_NSERIES_COLS);
 }
 
 bool results_same_point(const struct results_row *a, const struct results_row *b)
 {
 	return results_same_series(a, b) &&
-	       same_cols(a, b, results_point_cols, results_npoint_cols);
+	       same_cols(a, b, point_cols, RESULTS_NPOINT_COLS);
 }
 
 bool results_same_repeat(const struct results_row *a, const struct results_row *b)
 {
 	return results_same_point(a, b) &&
-	       same_cols(a, b, results_repeat_cols, results_nrepeat_cols);
+	       same_cols(a, b, repeat_cols, RESULTS_NREPEAT_COLS);
 }
 
 bool results_supersedes(const struct results_row *later, const struct results_row *earlier)
@@ -241,7 +249,7 @@ bool results_supersedes(const struct results_row *later, const struct results_ro
 	const char *st = results_row_get(earlier, RC_STATUS);
 
 	return results_same_repeat(later, earlier) && *st && strcmp(st, "0") != 0 &&
-	       strcmp(results_row_get(later, RC_RUN), results_row_get(earlier, RC_RUN)) != 0;
+	       !results_same_run(results_row_get(later, RC_RUN), results_row_get(earlier, RC_RUN));
 }
 
 bool results_run_row_yields(const struct results_row *runrow, const struct results_row *own)
@@ -251,7 +259,7 @@ bool results_run_row_yields(const struct results_row *runrow, const struct resul
 	if (strcmp(results_row_get(own, RC_ALGORITHM), RESULTS_RUN_ALGORITHM) == 0)
 		return false;
 	if (*run || *results_row_get(own, RC_RUN))
-		return strcmp(run, results_row_get(own, RC_RUN)) == 0;
+		return results_same_run(run, results_row_get(own, RC_RUN));
 	return strcmp(results_row_get(runrow, RC_WORKLOAD), results_row_get(own, RC_WORKLOAD)) == 0 &&
 	       strcmp(results_row_get(runrow, RC_HOST), results_row_get(own, RC_HOST)) == 0;
 }

@@ -89,12 +89,15 @@ int results_put_field(FILE *f, const char *s);
  * comes from another run: the explicit rerun --resume makes of a failed
  * repeat.
  */
-extern const enum results_col results_series_cols[];
-extern const size_t results_nseries_cols;
-extern const enum results_col results_point_cols[];   /* beyond the series' */
-extern const size_t results_npoint_cols;
-extern const enum results_col results_repeat_cols[];  /* beyond the point's */
-extern const size_t results_nrepeat_cols;
+#define RESULTS_NSERIES_COLS 10
+#define RESULTS_NPOINT_COLS 2
+#define RESULTS_NREPEAT_COLS 2
+extern const enum results_col *const results_series_cols;
+extern const enum results_col *const results_point_cols;   /* beyond the series' */
+extern const enum results_col *const results_repeat_cols;  /* beyond the point's */
+/* Whether two runs are the same: both known and equal (rows of files
+ * without a run column are never the same run). */
+bool results_same_run(const char *a, const char *b);
 
 bool results_same_series(const struct results_row *a, const struct results_row *b);
 bool results_same_point(const struct results_row *a, const struct results_row *b);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "results.h"
 
 struct obs {
 	/* Interned (dataset.c): equal texts are one pointer. */
@@ -20,9 +21,17 @@ struct obs {
 	int repeat;             /* -1 when the file has no repeat column */
 	int verified, placed;   /* 1 yes, 0 no, 2 unchecked (verified only), -1 not said */
 	double migrations, off_plan, steal_pct, sys_share;   /* NAN: not monitored */
+	/* The identity (results.h): the series columns' texts, and the point's
+	 * and repeat's beyond them, interned; the run, and the exit status
+	 * (-1 when not said). */
+	char *skey[RESULTS_NSERIES_COLS];
+	char *pkey[RESULTS_NPOINT_COLS], *rkey[RESULTS_NREPEAT_COLS];
+	char *run;
+	long status;
 	const char *file;
 	unsigned line;
-	bool dropped;           /* superseded by a later row of the same repeat */
+	bool dropped;           /* superseded by a rerun of the same repeat, or a run row
+	                         * standing aside for the program's own */
 	size_t sid;             /* series number, for grouping (dataset_build) */
 };
 

@@ -179,11 +179,11 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 	}
 	keep = &d->runs[d->n];
 	results_row_init(keep);
-	for (i = 0; i < results_nseries_cols; i++)
+	for (i = 0; i < RESULTS_NSERIES_COLS; i++)
 		results_row_set(keep, results_series_cols[i], "%s", results_row_get(row, results_series_cols[i]));
-	for (i = 0; i < results_npoint_cols; i++)
+	for (i = 0; i < RESULTS_NPOINT_COLS; i++)
 		results_row_set(keep, results_point_cols[i], "%s", results_row_get(row, results_point_cols[i]));
-	for (i = 0; i < results_nrepeat_cols; i++)
+	for (i = 0; i < RESULTS_NREPEAT_COLS; i++)
 		results_row_set(keep, results_repeat_cols[i], "%s", results_row_get(row, results_repeat_cols[i]));
 	d->n++;
 	return 0;
