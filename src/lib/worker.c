@@ -433,7 +433,9 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 	if (wr->env->config)
 		results_row_set(row, RC_CONFIG, "%s", wr->env->config);
 	results_row_set(row, RC_SEQ, "%u", wr->seq ? *wr->seq : atomic_fetch_add(&rows_written, 1));
-	results_row_set(row, RC_WALL_S, "%.6f", wr->wall_s);
+	/* Significant digits, not decimals: a short wall time (one STREAM
+	 * iteration) must still give back its rate. */
+	results_row_set(row, RC_WALL_S, "%.9g", wr->wall_s);
 	results_row_set(row, RC_USER_S, "%.6f", wr->user_s);
 	results_row_set(row, RC_SYS_S, "%.6f", wr->sys_s);
 	results_row_set(row, RC_STATUS, "%d", wr->status);

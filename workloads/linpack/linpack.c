@@ -210,6 +210,7 @@ static int cmp_double(const void *a, const void *b)
 struct outcome {
 	double *secs;           /* per rep: factor + solve */
 	double best_mflops, median_mflops, residual;
+	double median_secs;     /* the median rep's time (two middle ones: their mean); 0: none */
 	int singular_at;        /* 1-based column of a zero pivot, 0 when none */
 	unsigned checks;        /* solutions whose residual was checked */
 	bool verified;
@@ -220,10 +221,14 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		      const struct outcome *r, const struct worker_team *t)
 {
 	char err[512], versions[64];
+	/* The row is the median rep (a singular matrix: every rep, no flops):
+	 * its time, its flops, and the CPU time of all reps scaled to it. */
+	double share = r->median_secs > 0 && t->wall_s > 0 ? r->median_secs / t->wall_s : 1;
 	struct worker_row wr = {
 		.workload = PROG, .versions = versions, .env = env, .nworkers = t->n,
-		.tracks = t->tracks, .wall_s = t->wall_s, .user_s = t->user_s,
-		.sys_s = t->sys_s, .status = r->verified ? 0 : 1,
+		.tracks = t->tracks, .wall_s = r->median_secs > 0 ? r->median_secs : t->wall_s,
+		.user_s = t->user_s * share, .sys_s = t->sys_s * share,
+		.status = r->verified ? 0 : 1,
 	};
 	struct results_row row;
 	int ret;
@@ -237,8 +242,7 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	results_row_set(&row, RC_IMPL, "variant %u (%s)", o->variant, lu_variants[o->variant].name);
 	results_row_set(&row, RC_SIZE, "%u", o->n);
 	results_row_set(&row, RC_SIZE_UNIT, "n");
-	results_row_set(&row, RC_OPS, "%.0f", o->flops->flops((int)o->n) * o->reps);
-	/* The median rep's rate, not the total over the summed time. */
+	results_row_set(&row, RC_OPS, "%.0f", r->median_secs > 0 ? o->flops->flops((int)o->n) : 0.0);
 	results_row_set(&row, RC_RATE, "%.6g", r->median_mflops);
 	results_row_set(&row, RC_UNIT, "MFLOPS");
 	results_row_set(&row, RC_VERIFIED, "%s", r->verified ? "yes" : "no");
@@ -341,7 +345,12 @@ static int run(const struct opts *o, struct worker_team *t, struct outcome *r)
 	}
 	qsort(mf, o->reps, sizeof(double), cmp_double);
 	r->best_mflops = mf[o->reps - 1];
-	r->median_mflops = o->reps % 2 ? mf[o->reps / 2] : (mf[o->reps / 2 - 1] + mf[o->reps / 2]) / 2;
+	/* The rate and the row's ops and wall_s come from one time, so that
+	 * rate = ops / wall_s / 1e6 holds (results/README.md). */
+	memcpy(mf, r->secs, o->reps * sizeof(double));
+	qsort(mf, o->reps, sizeof(double), cmp_double);
+	r->median_secs = o->reps % 2 ? mf[o->reps / 2] : (mf[o->reps / 2 - 1] + mf[o->reps / 2]) / 2;
+	r->median_mflops = o->flops->flops((int)o->n) / r->median_secs / 1e6;
 out:
 	free(a0);
 	free(a);

@@ -383,14 +383,20 @@ static int append_row(const struct opts *o, const struct run_env *env, unsigned 
 	char err[512], versions[64];
 	struct worker_row wr = {
 		.workload = PROG, .versions = versions, .env = env, .nworkers = nworkers,
-		.tracks = st->tracks, .wall_s = st->wall_s, .user_s = st->user_s,
-		.sys_s = st->sys_s, .status = verified ? 0 : 1,
+		.tracks = st->tracks, .status = verified ? 0 : 1,
 	};
 	struct results_row row;
-	double best, avg, max;
+	double best, avg, max, share;
 	int ret;
 
+	/* The row is STREAM's best iteration: its elements, bytes and time
+	 * (rate = bytes / wall_s, results/README.md), and the CPU time of
+	 * all iterations scaled to it. */
 	stats_range(o, st, &best, &avg, &max);
+	share = st->wall_s > 0 ? best / st->wall_s : 1;
+	wr.wall_s = best;
+	wr.user_s = st->user_s * share;
+	wr.sys_s = st->sys_s * share;
 	snprintf(versions, sizeof(versions), "gcc %s", __VERSION__);
 	results_row_init(&row);
 	results_row_set(&row, RC_ALGORITHM, "%s", kernels[k].name);
@@ -398,9 +404,8 @@ static int append_row(const struct opts *o, const struct run_env *env, unsigned 
 	results_row_set(&row, RC_IMPL, "STREAM kernels, double");
 	results_row_set(&row, RC_SIZE, "%llu", (unsigned long long)o->n);
 	results_row_set(&row, RC_SIZE_UNIT, "elements");
-	results_row_set(&row, RC_OPS, "%llu", (unsigned long long)o->n * o->ntimes);
-	results_row_set(&row, RC_BYTES, "%.0f", bytes_per_pass(o, k) * o->ntimes);
-	/* STREAM's best rate, not the total over the summed time. */
+	results_row_set(&row, RC_OPS, "%llu", (unsigned long long)o->n);
+	results_row_set(&row, RC_BYTES, "%.0f", bytes_per_pass(o, k));
 	results_row_set(&row, RC_RATE, "%.6g", bytes_per_pass(o, k) / best);
 	results_row_set(&row, RC_UNIT, "bytes/s");
 	results_row_set(&row, RC_VERIFIED, "%s", verified ? "yes" : "no");
