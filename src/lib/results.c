@@ -252,18 +252,6 @@ bool results_supersedes(const struct results_row *later, const struct results_ro
 	       !results_same_run(results_row_get(later, RC_RUN), results_row_get(earlier, RC_RUN));
 }
 
-bool results_run_row_yields(const struct results_row *runrow, const struct results_row *own)
-{
-	const char *run = results_row_get(runrow, RC_RUN);
-
-	if (strcmp(results_row_get(own, RC_ALGORITHM), RESULTS_RUN_ALGORITHM) == 0)
-		return false;
-	if (*run || *results_row_get(own, RC_RUN))
-		return results_same_run(run, results_row_get(own, RC_RUN));
-	return strcmp(results_row_get(runrow, RC_WORKLOAD), results_row_get(own, RC_WORKLOAD)) == 0 &&
-	       strcmp(results_row_get(runrow, RC_HOST), results_row_get(own, RC_HOST)) == 0;
-}
-
 static void cpu_model(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/cpuinfo", "re");

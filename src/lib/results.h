@@ -104,10 +104,6 @@ bool results_same_point(const struct results_row *a, const struct results_row *b
 bool results_same_repeat(const struct results_row *a, const struct results_row *b);
 /* Whether LATER, written after EARLIER, replaces it (the rule above). */
 bool results_supersedes(const struct results_row *later, const struct results_row *earlier);
-/* Whether threadrun's whole-run row RUNROW steps aside for OWN, a row the
- * program wrote itself: the same run (or, in files without a run column,
- * the same workload and host). */
-bool results_run_row_yields(const struct results_row *runrow, const struct results_row *own);
 
 /* Called once per usable data row with the 1-based line number where it
  * starts (a quoted field may hold newlines); non-zero stops. */
