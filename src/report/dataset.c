@@ -130,8 +130,9 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 		if (!(o->rkey[k] = dup_col(ds, row, results_repeat_cols[k])))
 			return 1;
 	o->run = dup_col(ds, row, RC_RUN);
+	o->config = dup_col(ds, row, RC_CONFIG);
 	o->status = results_row_count(row, RC_STATUS, 1 << 20);
-	if (!o->run || !o->host || !o->workload || !o->algorithm || !o->backend || !o->impl || !o->unit ||
+	if (!o->run || !o->config || !o->host || !o->workload || !o->algorithm || !o->backend || !o->impl || !o->unit ||
 	    !o->policy || !o->size_unit || !o->note)
 		return 1;
 	ds->nobs++;
@@ -448,9 +449,12 @@ int dataset_build(struct dataset *ds)
 	struct key *mon = NULL;
 	int ret = -1;
 
-	for (i = 1; i < ds->nobs; i++)
+	for (i = 1; i < ds->nobs; i++) {
 		if (!same(ds->obs[i].host, ds->obs[0].host))
 			ds->multi_host = true;
+		if (!same(ds->obs[i].config, ds->obs[0].config))
+			ds->multi_config = true;
+	}
 	if (number_series(ds, &nsid) < 0 || drop_superseded(ds) < 0)
 		return -1;
 	order = malloc((nsid + 1) * sizeof(*order));

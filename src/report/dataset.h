@@ -26,7 +26,7 @@ struct obs {
 	 * (-1 when not said). */
 	char *skey[RESULTS_NSERIES_COLS];
 	char *pkey[RESULTS_NPOINT_COLS], *rkey[RESULTS_NREPEAT_COLS];
-	char *run;
+	char *run, *config;
 	long status;
 	const char *file;
 	unsigned line;
@@ -65,6 +65,7 @@ struct dataset {
 	struct series *series;
 	size_t nseries;
 	bool multi_host;
+	bool multi_config;      /* rows of several configs: titles name them */
 	unsigned bad_lines;
 	char **pool;            /* the interned texts of obs (hash table) */
 	size_t npool, pool_cap;

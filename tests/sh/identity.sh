@@ -66,6 +66,10 @@ check "a failed row of the same run is not superseded (n 2)" bash -c \
 	"threadreport -f tsv '$tmp/re.csv' 2>/dev/null | awk -F'\t' '\$2 == \"h\" && \$11 == 2 && \$12 == 2' | grep -q ."
 check "another host or another config is another series" \
 	[ "$(threadreport -f tsv "$tmp/re.csv" 2>/dev/null | awk -F'\t' 'NR > 1 { print $1 }' | sort -u | wc -l)" = 3 ]
+threadreport "$tmp/s.csv" "$tmp/r.csv" >"$tmp/out" 2>/dev/null
+check "several configs: each series title names its config" bash -c \
+	"grep -q '^== t2accel md5 / evp, 16 bytes, bytes/s, config t2accel --algorithm=md5 --size=16 --seconds=0.05\$' '$tmp/out' &&
+	 grep -q '^== t2accel sha256 / evp, 1024 bytes, bytes/s, config t2accel --algorithm=sha256 --seconds=0.05 --size=1024\$' '$tmp/out'"
 
 # Files of the previous header read, with one note; the writer refuses them.
 old='time,host,cpu_model,topology,cores,pus,versions,workload,algorithm,backend,impl,size,size_unit,threads,policy,cpus,cpus_seen,repeat,ops,bytes,wall_s,user_s,sys_s,rate,unit,verified,checks,placement_ok,migrations,off_plan,steal_pct,sys_share,status,note'
