@@ -35,6 +35,13 @@ check "--resume with other arguments: sha1 is in the file" bash -c \
 threadrun --sweep 1 --resume -o "$tmp/r.csv" -- t2accel -a sha1 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
 check "--resume with the same config (but -q) skips" grep -q 'sweep done: 0 runs, 0 failed, 1 skipped' "$tmp/err"
 
+# --resume reruns a failed repeat, and the rerun replaces it in the report.
+threadrun -q --sweep 1 -o "$tmp/f.csv" -- sh -c 'test -e "$0" || { : >"$0"; exit 1; }' "$tmp/mark" 2>/dev/null
+threadrun -q --sweep 1 --resume -o "$tmp/f.csv" -- sh -c 'test -e "$0" || { : >"$0"; exit 1; }' "$tmp/mark"
+check "--resume reruns the failed repeat (exit $?)" \
+	[ "$(results_get "$tmp/f.csv" status | tr '\n' ' ')" = "1 0 " ]
+check "the rerun replaces the failed row: n = 1" [ "$(points "$tmp/f.csv")" = "compact 1 1" ]
+
 # Repeated single runs are repeats.
 for i in 1 2 3; do
 	threadrun -q -o "$tmp/s.csv" 2 t2accel -q -a sha256 -d 0.05 -s 1024 >/dev/null
