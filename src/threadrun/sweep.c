@@ -158,12 +158,23 @@ struct done {
 	size_t n, cap;
 };
 
+/* Copy ROW's N columns COLS into TO: 0, or -1 out of memory. */
+static int copy_cols(struct results_row *to, const struct results_row *row,
+		     const enum results_col *cols, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (results_row_set(to, cols[i], "%s", results_row_get(row, cols[i])) < 0)
+			return -1;
+	return 0;
+}
+
 static int collect_done(const struct results_row *row, unsigned line, void *arg)
 {
 	struct done *d = arg;
 	struct results_row *keep;
 	void *grown;
-	size_t i;
 
 	(void)line;
 	if (strcmp(results_row_get(row, RC_ALGORITHM), RESULTS_RUN_ALGORITHM) ||
@@ -177,16 +188,12 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 			return 1;
 		d->runs = grown;
 	}
-	keep = &d->runs[d->n];
+	/* The identity columns only: a file may hold millions of rows. */
+	keep = &d->runs[d->n++];
 	results_row_init(keep);
-	for (i = 0; i < RESULTS_NSERIES_COLS; i++)
-		results_row_set(keep, results_series_cols[i], "%s", results_row_get(row, results_series_cols[i]));
-	for (i = 0; i < RESULTS_NPOINT_COLS; i++)
-		results_row_set(keep, results_point_cols[i], "%s", results_row_get(row, results_point_cols[i]));
-	for (i = 0; i < RESULTS_NREPEAT_COLS; i++)
-		results_row_set(keep, results_repeat_cols[i], "%s", results_row_get(row, results_repeat_cols[i]));
-	d->n++;
-	return 0;
+	return copy_cols(keep, row, results_series_cols, RESULTS_NSERIES_COLS) < 0 ||
+	       copy_cols(keep, row, results_point_cols, RESULTS_NPOINT_COLS) < 0 ||
+	       copy_cols(keep, row, results_repeat_cols, RESULTS_NREPEAT_COLS) < 0;
 }
 
 static bool is_done(struct done *d, unsigned threads, const char *policy, unsigned repeat)
