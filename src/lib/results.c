@@ -244,12 +244,16 @@ bool results_same_repeat(const struct results_row *a, const struct results_row *
 	       same_cols(a, b, repeat_cols, RESULTS_NREPEAT_COLS);
 }
 
+bool results_rerun_replaces(long earlier_status, const char *earlier_run, const char *later_run)
+{
+	return earlier_status > 0 && !results_same_run(earlier_run, later_run);
+}
+
 bool results_supersedes(const struct results_row *later, const struct results_row *earlier)
 {
-	const char *st = results_row_get(earlier, RC_STATUS);
-
-	return results_same_repeat(later, earlier) && *st && strcmp(st, "0") != 0 &&
-	       !results_same_run(results_row_get(later, RC_RUN), results_row_get(earlier, RC_RUN));
+	return results_same_repeat(later, earlier) &&
+	       results_rerun_replaces(results_row_count(earlier, RC_STATUS, 1 << 20),
+				      results_row_get(earlier, RC_RUN), results_row_get(later, RC_RUN));
 }
 
 static void cpu_model(char *buf, size_t len)

@@ -104,6 +104,9 @@ bool results_same_point(const struct results_row *a, const struct results_row *b
 bool results_same_repeat(const struct results_row *a, const struct results_row *b);
 /* Whether LATER, written after EARLIER, replaces it (the rule above). */
 bool results_supersedes(const struct results_row *later, const struct results_row *earlier);
+/* The same rule for two rows already known to be the same repeat: the
+ * earlier's status (-1 when not said) and both runs. */
+bool results_rerun_replaces(long earlier_status, const char *earlier_run, const char *later_run);
 
 /* Called once per usable data row with the 1-based line number where it
  * starts (a quoted field may hold newlines); non-zero stops. */

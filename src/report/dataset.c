@@ -299,7 +299,8 @@ static int drop_superseded(struct dataset *ds)
 		for (k = j; k-- > i;) {
 			struct obs *o = &ds->obs[ks[k].i];
 
-			if (o->status > 0 && later && (mixed || !results_same_run(o->run, later)))
+			/* Later rows of several runs: one of them is another run. */
+			if (later && results_rerun_replaces(o->status, o->run, mixed ? "" : later))
 				o->dropped = true;
 			if (!later)
 				later = o->run;
