@@ -1,4 +1,5 @@
 /* Option table parsing, --help from the same table, and checked numbers. */
+#define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -107,6 +108,83 @@ int opt_next(struct opt_parser *p, int argc, char **argv, const char **arg)
 		return OPT_ERROR;
 	}
 	return c;
+}
+
+void opt_quote(FILE *f, const char *word)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				    "0123456789_-./:=,+@%^";
+	const unsigned char *c;
+	bool control = false;
+
+	if (*word && strspn(word, plain) == strlen(word)) {
+		fputs(word, f);
+		return;
+	}
+	for (c = (const unsigned char *)word; *c; c++)
+		control |= *c < 0x20 || *c == 0x7f;
+	if (!control) {
+		fputc('\'', f);
+		for (c = (const unsigned char *)word; *c; c++)
+			if (*c == '\'')
+				fputs("'\\''", f);
+			else
+				fputc(*c, f);
+		fputc('\'', f);
+		return;
+	}
+	/* Control bytes: one line, every byte still there, as a shell reads it. */
+	fputs("$'", f);
+	for (c = (const unsigned char *)word; *c; c++) {
+		if (*c == '\n')
+			fputs("\\n", f);
+		else if (*c == '\t')
+			fputs("\\t", f);
+		else if (*c == '\\' || *c == '\'')
+			fprintf(f, "\\%c", *c);
+		else if (*c < 0x20 || *c == 0x7f)
+			fprintf(f, "\\x%02x", *c);
+		else
+			fputc(*c, f);
+	}
+	fputc('\'', f);
+}
+
+char *opt_config(struct opt_parser *p, int argc, char **argv)
+{
+	const struct opt_spec *s;
+	const char *arg;
+	char *buf = NULL, *word;
+	size_t len = 0;
+	int c, saved = optind, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	opt_quote(f, p->prog);
+	optind = 0;
+	while ((c = opt_next(p, argc, argv, &arg)) != OPT_END) {
+		s = c == OPT_ERROR ? NULL : opt_spec_of(p, c);
+		if (!s || s->output_only || s->type == OPT_TYPE_ACTION)
+			continue;
+		fputc(' ', f);
+		if (!arg) {
+			fprintf(f, "--%s", s->long_name);
+		} else if (asprintf(&word, "--%s=%s", s->long_name, arg) >= 0) {
+			opt_quote(f, word);
+			free(word);
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		fputc(' ', f);
+		opt_quote(f, argv[i]);
+	}
+	optind = saved;
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 void opt_help(const struct opt_parser *p, FILE *out, const char *usage,

@@ -41,6 +41,7 @@ struct opt_spec {
 	enum opt_type type;
 	size_t dest;
 	size_t seen;            /* offsetof() + 1 of a bool set when given; 0: none */
+	bool output_only;       /* changes only the output: left out of the config */
 	uint64_t min, max;
 	double dmin, dmax, implied;
 	size_t count;           /* LIST: offsetof() the int count */
@@ -73,6 +74,10 @@ struct opt_spec {
 #define OPT_CHOICE(s, l, a, d, table, n, h) OPT_ROW_(s, l, a, h), .type = OPT_TYPE_CHOICE, \
 	.dest = (d), .choices = (table), .stride = sizeof((table)[0]), .nchoices = (n)
 #define OPT_CALLBACK(s, l, a, fn, h) OPT_ROW_(s, l, a, h), .type = OPT_TYPE_CALLBACK, .call = (fn)
+/* The shared row of every workload: print the run's config and exit
+ * (threadrun asks the project's own programs for it). */
+#define OPT_PRINT_CONFIG(i) OPT_ACTION(i, 0, "print-config", \
+	"print the run's canonical configuration (the rows' config column) and exit")
 #define OPT_SEEN(type, field) (offsetof(type, field) + 1)
 
 /* What opt_next() returns besides an option's id. */
@@ -107,6 +112,20 @@ const struct opt_spec *opt_spec_of(const struct opt_parser *p, int id);
  * OPT_ERROR after printing one line naming the bad option or value.
  */
 int opt_parse(struct opt_parser *p, int argc, char **argv, void *opts);
+
+/*
+ * The canonical configuration of a run (the results' `config` column): the
+ * program's name, then every option given, in order, as --LONG or
+ * --LONG=VALUE (short and long forms alike), output-only rows and actions
+ * left out, then the operands; each word quoted by opt_quote().  Call after
+ * a successful parse of the same ARGV; optind is left where it was.  A new
+ * string, or NULL when out of memory.
+ */
+char *opt_config(struct opt_parser *p, int argc, char **argv);
+/* Write WORD to F as it reads plainly, or quoted: '...' when it holds
+ * spaces, quotes or shell characters, $'...' with \n, \t, \xHH escapes
+ * when it holds control bytes; never truncated. */
+void opt_quote(FILE *f, const char *word);
 
 /* The names of a CHOICE row's table, separated by SEP, into BUF. */
 void opt_choice_names(const struct opt_spec *s, const char *sep, char *buf, size_t len);

@@ -32,6 +32,10 @@ static const char *const col_names[RC_COUNT] = {
 	[RC_SIZE_UNIT] = "size_unit", [RC_THREADS] = "threads",
 	[RC_POLICY] = "policy",       [RC_CPUS] = "cpus",
 	[RC_CPUS_SEEN] = "cpus_seen", [RC_REPEAT] = "repeat",
+	[RC_RUN] = "run",             [RC_SEQ] = "seq",
+	[RC_CONFIG] = "config",       [RC_JOB] = "job",
+	[RC_RANK] = "rank",           [RC_RANKS] = "ranks",
+	[RC_LOCAL_RANK] = "local_rank",
 	[RC_OPS] = "ops",             [RC_BYTES] = "bytes",
 	[RC_WALL_S] = "wall_s",       [RC_USER_S] = "user_s",
 	[RC_SYS_S] = "sys_s",         [RC_RATE] = "rate",
@@ -122,7 +126,8 @@ static const enum col_kind col_kinds[RC_COUNT] = {
 	[RC_CORES] = K_COUNT, [RC_PUS] = K_COUNT, [RC_SIZE] = K_COUNT,
 	[RC_THREADS] = K_COUNT, [RC_REPEAT] = K_COUNT, [RC_OPS] = K_COUNT,
 	[RC_BYTES] = K_COUNT, [RC_MIGRATIONS] = K_COUNT, [RC_OFF_PLAN] = K_COUNT,
-	[RC_STATUS] = K_COUNT,
+	[RC_STATUS] = K_COUNT, [RC_SEQ] = K_COUNT, [RC_RANK] = K_COUNT, [RC_RANKS] = K_COUNT,
+	[RC_LOCAL_RANK] = K_COUNT,
 	[RC_WALL_S] = K_REAL, [RC_USER_S] = K_REAL, [RC_SYS_S] = K_REAL,
 	[RC_RATE] = K_REAL, [RC_STEAL_PCT] = K_REAL, [RC_OTHERS_PCT] = K_REAL,
 	[RC_SYS_SHARE] = K_REAL,
@@ -191,6 +196,65 @@ int results_row_check(const struct results_row *row, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+/* The identity of a measurement (results.h). */
+static const enum results_col series_cols[] = {
+	RC_HOST, RC_WORKLOAD, RC_CONFIG, RC_ALGORITHM, RC_BACKEND, RC_IMPL, RC_UNIT,
+	RC_SIZE_UNIT, RC_SIZE, RC_JOB,
+};
+static const enum results_col point_cols[] = { RC_POLICY, RC_THREADS };
+static const enum results_col repeat_cols[] = { RC_REPEAT, RC_RANK };
+_Static_assert(sizeof(series_cols) / sizeof(series_cols[0]) == RESULTS_NSERIES_COLS, "series");
+_Static_assert(sizeof(point_cols) / sizeof(point_cols[0]) == RESULTS_NPOINT_COLS, "point");
+_Static_assert(sizeof(repeat_cols) / sizeof(repeat_cols[0]) == RESULTS_NREPEAT_COLS, "repeat");
+const enum results_col *const results_series_cols = series_cols;
+const enum results_col *const results_point_cols = point_cols;
+const enum results_col *const results_repeat_cols = repeat_cols;
+
+bool results_same_run(const char *a, const char *b)
+{
+	return *a && strcmp(a, b) == 0;
+}
+
+static bool same_cols(const struct results_row *a, const struct results_row *b,
+		      const enum results_col *cols, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(results_row_get(a, cols[i]), results_row_get(b, cols[i])))
+			return false;
+	return true;
+}
+
+bool results_same_series(const struct results_row *a, const struct results_row *b)
+{
+	return same_cols(a, b, series_cols, RESULTS_NSERIES_COLS);
+}
+
+bool results_same_point(const struct results_row *a, const struct results_row *b)
+{
+	return results_same_series(a, b) &&
+	       same_cols(a, b, point_cols, RESULTS_NPOINT_COLS);
+}
+
+bool results_same_repeat(const struct results_row *a, const struct results_row *b)
+{
+	return results_same_point(a, b) &&
+	       same_cols(a, b, repeat_cols, RESULTS_NREPEAT_COLS);
+}
+
+bool results_rerun_replaces(long earlier_status, const char *earlier_run, const char *later_run)
+{
+	return earlier_status > 0 && !results_same_run(earlier_run, later_run);
+}
+
+bool results_supersedes(const struct results_row *later, const struct results_row *earlier)
+{
+	return results_same_repeat(later, earlier) &&
+	       results_rerun_replaces(results_row_count(earlier, RC_STATUS, 1 << 20),
+				      results_row_get(earlier, RC_RUN), results_row_get(later, RC_RUN));
 }
 
 static void cpu_model(char *buf, size_t len)
@@ -312,6 +376,22 @@ static int header_matches(int fd, const char *header)
 	return same;
 }
 
+/* Why FD's header is not ours, in words: an older version lacks the
+ * identity columns (run ... local_rank), which readers leave empty. */
+static const char *header_diff(int fd)
+{
+	char buf[4096];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return "unreadable";
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (strstr(buf, ",repeat,ops,") && !strstr(buf, ",run,seq,config,"))
+		return "an older version, without the run, seq and config columns";
+	return "not this version's columns";
+}
+
 int results_check(const char *path, char *err, size_t errlen)
 {
 	char *copy = strdup(path), *dir;
@@ -339,8 +419,8 @@ int results_check(const char *path, char *err, size_t errlen)
 	if (fd >= 0) {
 		if (fstat(fd, &st) == 0 && st.st_size > 0 && header_matches(fd, header) != 1) {
 			snprintf(err, errlen,
-				 "results: '%s' is not a threadrun results file of this version (header differs); give a new file",
-				 path);
+				 "results: '%s' is not a threadrun results file of this version (header differs: %s); give a new file, it still reads with threadreport",
+				 path, header_diff(fd));
 			goto out;
 		}
 	} else if (errno != ENOENT) {
@@ -392,7 +472,8 @@ int results_append(const char *path, const struct results_row *row, char *err,
 		goto out;
 	}
 	if (st.st_size > 0 && header_matches(fd, header) != 1) {
-		snprintf(err, errlen, "results: '%s' has another header; not appending", path);
+		snprintf(err, errlen, "results: '%s' has another header (%s); not appending: give a new file",
+			 path, header_diff(fd));
 		goto out;
 	}
 	/* A file cut short by someone else's crash still gets our row on a line

@@ -18,6 +18,7 @@ enum results_col {
 	RC_TIME, RC_HOST, RC_CPU_MODEL, RC_TOPOLOGY, RC_CORES, RC_PUS, RC_VERSIONS,
 	RC_WORKLOAD, RC_ALGORITHM, RC_BACKEND, RC_IMPL, RC_SIZE, RC_SIZE_UNIT,
 	RC_THREADS, RC_POLICY, RC_CPUS, RC_CPUS_SEEN, RC_REPEAT,
+	RC_RUN, RC_SEQ, RC_CONFIG, RC_JOB, RC_RANK, RC_RANKS, RC_LOCAL_RANK,
 	RC_OPS, RC_BYTES, RC_WALL_S, RC_USER_S, RC_SYS_S, RC_RATE, RC_UNIT,
 	RC_VERIFIED, RC_CHECKS, RC_PLACEMENT_OK, RC_MIGRATIONS, RC_OFF_PLAN, RC_STEAL_PCT, RC_OTHERS_PCT,
 	RC_SYS_SHARE,
@@ -75,6 +76,38 @@ int results_append(const char *path, const struct results_row *row, char *err,
  * a line break or edge spaces; quotes doubled).  The monitor's series uses it
  * too. */
 int results_put_field(FILE *f, const char *s);
+
+/*
+ * The identity of a measurement, defined here once (results/README.md,
+ * "Identity") and used by threadrun --resume and the reporter alike.
+ * Two rows are the same SERIES when every column of results_series_cols
+ * is equal (text for text); the same POINT when they are the same series
+ * and also have equal policy and threads; the same REPEAT when they are
+ * the same point and also have equal repeat and rank.  Rows of one repeat
+ * from different runs (several sweeps, single runs, two processes at once)
+ * are all kept as repeats: a later row supersedes an earlier one only when
+ * both are the same repeat, the earlier failed (status not 0) and the later
+ * comes from another run: the explicit rerun --resume makes of a failed
+ * repeat.
+ */
+#define RESULTS_NSERIES_COLS 10
+#define RESULTS_NPOINT_COLS 2
+#define RESULTS_NREPEAT_COLS 2
+extern const enum results_col *const results_series_cols;
+extern const enum results_col *const results_point_cols;   /* beyond the series' */
+extern const enum results_col *const results_repeat_cols;  /* beyond the point's */
+/* Whether two runs are the same: both known and equal (rows of files
+ * without a run column are never the same run). */
+bool results_same_run(const char *a, const char *b);
+
+bool results_same_series(const struct results_row *a, const struct results_row *b);
+bool results_same_point(const struct results_row *a, const struct results_row *b);
+bool results_same_repeat(const struct results_row *a, const struct results_row *b);
+/* Whether LATER, written after EARLIER, replaces it (the rule above). */
+bool results_supersedes(const struct results_row *later, const struct results_row *earlier);
+/* The same rule for two rows already known to be the same repeat: the
+ * earlier's status (-1 when not said) and both runs. */
+bool results_rerun_replaces(long earlier_status, const char *earlier_run, const char *later_run);
 
 /* Called once per usable data row with the 1-based line number where it
  * starts (a quoted field may hold newlines); non-zero stops. */

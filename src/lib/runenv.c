@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "opt.h"
 #include "cputrack.h"
@@ -14,6 +16,14 @@
 
 /* The most cores or PUs a machine description may claim. */
 #define MAX_MACHINE_PUS (1u << 20)
+
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
 
 /* A machine description as threadrun writes it: hwloc's synthetic form
  * ("Package:1 [NUMANode] Core:2 PU:1") or counts ("2 packages, 8 cores,
@@ -137,6 +147,22 @@ int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 		for (env->nplan = 0; env->nplan < (unsigned)n; env->nplan++)
 			env->plan[env->nplan] = (int)pus[env->nplan];
 	}
+	/* A run id from threadrun is copied, never interpreted: only its size and
+	 * bytes are checked, so a hostile value cannot damage a row. */
+	if (getenv(ENV_RUN) && *getenv(ENV_RUN)) {
+		if (strlen(getenv(ENV_RUN)) > 256 || !printable(getenv(ENV_RUN))) {
+			snprintf(err, errlen, "%s: '%.40s' is not a run id, allowed 1..256 printable characters",
+				 ENV_RUN, getenv(ENV_RUN));
+			goto out;
+		}
+		env->run = strdup(getenv(ENV_RUN));
+	} else {
+		env->run = run_env_make_run();
+	}
+	if (!env->run)
+		goto out;
+	if (getenv(ENV_CONFIG) && *getenv(ENV_CONFIG) && !(env->config = strdup(getenv(ENV_CONFIG))))
+		goto out;
 	env->results = getenv(ENV_RESULTS);
 	if (env->results && !*env->results)
 		env->results = NULL;
@@ -150,8 +176,35 @@ out:
 	return ret;
 }
 
+char *run_env_make_run(void)
+{
+	char host[256] = "unknown", *id;
+	struct timespec ts;
+
+	gethostname(host, sizeof(host) - 1);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (asprintf(&id, "%s:%ld:%lld", host, (long)getpid(),
+		     (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000) < 0)
+		return NULL;
+	return id;
+}
+
+int run_env_set_config(struct run_env *env, char *own)
+{
+	if (env->config) {
+		free(own);
+		return 0;
+	}
+	env->config = own;
+	return own ? 0 : -1;
+}
+
 void run_env_free(struct run_env *env)
 {
+	free(env->run);
+	env->run = NULL;
+	free(env->config);
+	env->config = NULL;
 	free(env->policy);
 	env->policy = NULL;
 	free(env->plan);

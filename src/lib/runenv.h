@@ -15,6 +15,8 @@
 #define ENV_RESULTS  "THREADRUN_RESULTS"   /* results file to append rows to */
 #define ENV_REPEAT   "THREADRUN_REPEAT"    /* repeat number within a sweep */
 #define ENV_TOPOLOGY "THREADRUN_TOPOLOGY"  /* machine description for rows */
+#define ENV_RUN      "THREADRUN_RUN"       /* this launch's run id, shared by its rows */
+#define ENV_CONFIG   "THREADRUN_CONFIG"    /* the launch's canonical configuration */
 #define ENV_CORES    "THREADRUN_CORES"
 #define ENV_PUS      "THREADRUN_PUS"
 /* An open file the program writes one line to per row it appends (the
@@ -30,6 +32,8 @@ struct run_env {
 	const char *results;    /* NULL: write no rows */
 	unsigned repeat;
 	int rows_fd;            /* THREADRUN_ROWS_FD, or -1 */
+	char *run;              /* THREADRUN_RUN, else a new one for this process */
+	char *config;           /* THREADRUN_CONFIG, else NULL: the program sets its own */
 };
 
 /*
@@ -42,6 +46,14 @@ struct run_env {
 int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 		 size_t errlen);
 void run_env_free(struct run_env *env);
+
+/* A new run id, unique per program run: "HOST:PID:START_US" (start time in
+ * microseconds since the epoch).  A new string, or NULL. */
+char *run_env_make_run(void);
+/* The run's config: THREADRUN_CONFIG when threadrun gave one (every row of
+ * a launch has one config), else OWN, the program's (opt_config).  Takes
+ * OWN; -1 when out of memory. */
+int run_env_set_config(struct run_env *env, char *own);
 
 /* The planned PU of WORKER (plans wrap round-robin), or -1 when unbound. */
 int run_env_planned(const struct run_env *env, unsigned worker);

@@ -421,6 +421,9 @@ static void count_row(const struct run_env *env)
 	while (w < 0 && errno == EINTR);
 }
 
+/* Rows of this process, numbered in the order they are written (seq). */
+static atomic_uint rows_written;
+
 int worker_row_append(const char *path, struct results_row *row, const struct worker_row *wr,
 		      char *err, size_t errlen)
 {
@@ -442,7 +445,14 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 			tp[i] = &wr->tracks[i];
 	}
 	run_env_set_placement(wr->env, wr->nworkers, tp, row);
-	results_row_set(row, RC_WALL_S, "%.6f", wr->wall_s);
+	if (wr->env->run)
+		results_row_set(row, RC_RUN, "%s", wr->env->run);
+	if (wr->env->config)
+		results_row_set(row, RC_CONFIG, "%s", wr->env->config);
+	results_row_set(row, RC_SEQ, "%u", wr->seq ? *wr->seq : atomic_fetch_add(&rows_written, 1));
+	/* Significant digits, not decimals: a short wall time (one STREAM
+	 * iteration) must still give back its rate. */
+	results_row_set(row, RC_WALL_S, "%.9g", wr->wall_s);
 	results_row_set(row, RC_USER_S, "%.6f", wr->user_s);
 	results_row_set(row, RC_SYS_S, "%.6f", wr->sys_s);
 	if (wr->load) {

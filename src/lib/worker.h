@@ -123,8 +123,9 @@ void worker_team_free(struct worker_team *t);
  * wall); this fills provenance, workload, threads, policy, planned CPUs,
  * repeat, where the workers ran (when TRACKS is given), wall, user and
  * system time, steal and others' CPU time on the PUs (when LOAD is given;
- * empty when /proc/stat could not be read), status and, when unset, rate (bytes or ops per wall second,
- * by unit); appends it; and counts it on THREADRUN_ROWS_FD, which tells
+ * empty when /proc/stat could not be read), status and, when unset, rate
+ * (bytes or ops per wall second, by unit), run, seq and config (from ENV);
+ * appends it; and counts it on THREADRUN_ROWS_FD, which tells
  * threadrun the program wrote rows.
  */
 struct worker_row {
@@ -136,6 +137,7 @@ struct worker_row {
 	double wall_s, user_s, sys_s;
 	const struct cpuload_span *load;  /* the measurement's windows, or NULL */
 	int status;
+	const unsigned *seq;    /* the row's seq, or NULL: this process's next */
 };
 
 int worker_row_append(const char *path, struct results_row *row, const struct worker_row *wr,

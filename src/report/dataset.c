@@ -74,6 +74,7 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	struct reading *rd = arg;
 	struct dataset *ds = rd->ds;
 	struct obs *o, *grown;
+	size_t k;
 	long n;
 
 	if (ds->nobs == ds->cap) {
@@ -122,7 +123,19 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->placed = yes_no(row, RC_PLACEMENT_OK);
 	o->file = rd->file;
 	o->line = line;
-	if (!o->host || !o->workload || !o->algorithm || !o->backend || !o->impl || !o->unit ||
+	for (k = 0; k < RESULTS_NSERIES_COLS; k++)
+		if (!(o->skey[k] = dup_col(ds, row, results_series_cols[k])))
+			return 1;
+	for (k = 0; k < RESULTS_NPOINT_COLS; k++)
+		if (!(o->pkey[k] = dup_col(ds, row, results_point_cols[k])))
+			return 1;
+	for (k = 0; k < RESULTS_NREPEAT_COLS; k++)
+		if (!(o->rkey[k] = dup_col(ds, row, results_repeat_cols[k])))
+			return 1;
+	o->run = dup_col(ds, row, RC_RUN);
+	o->config = dup_col(ds, row, RC_CONFIG);
+	o->status = results_row_count(row, RC_STATUS, 1 << 20);
+	if (!o->run || !o->config || !o->host || !o->workload || !o->algorithm || !o->backend || !o->impl || !o->unit ||
 	    !o->policy || !o->size_unit || !o->note || !o->versions || !o->cpus)
 		return 1;
 	ds->nobs++;
@@ -133,7 +146,7 @@ int dataset_read(struct dataset *ds, const char *path, FILE *errf, char *err, si
 {
 	struct results_info info;
 	struct reading rd = { .ds = ds, .file = path };
-	size_t first = ds->nobs, i;
+	size_t first = ds->nobs, i, k;
 	char *t;
 
 	if (results_read(path, add_obs, &rd, errf, &info, err, errlen) < 0)
@@ -145,6 +158,9 @@ int dataset_read(struct dataset *ds, const char *path, FILE *errf, char *err, si
 			t = ds->obs[i].impl;
 			ds->obs[i].impl = ds->obs[i].note;
 			ds->obs[i].note = t;
+			for (k = 0; k < RESULTS_NSERIES_COLS; k++)
+				if (results_series_cols[k] == RC_IMPL)
+					ds->obs[i].skey[k] = ds->obs[i].impl;
 		}
 	ds->bad_lines += info.bad_lines;
 	if (info.missing[0])
@@ -158,56 +174,24 @@ static bool same(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-static int cmp_num(double a, double b)
-{
-	if (isnan(a) || isnan(b))
-		return isnan(b) - isnan(a);
-	return a < b ? -1 : a > b;
-}
-
 static int cmp_u(unsigned long a, unsigned long b)
 {
 	return a < b ? -1 : a > b;
 }
 
-/* Interned texts: equal exactly when the pointers are; any fixed order
- * groups them (results never depend on it: ties go by file order). */
-static int cmp_str(const char *a, const char *b)
+/* The same series: every series column of results.h equal (interned
+ * texts: equal exactly when the pointers are). */
+static bool same_series(const struct obs *a, const struct obs *b)
 {
-	return cmp_u((uintptr_t)a, (uintptr_t)b);
-}
-
-/* Series order: everything but policy, threads and repeat (the host only
- * when the files come from several).  0 exactly when same_series. */
-static int cmp_series(const struct dataset *ds, const struct obs *a, const struct obs *b)
-{
-	int c = ds->multi_host ? cmp_str(a->host, b->host) : 0;
-
-	if (!c)
-		c = cmp_str(a->workload, b->workload);
-	if (!c)
-		c = cmp_str(a->algorithm, b->algorithm);
-	if (!c)
-		c = cmp_str(a->backend, b->backend);
-	if (!c)
-		c = cmp_str(a->impl, b->impl);
-	if (!c)
-		c = cmp_str(a->unit, b->unit);
-	if (!c)
-		c = cmp_str(a->size_unit, b->size_unit);
-	return c ? c : cmp_num(a->size, b->size);
-}
-
-static bool same_series(const struct dataset *ds, const struct obs *a, const struct obs *b)
-{
-	return cmp_series(ds, a, b) == 0;
+	return memcmp(a->skey, b->skey, sizeof(a->skey)) == 0;
 }
 
 /* Grouping sorts small keys (never pointers into ds->obs, whose random
  * access would dominate a large file); the row's index breaks ties, so
  * each group keeps file order and no result depends on the sort. */
+#define NKEY (1 + RESULTS_NPOINT_COLS + RESULTS_NREPEAT_COLS)
 struct key {
-	uintptr_t k[4];
+	uintptr_t k[NKEY];
 	size_t i;
 };
 
@@ -216,7 +200,7 @@ static int by_key(const void *x, const void *y)
 	const struct key *a = x, *b = y;
 	int j;
 
-	for (j = 0; j < 4; j++)
+	for (j = 0; j < NKEY; j++)
 		if (a->k[j] != b->k[j])
 			return a->k[j] < b->k[j] ? -1 : 1;
 	return cmp_u(a->i, b->i);
@@ -227,18 +211,14 @@ static bool same_group(const struct key *a, const struct key *b)
 	return memcmp(a->k, b->k, sizeof(a->k)) == 0;
 }
 
-static uint64_t series_hash(const struct dataset *ds, const struct obs *o)
+static uint64_t series_hash(const struct obs *o)
 {
-	uint64_t h = ds->multi_host ? (uintptr_t)o->host : 0;
-	const uintptr_t w[] = { (uintptr_t)o->workload, (uintptr_t)o->algorithm,
-				(uintptr_t)o->backend, (uintptr_t)o->impl, (uintptr_t)o->unit,
-				(uintptr_t)o->size_unit };
+	uint64_t h = 1469598103934665603u;
 	size_t j;
 
-	for (j = 0; j < sizeof(w) / sizeof(w[0]); j++)
-		h = (h ^ w[j]) * 1099511628211u;
-	/* Sizes are whole numbers or NAN (results.c): equal sizes hash equal. */
-	return (h ^ (isnan(o->size) ? UINT64_MAX : (uint64_t)o->size)) * 1099511628211u;
+	for (j = 0; j < RESULTS_NSERIES_COLS; j++)
+		h = (h ^ (uintptr_t)o->skey[j]) * 1099511628211u;
+	return h;
 }
 
 /* Number the series (hash of the interned key, compared in full): obs[i].sid. */
@@ -254,8 +234,8 @@ static int number_series(struct dataset *ds, size_t *nsid)
 	memset(slot, 0xff, cap * sizeof(*slot));
 	*nsid = 0;
 	for (i = 0; i < ds->nobs; i++) {
-		for (j = series_hash(ds, &ds->obs[i]) & (cap - 1); slot[j] != SIZE_MAX; j = (j + 1) & (cap - 1))
-			if (same_series(ds, &ds->obs[slot[j]], &ds->obs[i]))
+		for (j = series_hash(&ds->obs[i]) & (cap - 1); slot[j] != SIZE_MAX; j = (j + 1) & (cap - 1))
+			if (same_series(&ds->obs[slot[j]], &ds->obs[i]))
 				break;
 		if (slot[j] == SIZE_MAX) {
 			slot[j] = i;
@@ -268,9 +248,13 @@ static int number_series(struct dataset *ds, size_t *nsid)
 	return 0;
 }
 
-/* A later row of the same repeat replaces an earlier one (a rerun after
- * --resume); threadrun's whole-run rows step aside where the program wrote
- * rows of its own.  Sorted groups, not pairs: n log n for any file. */
+/* The identity of results.h, on observations: threadrun's whole-run rows
+ * step aside where the program wrote rows of its own in the same run (in
+ * files without a run column: the same workload and host); a row of a
+ * repeat that failed steps aside for a later row of the same repeat from
+ * another run (the rerun --resume makes); every other row stays, so
+ * repeats from several sweeps, single runs or processes all count.
+ * Sorted groups, not pairs: n log n for any file. */
 static int drop_superseded(struct dataset *ds)
 {
 	struct key *ks = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*ks));
@@ -279,10 +263,12 @@ static int drop_superseded(struct dataset *ds)
 
 	if (!ks)
 		return -1;
-	/* Whole-run rows of a workload and host that has rows of its own. */
-	for (i = 0; i < ds->nobs; i++)
-		ks[i] = (struct key){ { (uintptr_t)ds->obs[i].workload, (uintptr_t)ds->obs[i].host },
-				      i };
+	for (i = 0; i < ds->nobs; i++) {
+		const struct obs *o = &ds->obs[i];
+
+		ks[i] = *o->run ? (struct key){ { 1, (uintptr_t)o->run }, i } :
+			(struct key){ { 0, (uintptr_t)o->workload, (uintptr_t)o->host }, i };
+	}
 	qsort(ks, ds->nobs, sizeof(*ks), by_key);
 	for (i = 0; i < ds->nobs; i = j) {
 		own = false;
@@ -292,18 +278,39 @@ static int drop_superseded(struct dataset *ds)
 			if (same(ds->obs[ks[k].i].algorithm, RESULTS_RUN_ALGORITHM))
 				ds->obs[ks[k].i].dropped = true;
 	}
-	/* Of the rows of one series, policy, thread count and repeat, the last. */
+	/* Each repeat's rows, in file order: a failed one gives way to any
+	 * later one of another run. */
 	for (i = 0, n = 0; i < ds->nobs; i++) {
 		const struct obs *o = &ds->obs[i];
+		struct key key = { { o->sid }, i };
 
-		if (o->repeat >= 0)
-			ks[n++] = (struct key){ { o->sid, (uintptr_t)o->policy, o->threads,
-						  (uintptr_t)o->repeat }, i };
+		if (o->dropped)
+			continue;
+		for (k = 0; k < RESULTS_NPOINT_COLS; k++)
+			key.k[1 + k] = (uintptr_t)o->pkey[k];
+		for (k = 0; k < RESULTS_NREPEAT_COLS; k++)
+			key.k[1 + RESULTS_NPOINT_COLS + k] = (uintptr_t)o->rkey[k];
+		ks[n++] = key;
 	}
 	qsort(ks, n, sizeof(*ks), by_key);
-	for (i = 0; i + 1 < n; i++)
-		if (same_group(&ks[i], &ks[i + 1]))
-			ds->obs[ks[i].i].dropped = true;
+	for (i = 0; i < n; i = j) {
+		const char *later = NULL;
+		bool mixed = false;
+
+		for (j = i; j < n && same_group(&ks[i], &ks[j]); j++)
+			;
+		for (k = j; k-- > i;) {
+			struct obs *o = &ds->obs[ks[k].i];
+
+			/* Later rows of several runs: one of them is another run. */
+			if (later && results_rerun_replaces(o->status, o->run, mixed ? "" : later))
+				o->dropped = true;
+			if (!later)
+				later = o->run;
+			else if (later != o->run || !*later)
+				mixed = true;
+		}
+	}
 	free(ks);
 	return 0;
 }
@@ -462,9 +469,12 @@ int dataset_build(struct dataset *ds)
 	struct key *mon = NULL;
 	int ret = -1;
 
-	for (i = 1; i < ds->nobs; i++)
+	for (i = 1; i < ds->nobs; i++) {
 		if (!same(ds->obs[i].host, ds->obs[0].host))
 			ds->multi_host = true;
+		if (!same(ds->obs[i].config, ds->obs[0].config))
+			ds->multi_config = true;
+	}
 	if (number_series(ds, &nsid) < 0 || drop_superseded(ds) < 0)
 		return -1;
 	order = malloc((nsid + 1) * sizeof(*order));

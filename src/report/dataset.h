@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "results.h"
 
 /* A point is "busy" when one of its rows had steal or others' CPU time on
  * its PUs above this many % (results/README.md, threadreport --help). */
@@ -27,9 +28,17 @@ struct obs {
 	int verified, placed;   /* 1 yes, 0 no, 2 unchecked (verified only), -1 not said */
 	double migrations, off_plan, steal_pct, sys_share;   /* NAN: not monitored */
 	double others_pct;      /* NAN: not recorded */
+	/* The identity (results.h): the series columns' texts, and the point's
+	 * and repeat's beyond them, interned; the run, and the exit status
+	 * (-1 when not said). */
+	char *skey[RESULTS_NSERIES_COLS];
+	char *pkey[RESULTS_NPOINT_COLS], *rkey[RESULTS_NREPEAT_COLS];
+	char *run, *config;
+	long status;
 	const char *file;
 	unsigned line;
-	bool dropped;           /* superseded by a later row of the same repeat */
+	bool dropped;           /* superseded by a rerun of the same repeat, or a run row
+	                         * standing aside for the program's own */
 	size_t sid;             /* series number, for grouping (dataset_build) */
 };
 
@@ -70,6 +79,7 @@ struct dataset {
 	struct series *series;
 	size_t nseries;
 	bool multi_host;
+	bool multi_config;      /* rows of several configs: titles name them */
 	unsigned bad_lines;
 	char **pool;            /* the interned texts of obs (hash table) */
 	size_t npool, pool_cap;

@@ -6,12 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "datafile.h"
 #include "execute.h"
 #include "monitor.h"
+#include "opt.h"
 #include "results.h"
 #include "runenv.h"
 #include "worker.h"
@@ -71,32 +74,37 @@ static const char *default_results(char *buf, size_t len)
 }
 
 /* A row threadrun writes itself, completed and appended through the one
- * row builder every workload uses: the program's name, the plan, the run's
- * times and STATUS. */
-static int append_own_row(const char *results, const char *program, const struct pl_plan *plan,
-			  const char *policy, unsigned repeat, const struct launch_result *r,
-			  int status, struct results_row *row, char *err, size_t errlen)
+ * row builder every workload uses: the program's name, the plan, the run
+ * (RUN, and *SEQ, counted on), the run's times and STATUS. */
+static int append_own_row(const struct execute *ex, const char *run, unsigned *seq,
+			  const struct pl_plan *plan, const char *policy, unsigned repeat,
+			  const struct launch_result *r, int status, struct results_row *row,
+			  char *err, size_t errlen)
 {
-	const char *base = strrchr(program, '/');
+	const char *base = strrchr(ex->path, '/');
+	int ret;
 	struct run_env env = {
 		.nthreads = plan->nworkers, .plan = plan->bound ? plan->pu : NULL,
 		.nplan = plan->bound ? plan->nworkers : 0, .policy = (char *)policy,
-		.repeat = repeat, .rows_fd = -1,
+		.repeat = repeat, .rows_fd = -1, .run = (char *)run, .config = ex->config,
 	};
 	struct worker_row wr = {
-		.workload = base ? base + 1 : program, .env = &env, .nworkers = plan->nworkers,
+		.workload = base ? base + 1 : ex->path, .env = &env, .nworkers = plan->nworkers,
 		.wall_s = r->wall_s, .user_s = r->user_s, .sys_s = r->sys_s, .load = &r->load,
-		.status = status,
+		.status = status, .seq = seq,
 	};
 
 	results_row_set(row, RC_BACKEND, "threadrun");
-	return worker_row_append(results, row, &wr, err, errlen);
+	ret = worker_row_append(ex->results, row, &wr, err, errlen);
+	(*seq)++;
+	return ret;
 }
 
 /* The row of the whole run: what threadrun measured of it. */
-static int append_run_row(const char *results, const char *program, const struct pl_plan *plan,
-			  const char *policy, unsigned repeat, const struct launch_result *r,
-			  const struct monitor_summary *ms, char *err, size_t errlen)
+static int append_run_row(const struct execute *ex, const char *run, unsigned *seq,
+			  const struct pl_plan *plan, const char *policy, unsigned repeat,
+			  const struct launch_result *r, const struct monitor_summary *ms, char *err,
+			  size_t errlen)
 {
 	struct results_row row;
 	int ret;
@@ -114,8 +122,7 @@ static int append_run_row(const char *results, const char *program, const struct
 	}
 	results_row_set(&row, RC_NOTE, "the whole run, measured by threadrun%s%s",
 			ms && ms->warnings[0] ? "; monitor: " : "", ms ? ms->warnings : "");
-	ret = append_own_row(results, program, plan, policy, repeat, r, r->status, &row, err,
-			     errlen);
+	ret = append_own_row(ex, run, seq, plan, policy, repeat, r, r->status, &row, err, errlen);
 	results_row_clear(&row);
 	return ret;
 }
@@ -126,9 +133,10 @@ static int append_run_row(const char *results, const char *program, const struct
  * note.  0 with *FAILED the metrics without a figure (the first one's
  * reason in *WHY, a new string), or -1 when a row could not be written.
  */
-static int append_metric_rows(const struct execute *ex, const struct pl_plan *plan,
-			      const char *policy, unsigned repeat, const struct launch_result *r,
-			      unsigned *failed, char **why, char *err, size_t errlen)
+static int append_metric_rows(const struct execute *ex, const char *run, unsigned *seq,
+			      const struct pl_plan *plan, const char *policy, unsigned repeat,
+			      const struct launch_result *r, unsigned *failed, char **why, char *err,
+			      size_t errlen)
 {
 	const struct metric_set *s = ex->metrics;
 	struct results_row row;
@@ -163,8 +171,8 @@ static int append_metric_rows(const struct execute *ex, const struct pl_plan *pl
 			results_row_set(&row, RC_NOTE, "the program's own figure: group 1 of the last line matching '%s', read by threadrun",
 					m->regex);
 		}
-		ret = append_own_row(ex->results, ex->path, plan, policy, repeat, r, status, &row,
-				     err, errlen);
+		ret = append_own_row(ex, run, seq, plan, policy, repeat, r, status, &row, err,
+				     errlen);
 		results_row_clear(&row);
 	}
 	return ret;
@@ -197,15 +205,123 @@ static off_t fd_size(int fd)
 	return fd >= 0 && fstat(fd, &st) == 0 ? st.st_size : 0;
 }
 
-int execute_prepare(struct execute *ex, const char *program, const char *results, char *err,
+/* Whether PATH is one of the project's programs: beside threadrun. */
+static bool own_program(const char *path)
+{
+	char self[PATH_MAX], *real = realpath(path, NULL), *dir, *same = NULL;
+	bool own = false;
+
+	if (real && launch_self_dir(self, sizeof(self)) == 0 && (dir = strrchr(real, '/'))) {
+		*dir = '\0';
+		same = realpath(self, NULL);
+		own = same && strcmp(same, real) == 0;
+	}
+	free(real);
+	free(same);
+	return own;
+}
+
+/* Ask a program of the project's own for its config: PATH --print-config
+ * ARGS, its one line of output.  NULL when it gives none (bad arguments:
+ * the run itself says what is wrong). */
+static char *ask_config(const char *path, char *const argv[])
+{
+	posix_spawn_file_actions_t fa;
+	char **args = NULL, *out = NULL, *nl;
+	size_t n = 0, len = 0, cap = 0;
+	int fds[2] = { -1, -1 }, status = -1;
+	pid_t pid = -1;
+	ssize_t got;
+
+	while (argv[n])
+		n++;
+	args = calloc(n + 2, sizeof(*args));
+	if (!args || pipe2(fds, O_CLOEXEC) < 0)
+		goto out;
+	args[0] = argv[0];
+	args[1] = (char *)"--print-config";
+	memcpy(args + 2, argv + 1, (n - 1) * sizeof(*args));
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (posix_spawn(&pid, path, &fa, NULL, args, environ) != 0)
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	fds[1] = -1;
+	if (pid < 0)
+		goto out;
+	/* A config is one line; more than 1 MiB is not one. */
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			char *grown = cap >= (1u << 20) ? NULL : realloc(out, cap = cap ? cap * 2 : 8192);
+
+			if (!grown)
+				break;
+			out = grown;
+		}
+		got = read(fds[0], out + len, cap - len - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		len += (size_t)got;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+out:
+	if (fds[0] >= 0)
+		close(fds[0]);
+	free(args);
+	if (out)
+		out[len] = '\0';
+	nl = out ? strchr(out, '\n') : NULL;
+	if (!nl || nl[1] || nl == out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		free(out);
+		return NULL;
+	}
+	*nl = '\0';
+	return out;
+}
+
+/* Any other program's config: its base name and arguments, quoted. */
+static char *plain_config(char *const argv[])
+{
+	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	opt_quote(f, base);
+	for (i = 1; argv[i]; i++) {
+		fputc(' ', f);
+		opt_quote(f, argv[i]);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int execute_prepare(struct execute *ex, char *const argv[], const char *results, char *err,
 		    size_t errlen)
 {
 	int st;
 
 	ex->series = -1;
-	st = launch_resolve(program, ex->path, sizeof(ex->path), err, errlen);
+	st = launch_resolve(argv[0], ex->path, sizeof(ex->path), err, errlen);
 	if (st)
 		return st;
+	ex->config = own_program(ex->path) ? ask_config(ex->path, argv) : NULL;
+	if (!ex->config)
+		ex->config = plain_config(argv);
+	if (!ex->config) {
+		snprintf(err, errlen, "out of memory");
+		return 2;
+	}
 	if (!results)
 		results = default_results(ex->results, sizeof(ex->results));
 	if (strlen(results) >= sizeof(ex->results)) {
@@ -229,6 +345,8 @@ int execute_prepare(struct execute *ex, const char *program, const char *results
 
 void execute_finish(struct execute *ex)
 {
+	free(ex->config);
+	ex->config = NULL;
 	if (ex->series >= 0)
 		close(ex->series);
 	ex->series = -1;
@@ -278,9 +396,17 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 	struct monitor_summary ms;
 	bool monitored = false, measured;
 	int out_fd = ex->output_fd, err_fd = ex->output_fd;
-	char num[16], *why = NULL;
-	unsigned failed = 0;
+	char num[16], *why = NULL, *run = run_env_make_run();
+	unsigned failed = 0, seq;
 	int ret = 0, rows;
+
+	/* One run id per launch: the program's rows and threadrun's share it. */
+	if (!run || setenv(ENV_RUN, run, 1) < 0 || setenv(ENV_CONFIG, ex->config, 1) < 0) {
+		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
+		free(run);
+		r->status = 1;
+		return -1;
+	}
 
 	snprintf(num, sizeof(num), "%u", repeat);
 	setenv(ENV_REPEAT, num, 1);
@@ -327,13 +453,16 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 	 * as done only when every row of it is in the file. */
 	unsetenv(ENV_ROWS_FD);
 	measured = !ret && !launch_interrupted();
+	/* threadrun's rows of a run come after the program's own. */
+	seq = (unsigned)(fd_size(rows) / 2);
 	if (measured && ex->metrics && ex->metrics->n &&
-	    append_metric_rows(ex, plan, policy, repeat, r, &failed, &why, err, errlen) < 0)
+	    append_metric_rows(ex, run, &seq, plan, policy, repeat, r, &failed, &why, err,
+			       errlen) < 0)
 		ret = -1;
 	if (failed && !r->status)
 		r->status = 1;
 	if (!ret && measured && (ex->always_row || fd_size(rows) == 0) &&
-	    append_run_row(ex->results, ex->path, plan, policy, repeat, r, monitored ? &ms : NULL, err,
+	    append_run_row(ex, run, &seq, plan, policy, repeat, r, monitored ? &ms : NULL, err,
 			   errlen) < 0)
 		ret = -1;
 	if (!ret && failed) {
@@ -347,5 +476,6 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 	if (rows >= 0)
 		close(rows);
 	free(why);
+	free(run);
 	return ret;
 }

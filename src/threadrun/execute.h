@@ -23,28 +23,33 @@ struct execute {
 	double monitor;         /* --monitor interval in seconds, 0: off */
 	bool quiet;             /* the monitor prints its warnings only */
 	int series;             /* the monitor's time series, beside the results; -1 */
+	char *config;           /* the program's canonical config, for every row of a run */
 	char series_path[PATH_MAX + 16];
 	struct metric_set *metrics;     /* --metric: figures read from the output, or NULL */
 };
 
 /*
- * Find PROGRAM and check the results file (RESULTS, else THREADRUN_RESULTS,
- * else results/runs.csv of the project).  0, or the exit status (2, 126,
- * 127) with a message in ERR.
+ * Find the program ARGV[0], check the results file (RESULTS, else
+ * THREADRUN_RESULTS, else results/runs.csv of the project) and work out the
+ * run's config: a program of the project's own (beside threadrun) is asked
+ * for it (PROGRAM --print-config ARGS), any other is its base name and
+ * its arguments, quoted as opt_quote() does.  0, or the exit status (2,
+ * 126, 127) with a message in ERR.
  */
-int execute_prepare(struct execute *ex, const char *program, const char *results, char *err,
+int execute_prepare(struct execute *ex, char *const argv[], const char *results, char *err,
 		    size_t errlen);
 
 /* Close what execute_prepare opened. */
 void execute_finish(struct execute *ex);
 
 /*
- * Run ARGV on PLAN as repeat REPEAT and wait for it.  R gets its status and
- * times.  With metrics, appends one row per metric (the figure its regex
- * found last in the output; a metric without a figure fails its row and
- * the run, R->status 1).  Appends threadrun's run row when the program
- * wrote none (it counts them on THREADRUN_ROWS_FD, as the worker API
- * does), or always, with always_row, unless the run was interrupted.  0,
+ * Run ARGV on PLAN as repeat REPEAT and wait for it, as a run of its own
+ * (a new THREADRUN_RUN, shared by the program's rows and threadrun's).  R
+ * gets its status and times.  With metrics, appends one row per metric (the
+ * figure its regex found last in the output; a metric without a figure
+ * fails its row and the run, R->status 1).  Appends threadrun's run row when
+ * the program wrote none (it counts them on THREADRUN_ROWS_FD, as the worker
+ * API does), or always, with always_row, unless the run was interrupted.  0,
  * or -1 with a message in ERR (R->status says which exit status fits).
  */
 int execute_run(const struct execute *ex, const struct pl_plan *plan, const char *policy,

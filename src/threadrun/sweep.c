@@ -149,23 +149,37 @@ fail:
 	return -1;
 }
 
-/* (threads, policy, repeat) that already ran to success, from the file. */
+/* The repeats of this sweep's config that already ran to success, from
+ * the file: threadrun's run rows that are the same repeat (results.h) as
+ * the one the sweep would make. */
 struct done {
-	const char *workload;
-	struct { unsigned threads, repeat; char *policy; } *runs;
+	struct results_row want;        /* what this sweep writes, but for policy, threads, repeat */
+	struct results_row *runs;
 	size_t n, cap;
 };
+
+/* Copy ROW's N columns COLS into TO: 0, or -1 out of memory. */
+static int copy_cols(struct results_row *to, const struct results_row *row,
+		     const enum results_col *cols, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (results_row_set(to, cols[i], "%s", results_row_get(row, cols[i])) < 0)
+			return -1;
+	return 0;
+}
 
 static int collect_done(const struct results_row *row, unsigned line, void *arg)
 {
 	struct done *d = arg;
+	struct results_row *keep;
 	void *grown;
 
 	(void)line;
 	if (strcmp(results_row_get(row, RC_ALGORITHM), RESULTS_RUN_ALGORITHM) ||
 	    strcmp(results_row_get(row, RC_BACKEND), "threadrun") ||
-	    strcmp(results_row_get(row, RC_WORKLOAD), d->workload) ||
-	    strcmp(results_row_get(row, RC_STATUS), "0"))
+	    !results_same_series(row, &d->want) || strcmp(results_row_get(row, RC_STATUS), "0"))
 		return 0;
 	if (d->n == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 64;
@@ -174,25 +188,23 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 			return 1;
 		d->runs = grown;
 	}
-	if (results_row_count(row, RC_THREADS, PL_MAX_WORKERS) < 0 ||
-	    results_row_count(row, RC_REPEAT, 1 << 30) < 0)
-		return 0;
-	d->runs[d->n].threads = (unsigned)results_row_count(row, RC_THREADS, PL_MAX_WORKERS);
-	d->runs[d->n].repeat = (unsigned)results_row_count(row, RC_REPEAT, 1 << 30);
-	d->runs[d->n].policy = strdup(results_row_get(row, RC_POLICY));
-	if (!d->runs[d->n].policy)
-		return 1;
-	d->n++;
-	return 0;
+	/* The identity columns only: a file may hold millions of rows. */
+	keep = &d->runs[d->n++];
+	results_row_init(keep);
+	return copy_cols(keep, row, results_series_cols, RESULTS_NSERIES_COLS) < 0 ||
+	       copy_cols(keep, row, results_point_cols, RESULTS_NPOINT_COLS) < 0 ||
+	       copy_cols(keep, row, results_repeat_cols, RESULTS_NREPEAT_COLS) < 0;
 }
 
-static bool is_done(const struct done *d, unsigned threads, const char *policy, unsigned repeat)
+static bool is_done(struct done *d, unsigned threads, const char *policy, unsigned repeat)
 {
 	size_t i;
 
+	results_row_set(&d->want, RC_THREADS, "%u", threads);
+	results_row_set(&d->want, RC_POLICY, "%s", policy);
+	results_row_set(&d->want, RC_REPEAT, "%u", repeat);
 	for (i = 0; i < d->n; i++)
-		if (d->runs[i].threads == threads && d->runs[i].repeat == repeat &&
-		    strcmp(d->runs[i].policy, policy) == 0)
+		if (results_same_repeat(&d->runs[i], &d->want))
 			return true;
 	return false;
 }
@@ -281,16 +293,16 @@ static int stop_interrupted(const struct progress *pg, const char *when, const c
  * A live sweep's claim on the combination it is measuring: a write lock
  * (an open file description lock, gone with the process however it dies)
  * on one byte of FILE.lock, at an offset hashed from what --resume calls
- * one combination (workload, threads, policy, repeat).  1 claimed, 0 held
+ * one combination (workload, config, threads, policy, repeat).  1 claimed, 0 held
  * by another live process, -1 error.  RELEASE drops a claim.
  */
-static int claim(int fd, const char *workload, unsigned threads, const char *policy,
-		 unsigned repeat, bool release)
+static int claim(int fd, const char *workload, const char *config, unsigned threads,
+		 const char *policy, unsigned repeat, bool release)
 {
 	struct flock fl = { .l_type = release ? F_UNLCK : F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
 	uint64_t h = 14695981039346656037ull;   /* FNV-1a */
 	char num[64];
-	const char *parts[] = { workload, num, policy };
+	const char *parts[] = { workload, config, num, policy };
 	size_t i, k;
 
 	snprintf(num, sizeof(num), "%u/%u", threads, repeat);
@@ -330,14 +342,26 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 		msg_error(PROG, "sweep: out of memory");
 		goto out_names;
 	}
-	st = execute_prepare(&ex, o->argv[0], o->results, err, sizeof(err));
+	st = execute_prepare(&ex, o->argv, o->results, err, sizeof(err));
 	if (st) {
 		msg_error(PROG, "%s", err);
 		execute_finish(&ex);
 		ret = st;
 		goto out_names;
 	}
-	done.workload = base;
+	/* The series columns of this sweep's run rows, as execute_run writes them. */
+	results_row_init(&done.want);
+	if (results_row_provenance(&done.want, NULL) < 0) {
+		msg_error(PROG, "sweep: out of memory");
+		execute_finish(&ex);
+		goto out_names;
+	}
+	results_row_set(&done.want, RC_WORKLOAD, "%s", strrchr(ex.path, '/') ? strrchr(ex.path, '/') + 1 : ex.path);
+	results_row_set(&done.want, RC_CONFIG, "%s", ex.config);
+	results_row_set(&done.want, RC_ALGORITHM, "%s", RESULTS_RUN_ALGORITHM);
+	results_row_set(&done.want, RC_BACKEND, "threadrun");
+	results_row_set(&done.want, RC_OPS, "1");
+	results_row_set(&done.want, RC_UNIT, "runs/s");
 	if (o->resume && access(ex.results, F_OK) == 0 &&
 	    results_read(ex.results, collect_done, &done, stderr, &info, err, sizeof(err)) < 0) {
 		msg_error(PROG, "sweep: --resume: %s", err);
@@ -368,7 +392,7 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 				}
 				/* --resume never measures what a live sweep is measuring;
 				 * a plain sweep was asked for every run and makes it. */
-				claimed = claim(lockfd, base, o->counts[j], name, rep, false);
+				claimed = claim(lockfd, base, ex.config, o->counts[j], name, rep, false);
 				if (claimed == 0 && o->resume) {
 					busy++;
 					continue;
@@ -389,7 +413,7 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 				pl_plan_destroy(plan);
 				plan = NULL;
 				if (claimed == 1)
-					claim(lockfd, base, o->counts[j], name, rep, true);
+					claim(lockfd, base, ex.config, o->counts[j], name, rep, true);
 				if (launch_interrupted()) {
 					if (st < 0)
 						fprintf(stderr, "%s%s: sweep: run %u of %u not recorded: %s\n",
@@ -435,8 +459,9 @@ out:
 	free(lockpath);
 out_names:
 	while (done.n > 0)
-		free(done.runs[--done.n].policy);
+		results_row_clear(&done.runs[--done.n]);
 	free(done.runs);
+	results_row_clear(&done.want);
 	for (i = 0; names && i < o->npolicies; i++)
 		free(names[i]);
 	free(names);

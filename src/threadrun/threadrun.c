@@ -278,7 +278,7 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 	char err[PATH_MAX + 256];
 	int st;
 
-	st = execute_prepare(&ex, a->argv[0], a->results, err, sizeof(err));
+	st = execute_prepare(&ex, a->argv, a->results, err, sizeof(err));
 	if (st) {
 		msg_error(PROG, "%s", err);
 		execute_finish(&ex);

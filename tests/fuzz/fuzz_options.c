@@ -106,6 +106,7 @@ static void parse_kinds(int argc, char **argv)
 {
 	struct kinds k = { 0 };
 	struct opt_parser p;
+	char *config;
 	int c;
 
 	if (opt_init(&p, "fuzz", kinds, sizeof(kinds) / sizeof(kinds[0]), (unsigned)argc & 1) < 0)
@@ -120,6 +121,11 @@ static void parse_kinds(int argc, char **argv)
 	    (k.ptr && k.ptr != &names[0] && k.ptr != &names[2]) || (k.seen && !k.flag) ||
 	    (k.d && (k.d < 0.001 || k.d > 1e6)))
 		abort();
+	/* Any command line's config is one line (the results' config column). */
+	config = opt_config(&p, argc, argv);
+	if (!config || strpbrk(config, "\n\r"))
+		abort();
+	free(config);
 	free(k.list);
 	opt_fini(&p);
 }

@@ -93,6 +93,8 @@ check "--resume beside a live sweep: 1 thread, which it is measuring, is run onc
 	[ "$(grep -cx 1 "$tmp/marks")" -eq 1 ]
 check "--resume says what it left to the live sweep and exits 1 (got $st)" bash -c \
 	"[ $st -eq 1 ] && grep -q 'another live sweep was measuring them' '$tmp/err'"
-threadrun -q --sweep 1,2 --resume -o "$r" -- sh -c 'echo "$THREADRUN_THREADS" >>"$0"' "$tmp/marks" 2>"$tmp/err"
+# The same command (config): another one would be measured.
+threadrun -q --sweep 1,2 --resume -o "$r" -- sh -c 'echo "$THREADRUN_THREADS" >>"$0"; sleep 1.5' "$tmp/marks" \
+	2>"$tmp/err"
 check "a later --resume has nothing left to do (exit $?)" bash -c \
 	"[ \$(wc -l <'$tmp/marks') -eq 3 ]"

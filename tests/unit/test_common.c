@@ -141,6 +141,60 @@ static void results_round_trip(void **state)
 	free(path);
 }
 
+/* The one definition of series, point, repeat and rerun (results.h). */
+static void results_identity(void **state)
+{
+	struct results_row a, b;
+
+	(void)state;
+	results_row_init(&a);
+	results_row_init(&b);
+	results_row_set(&a, RC_HOST, "h");
+	results_row_set(&a, RC_WORKLOAD, "t2accel");
+	results_row_set(&a, RC_CONFIG, "t2accel --algorithm=md5");
+	results_row_set(&a, RC_ALGORITHM, "md5");
+	results_row_set(&a, RC_THREADS, "2");
+	results_row_set(&a, RC_POLICY, "compact");
+	results_row_set(&a, RC_REPEAT, "0");
+	results_row_set(&a, RC_RUN, "h:1:1");
+	results_row_set(&a, RC_STATUS, "1");
+	results_row_set(&b, RC_HOST, "h");
+	results_row_set(&b, RC_WORKLOAD, "t2accel");
+	results_row_set(&b, RC_CONFIG, "t2accel --algorithm=md5");
+	results_row_set(&b, RC_ALGORITHM, "md5");
+	results_row_set(&b, RC_THREADS, "2");
+	results_row_set(&b, RC_POLICY, "compact");
+	results_row_set(&b, RC_REPEAT, "0");
+	results_row_set(&b, RC_RUN, "h:2:2");
+	results_row_set(&b, RC_STATUS, "0");
+	assert_true(results_same_repeat(&a, &b));
+	/* A rerun from another run replaces the failed row, never a good one. */
+	assert_true(results_supersedes(&b, &a));
+	assert_false(results_supersedes(&a, &b));
+	/* Within one run nothing is a rerun. */
+	results_row_set(&b, RC_RUN, "h:1:1");
+	assert_false(results_supersedes(&b, &a));
+	/* Rows without a run column are each a run of their own. */
+	results_row_set(&a, RC_RUN, "%s", "");
+	results_row_set(&b, RC_RUN, "%s", "");
+	assert_true(results_supersedes(&b, &a));
+	/* Another repeat, rank, policy, config or host is not the same. */
+	results_row_set(&b, RC_RANK, "1");
+	assert_false(results_same_repeat(&a, &b));
+	assert_true(results_same_point(&a, &b));
+	assert_false(results_supersedes(&b, &a));
+	results_row_set(&b, RC_POLICY, "scatter");
+	assert_false(results_same_point(&a, &b));
+	assert_true(results_same_series(&a, &b));
+	results_row_set(&b, RC_CONFIG, "t2accel --algorithm=sha1");
+	assert_false(results_same_series(&a, &b));
+	results_row_set(&b, RC_CONFIG, "t2accel --algorithm=md5");
+	results_row_set(&b, RC_HOST, "h2");
+	assert_false(results_same_series(&a, &b));
+	results_row_clear(&a);
+	results_row_clear(&b);
+}
+
 static void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -793,6 +847,7 @@ int main(void)
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(one_way),
 		cmocka_unit_test(results_round_trip),
+		cmocka_unit_test(results_identity),
 		cmocka_unit_test(results_tolerant_reader),
 		cmocka_unit_test(results_writer_guards),
 		cmocka_unit_test(results_damage_table),

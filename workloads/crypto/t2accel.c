@@ -37,10 +37,11 @@ struct opts {
 	const char *results;
 	bool quiet, seconds_set;
 	struct backend_opts beo;
+	char *config;           /* canonical, for the rows (opt_config) */
 };
 
 #define O(field) offsetof(struct opts, field)
-enum { ACT_HELP = 'h', ACT_LIST = 256 };
+enum { ACT_HELP = 'h', ACT_LIST = 256, ACT_CONFIG };
 
 static int parse_algos(const char *text, void *opts, char *err, size_t errlen);
 static int parse_bits(const char *text, void *opts, char *err, size_t errlen);
@@ -73,8 +74,10 @@ static const struct opt_spec options[] = {
 		     "PKCS#11: the user PIN is FILE's one line, FILE mode 600 (else T2ACCEL_PIN)") },
 	{ OPT_FLAG(0, "insecure-files", O(beo.insecure_files),
 		   "PKCS#11: accept a PIN file others can read, a module others can write") },
-	{ OPT_STRING('o', "results", "FILE", O(results), "append result rows to FILE (default: threadrun's file)") },
-	{ OPT_FLAG('q', "quiet", O(quiet), "print the table only") },
+	{ OPT_STRING('o', "results", "FILE", O(results), "append result rows to FILE (default: threadrun's file)"),
+	  .output_only = true },
+	{ OPT_FLAG('q', "quiet", O(quiet), "print the table only"), .output_only = true },
+	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
 	{ OPT_ACTION(ACT_LIST, 0, "list", "print the algorithm table, one tab-separated line each, and exit") },
 	{ OPT_ACTION(ACT_HELP, 'h', "help", "show this help") },
 };
@@ -252,12 +255,21 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		opt_help(&p, stdout, "[options]", help_after);
 	else if (c == ACT_LIST)
 		algo_list(stdout);
-	if (c == ACT_HELP || c == ACT_LIST)
+	else if (c == ACT_CONFIG)
+		o->config = opt_config(&p, argc, argv);
+	if (c == ACT_CONFIG && o->config)
+		printf("%s\n", o->config);
+	if (c == ACT_HELP || c == ACT_LIST || (c == ACT_CONFIG && o->config))
 		ret = -1;
 	if (c != OPT_END)
 		goto out;
 	if (optind < argc) {
 		snprintf(err, sizeof(err), "unexpected argument '%s', see '%s --help'", argv[optind], PROG);
+		goto bad;
+	}
+	o->config = opt_config(&p, argc, argv);
+	if (!o->config) {
+		snprintf(err, sizeof(err), "out of memory");
 		goto bad;
 	}
 	if (o->seconds_set && o->reps) {
@@ -425,6 +437,7 @@ int main(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret) {
 		free(o.sizes);
+		free(o.config);
 		return ret < 0 ? 0 : ret;
 	}
 	/* The main thread only supervises: threadrun --monitor sees it so. */
@@ -434,6 +447,8 @@ int main(int argc, char **argv)
 		msg_error(PROG, "%s", err);
 		goto out;
 	}
+	run_env_set_config(&env, o.config);
+	o.config = NULL;
 	if (!o.results)
 		o.results = env.results;
 	if (o.results && results_check(o.results, err, sizeof(err)) < 0) {
@@ -470,5 +485,6 @@ out:
 		o.be->teardown(bectx);
 	run_env_free(&env);
 	free(o.sizes);
+	free(o.config);
 	return ret;
 }

@@ -35,10 +35,11 @@ struct opts {
 	bool quiet, peak, singular, nb_set;
 	const struct matrix_kind *matrix;
 	const struct lu_flop_count *flops;
+	char *config;           /* canonical, for the row (opt_config) */
 };
 
 #define O(field) offsetof(struct opts, field)
-enum { ACT_HELP = 'h', ACT_LIST = 256 };
+enum { ACT_HELP = 'h', ACT_LIST = 256, ACT_CONFIG };
 
 /* "0 classic, 1 region, 2 blocked": the variants as -v takes them. */
 static void variant_names(char *buf, size_t len)
@@ -84,13 +85,15 @@ static const struct opt_spec options[] = {
 	{ OPT_UNSIGNED('r', "reps", "R", O(reps), 1, 100000,
 		       "factorisations to run; best and median are reported (default 1)") },
 	{ OPT_U64('s', "seed", "SEED", O(seed), 0, UINT64_MAX, "seed of the random matrix (default 1)") },
-	{ OPT_STRING('o', "results", "FILE", O(results), "append a result row to FILE (default: threadrun's file)") },
+	{ OPT_STRING('o', "results", "FILE", O(results), "append a result row to FILE (default: threadrun's file)"),
+	  .output_only = true },
 	{ OPT_CHOICE(0, "matrix", "KIND", O(matrix), matrix_kinds, &nmatrix_kinds,
 		     "random (default) or singular (a zero column: tests the check)") },
 	{ OPT_CHOICE(0, "flops", "RULE", O(flops), lu_flop_counts, &lu_nflop_counts,
 		     "flops credited per run: hpl (2/3 N^3 + 3/2 N^2, default) or linpack100 (2/3 N^3 + 2 N^2)") },
 	{ OPT_FLAG(0, "peak", O(peak), "measure one core's FMA peak (GFLOPS) and exit") },
-	{ OPT_FLAG('q', "quiet", O(quiet), "print only the summary line") },
+	{ OPT_FLAG('q', "quiet", O(quiet), "print only the summary line"), .output_only = true },
+	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
 	{ OPT_ACTION(ACT_LIST, 0, "list", "print the variant table, one tab-separated line each, and exit") },
 	{ OPT_ACTION(ACT_HELP, 'h', "help", "show this help") },
 };
@@ -140,7 +143,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		opt_help(&p, stdout, "[options] N", help_after);
 	else if (c == ACT_LIST)
 		list_variants(stdout);
-	if (c == ACT_HELP || c == ACT_LIST)
+	else if (c == ACT_CONFIG)
+		o->config = opt_config(&p, argc, argv);
+	if (c == ACT_CONFIG && o->config)
+		printf("%s\n", o->config);
+	if (c == ACT_HELP || c == ACT_LIST || (c == ACT_CONFIG && o->config))
 		ret = -1;
 	if (c != OPT_END)
 		goto out;
@@ -165,6 +172,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (!o->nb_set)
 		o->nb = o->n < 256 ? o->n : 256;
+	o->config = opt_config(&p, argc, argv);
+	if (!o->config) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto bad;
+	}
 	ret = 0;
 	goto out;
 bad:
@@ -198,6 +210,7 @@ static int cmp_double(const void *a, const void *b)
 struct outcome {
 	double *secs;           /* per rep: factor + solve */
 	double best_mflops, median_mflops, residual;
+	double median_secs;     /* the median rep's time (two middle ones: their mean); 0: none */
 	int singular_at;        /* 1-based column of a zero pivot, 0 when none */
 	unsigned checks;        /* solutions whose residual was checked */
 	bool verified;
@@ -208,10 +221,14 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		      const struct outcome *r, const struct worker_team *t)
 {
 	char err[512], versions[64];
+	/* The row is the median rep (a singular matrix: every rep, no flops):
+	 * its time, its flops, and the CPU time of all reps scaled to it. */
+	double share = r->median_secs > 0 && t->wall_s > 0 ? r->median_secs / t->wall_s : 1;
 	struct worker_row wr = {
 		.workload = PROG, .versions = versions, .env = env, .nworkers = t->n,
-		.tracks = t->tracks, .wall_s = t->wall_s, .user_s = t->user_s,
-		.sys_s = t->sys_s, .load = &t->load, .status = r->verified ? 0 : 1,
+		.tracks = t->tracks, .wall_s = r->median_secs > 0 ? r->median_secs : t->wall_s,
+		.user_s = t->user_s * share, .sys_s = t->sys_s * share,
+		.load = &t->load, .status = r->verified ? 0 : 1,
 	};
 	struct results_row row;
 	int ret;
@@ -225,8 +242,7 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	results_row_set(&row, RC_IMPL, "variant %u (%s)", o->variant, lu_variants[o->variant].name);
 	results_row_set(&row, RC_SIZE, "%u", o->n);
 	results_row_set(&row, RC_SIZE_UNIT, "n");
-	results_row_set(&row, RC_OPS, "%.0f", o->flops->flops((int)o->n) * o->reps);
-	/* The median rep's rate, not the total over the summed time. */
+	results_row_set(&row, RC_OPS, "%.0f", r->median_secs > 0 ? o->flops->flops((int)o->n) : 0.0);
 	results_row_set(&row, RC_RATE, "%.6g", r->median_mflops);
 	results_row_set(&row, RC_UNIT, "MFLOPS");
 	results_row_set(&row, RC_VERIFIED, "%s", r->verified ? "yes" : "no");
@@ -329,7 +345,12 @@ static int run(const struct opts *o, struct worker_team *t, struct outcome *r)
 	}
 	qsort(mf, o->reps, sizeof(double), cmp_double);
 	r->best_mflops = mf[o->reps - 1];
-	r->median_mflops = o->reps % 2 ? mf[o->reps / 2] : (mf[o->reps / 2 - 1] + mf[o->reps / 2]) / 2;
+	/* The rate and the row's ops and wall_s come from one time, so that
+	 * rate = ops / wall_s / 1e6 holds (results/README.md). */
+	memcpy(mf, r->secs, o->reps * sizeof(double));
+	qsort(mf, o->reps, sizeof(double), cmp_double);
+	r->median_secs = o->reps % 2 ? mf[o->reps / 2] : (mf[o->reps / 2 - 1] + mf[o->reps / 2]) / 2;
+	r->median_mflops = o->flops->flops((int)o->n) / r->median_secs / 1e6;
 out:
 	free(a0);
 	free(a);
@@ -382,8 +403,10 @@ int main(int argc, char **argv)
 
 	datafile_stdio_init(PROG);
 	ret = parse_args(argc, argv, &o);
-	if (ret)
+	if (ret) {
+		free(o.config);
 		return ret < 0 ? 0 : ret;
+	}
 	if (o.peak) {
 		printf("FMA peak of one core: %.1f GFLOPS (measured on independent FMA chains of the kernel's vector width); kernel: %s\n",
 		       fma_peak_gflops(0.5), gemm_kernel_name());
@@ -394,6 +417,8 @@ int main(int argc, char **argv)
 		msg_error(PROG, "%s", err);
 		goto out;
 	}
+	run_env_set_config(&env, o.config);
+	o.config = NULL;
 	if (!o.results)
 		o.results = env.results;
 	if ((o.results && results_check(o.results, err, sizeof(err)) < 0)) {
@@ -429,5 +454,6 @@ out:
 	free(r.secs);
 	worker_team_free(&team);
 	run_env_free(&env);
+	free(o.config);
 	return ret;
 }

@@ -40,12 +40,18 @@ static const struct {
 };
 static const char kernel_choices[] = "copy scale add triad";
 
+enum { ACT_CONFIG = 256 };
+
 static const struct opt_spec options[] = {
-	{ 'n', 'n', "elements", "N", "elements per array, split among the workers (default: 4x the last-level caches)" },
-	{ 'k', 'k', "kernel", "K", "copy, scale, add, triad, a comma list (default all)" },
-	{ 't', 't', "ntimes", "T", "iterations of every kernel; the first is not counted (default 10, at least 2)" },
-	{ 'o', 'o', "results", "FILE", "append one row per kernel to FILE (default: threadrun's file)" },
-	{ 'q', 'q', "quiet", NULL, "print the table only" },
+	{ 'n', 'n', "elements", "N", "elements per array, split among the workers (default: 4x the last-level caches)",
+	  .type = OPT_TYPE_STRING },
+	{ 'k', 'k', "kernel", "K", "copy, scale, add, triad, a comma list (default all)", .type = OPT_TYPE_STRING },
+	{ 't', 't', "ntimes", "T", "iterations of every kernel; the first is not counted (default 10, at least 2)",
+	  .type = OPT_TYPE_STRING },
+	{ 'o', 'o', "results", "FILE", "append one row per kernel to FILE (default: threadrun's file)",
+	  .type = OPT_TYPE_STRING, .output_only = true },
+	{ 'q', 'q', "quiet", NULL, "print the table only", .type = OPT_TYPE_FLAG, .output_only = true },
+	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
 	{ 'h', 'h', "help", NULL, "show this help" },
 };
 
@@ -70,6 +76,7 @@ struct opts {
 	unsigned ntimes;
 	bool want[K_COUNT];
 	const char *results;
+	char *config;           /* canonical, for the rows (opt_config) */
 };
 
 /* One worker's part of the three arrays. */
@@ -144,12 +151,24 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			opt_help(&p, stdout, "[options]", help_after);
 			ret = -1;
 			goto out;
+		case ACT_CONFIG:
+			o->config = opt_config(&p, argc, argv);
+			if (!o->config)
+				goto out;
+			printf("%s\n", o->config);
+			ret = -1;
+			goto out;
 		default:
 			goto out;
 		}
 	}
 	if (optind < argc) {
 		snprintf(err, sizeof(err), "unexpected argument '%s', see '%s --help'", argv[optind], PROG);
+		goto bad;
+	}
+	o->config = opt_config(&p, argc, argv);
+	if (!o->config) {
+		snprintf(err, sizeof(err), "out of memory");
 		goto bad;
 	}
 	ret = 0;
@@ -365,14 +384,20 @@ static int append_row(const struct opts *o, const struct run_env *env, unsigned 
 	char err[512], versions[64];
 	struct worker_row wr = {
 		.workload = PROG, .versions = versions, .env = env, .nworkers = nworkers,
-		.tracks = st->tracks, .wall_s = st->wall_s, .user_s = st->user_s,
-		.sys_s = st->sys_s, .load = &st->load, .status = verified ? 0 : 1,
+		.tracks = st->tracks, .load = &st->load, .status = verified ? 0 : 1,
 	};
 	struct results_row row;
-	double best, avg, max;
+	double best, avg, max, share;
 	int ret;
 
+	/* The row is STREAM's best iteration: its elements, bytes and time
+	 * (rate = bytes / wall_s, results/README.md), and the CPU time of
+	 * all iterations scaled to it. */
 	stats_range(o, st, &best, &avg, &max);
+	share = st->wall_s > 0 ? best / st->wall_s : 1;
+	wr.wall_s = best;
+	wr.user_s = st->user_s * share;
+	wr.sys_s = st->sys_s * share;
 	snprintf(versions, sizeof(versions), "gcc %s", __VERSION__);
 	results_row_init(&row);
 	results_row_set(&row, RC_ALGORITHM, "%s", kernels[k].name);
@@ -380,9 +405,8 @@ static int append_row(const struct opts *o, const struct run_env *env, unsigned 
 	results_row_set(&row, RC_IMPL, "STREAM kernels, double");
 	results_row_set(&row, RC_SIZE, "%llu", (unsigned long long)o->n);
 	results_row_set(&row, RC_SIZE_UNIT, "elements");
-	results_row_set(&row, RC_OPS, "%llu", (unsigned long long)o->n * o->ntimes);
-	results_row_set(&row, RC_BYTES, "%.0f", bytes_per_pass(o, k) * o->ntimes);
-	/* STREAM's best rate, not the total over the summed time. */
+	results_row_set(&row, RC_OPS, "%llu", (unsigned long long)o->n);
+	results_row_set(&row, RC_BYTES, "%.0f", bytes_per_pass(o, k));
 	results_row_set(&row, RC_RATE, "%.6g", bytes_per_pass(o, k) / best);
 	results_row_set(&row, RC_UNIT, "bytes/s");
 	results_row_set(&row, RC_VERIFIED, "%s", verified ? "yes" : "no");
@@ -460,13 +484,17 @@ int main(int argc, char **argv)
 
 	datafile_stdio_init(PROG);
 	ret = parse_args(argc, argv, &o);
-	if (ret)
+	if (ret) {
+		free(o.config);
 		return ret < 0 ? 0 : ret;
+	}
 	ret = 2;
 	if (run_env_load(&env, 1, err, sizeof(err)) < 0) {
 		msg_error(PROG, "%s", err);
 		goto out;
 	}
+	run_env_set_config(&env, o.config);
+	o.config = NULL;
 	if (!o.results)
 		o.results = env.results;
 	if (o.results && results_check(o.results, err, sizeof(err)) < 0) {
@@ -520,5 +548,6 @@ out:
 		free(st[k].tracks);
 	}
 	run_env_free(&env);
+	free(o.config);
 	return ret;
 }

@@ -1,0 +1,120 @@
+# The identity of a measurement: run, seq and config on every row; what
+# makes rows the same series, point and repeat (resume, repeats, reruns,
+# processes); old files; the row contract rate = ops|bytes / wall_s.
+. "$(dirname "$0")/tap.bash"
+set -o pipefail
+
+# n of every point of FILE, "POLICY THREADS N" per line.
+points() { threadreport -f tsv "$1" 2>/dev/null | awk -F'\t' 'NR > 1 { print $10, $11, $12 }'; }
+
+# The header: the identity columns right after repeat.
+threadrun -q -o "$tmp/h.csv" 1 t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
+check "header: run seq config job rank ranks local_rank follow repeat" \
+	grep -q '^time,.*,repeat,run,seq,config,job,rank,ranks,local_rank,ops,' "$tmp/h.csv"
+
+# One launch, one run: the program's rows and threadrun's share run, and
+# seq counts the run's rows in the order written.
+threadrun -q --monitor -o "$tmp/m.csv" 1 t2accel -q -a md5,sha1 -s 16 -d 0.05 >/dev/null 2>&1
+rows=$(results_get "$tmp/m.csv" algorithm run seq config)
+check "one launch: three rows share one run" \
+	[ "$(cut -f2 <<<"$rows" | sort -u | wc -l)" = 1 -a "$(wc -l <<<"$rows")" = 3 ]
+check "one launch: seq 0 1 2, threadrun's row last" \
+	[ "$(cut -f1,3 <<<"$rows" | tr '\t\n' '  ')" = "md5 0 sha1 1 (run) 2 " ]
+check "one launch: one config, output-only -q left out, long names" \
+	[ "$(cut -f4 <<<"$rows" | sort -u)" = "t2accel --algorithm=md5,sha1 --size=16 --seconds=0.05" ]
+t2accel -q -a md5 -s 16 -d 0.05 -o "$tmp/m.csv" >/dev/null
+check "a workload run alone makes its own run id" \
+	[ "$(results_get "$tmp/m.csv" run | sort -u | wc -l)" = 2 ]
+
+# --resume matches the config: other arguments are measured.
+threadrun -q --sweep 1 -o "$tmp/r.csv" -- t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
+threadrun --sweep 1 --resume -o "$tmp/r.csv" -- t2accel -q -a sha1 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
+check "--resume with other arguments measures" grep -q 'sweep done: 1 runs, 0 failed, 0 skipped' "$tmp/err"
+check "--resume with other arguments: sha1 is in the file" bash -c \
+	"results_get '$tmp/r.csv' algorithm | grep -qx sha1"
+threadrun --sweep 1 --resume -o "$tmp/r.csv" -- t2accel -a sha1 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
+check "--resume with the same config (but -q) skips" grep -q 'sweep done: 0 runs, 0 failed, 1 skipped' "$tmp/err"
+
+# --resume reruns a failed repeat, and the rerun replaces it in the report.
+threadrun -q --sweep 1 -o "$tmp/f.csv" -- sh -c 'test -e "$0" || { : >"$0"; exit 1; }' "$tmp/mark" 2>/dev/null
+threadrun -q --sweep 1 --resume -o "$tmp/f.csv" -- sh -c 'test -e "$0" || { : >"$0"; exit 1; }' "$tmp/mark"
+check "--resume reruns the failed repeat (exit $?)" \
+	[ "$(results_get "$tmp/f.csv" status | tr '\n' ' ')" = "1 0 " ]
+check "the rerun replaces the failed row: n = 1" [ "$(points "$tmp/f.csv")" = "compact 1 1" ]
+
+# Repeated single runs are repeats.
+for i in 1 2 3; do
+	threadrun -q -o "$tmp/s.csv" 2 t2accel -q -a sha256 -d 0.05 -s 1024 >/dev/null
+done
+check "three single runs: n = 3" [ "$(points "$tmp/s.csv")" = "compact 2 3" ]
+
+# Two processes writing one file at once stay two.
+threadrun -q -o "$tmp/p.csv" 1 t2accel -q -a md5 -s 16 -d 0.2 >/dev/null &
+threadrun -q -o "$tmp/p.csv" 1 t2accel -q -a md5 -s 16 -d 0.2 >/dev/null
+wait $!
+check "two concurrent processes: n = 2" [ "$(points "$tmp/p.csv")" = "compact 1 2" ]
+
+# Only a rerun of a failed repeat supersedes.  Hand-made rows: repeat 0
+# failed in run a and was rerun in run b; repeat 1 succeeded twice.
+cat >"$tmp/re.csv" <<'EOF'
+host,workload,algorithm,threads,policy,repeat,run,config,rate,unit,status
+h,w,x,1,compact,0,a,w,5,ops/s,1
+h,w,x,1,compact,0,b,w,100,ops/s,0
+h,w,x,1,compact,1,c,w,110,ops/s,0
+h,w,x,1,compact,1,d,w,120,ops/s,0
+h,w,x,2,compact,0,e,w,7,ops/s,1
+h,w,x,2,compact,0,e,w,200,ops/s,0
+h2,w,x,1,compact,0,f,w,1,ops/s,1
+h,w,x,1,compact,0,g,w2,9,ops/s,1
+EOF
+check "a failed repeat gives way to its rerun, successes all count (n 3)" bash -c \
+	"threadreport -f tsv '$tmp/re.csv' 2>/dev/null | awk -F'\t' '\$2 == \"h\" && \$11 == 1 && \$12 == 3 && \$13 == 110' | grep -q ."
+check "a failed row of the same run is not superseded (n 2)" bash -c \
+	"threadreport -f tsv '$tmp/re.csv' 2>/dev/null | awk -F'\t' '\$2 == \"h\" && \$11 == 2 && \$12 == 2' | grep -q ."
+check "another host or another config is another series" \
+	[ "$(threadreport -f tsv "$tmp/re.csv" 2>/dev/null | awk -F'\t' 'NR > 1 { print $1 }' | sort -u | wc -l)" = 3 ]
+threadreport "$tmp/s.csv" "$tmp/r.csv" >"$tmp/out" 2>/dev/null
+check "several configs: each series title names its config" bash -c \
+	"grep -q '^== t2accel md5 / evp, 16 bytes, bytes/s, config t2accel --algorithm=md5 --size=16 --seconds=0.05\$' '$tmp/out' &&
+	 grep -q '^== t2accel sha256 / evp, 1024 bytes, bytes/s, config t2accel --algorithm=sha256 --seconds=0.05 --size=1024\$' '$tmp/out'"
+
+# Files of the previous header read, with one note; the writer refuses them.
+old='time,host,cpu_model,topology,cores,pus,versions,workload,algorithm,backend,impl,size,size_unit,threads,policy,cpus,cpus_seen,repeat,ops,bytes,wall_s,user_s,sys_s,rate,unit,verified,checks,placement_ok,migrations,off_plan,steal_pct,sys_share,status,note'
+{ echo "$old"; echo "2026-01-01T00:00:00Z,h,m,t,2,2,v,t2accel,md5,evp,i,16,bytes,1,compact,0,0,0,10,160,1,1,0,160,bytes/s,yes,1,yes,0,,,,0,"; } >"$tmp/old.csv"
+threadreport "$tmp/old.csv" >"$tmp/out" 2>"$tmp/err"
+check "old header: read (exit 0)" [ $? -eq 0 ]
+check "old header: one note naming the new columns" bash -c \
+	"[ \$(wc -l <'$tmp/err') = 1 ] && grep -q 'note: .*old.csv has no run seq config job rank ranks local_rank column' '$tmp/err'"
+check "old header: the row is reported" grep -q '^compact  *1  *160 ' "$tmp/out"
+check "old header: the new columns read empty" \
+	[ "$(results_get "$tmp/old.csv" workload run seq config job rank)" = "$(printf 't2accel\t\t\t\t\t')" ]
+threadrun -q -o "$tmp/old.csv" 1 true 2>"$tmp/err"
+st=$?
+check "old header: threadrun refuses to append (exit $st), says what to do" bash -c \
+	"[ $st -eq 2 ] && grep -q 'an older version, without the run, seq and config columns); give a new file' '$tmp/err'"
+
+# A config that cannot be shown plainly is quoted in full, never cut.
+nl=$(printf 'a\nb')
+long=$(head -c 5000 /dev/zero | tr '\0' x)
+threadrun -q -o "$tmp/q.csv" 1 sh -c 'exit 0' "$nl" "it's" "$long"
+check "foreign program: newline, quote and a 5000-byte word quoted in full" \
+	[ "$(results_get "$tmp/q.csv" config)" = "sh -c 'exit 0' \$'a\\nb' 'it'\\''s' $long" ]
+check "a workload's own config: newline in a value quoted" \
+	[ "$(t2accel --print-config -a md5 --token-label "$nl" -o x -q)" = "t2accel --algorithm=md5 \$'--token-label=a\\nb'" ]
+threadrun -q -o "$tmp/q2.csv" 1 t2accel -q -a md5 -s 16 -d 0.05 -o "$tmp/q2.csv" >/dev/null
+check "under threadrun a workload's rows carry its own config" \
+	[ "$(results_get "$tmp/q2.csv" config)" = "t2accel --algorithm=md5 --size=16 --seconds=0.05" ]
+
+# The row contract: rate = bytes / wall_s, ops / wall_s, ops / wall_s / 1e6.
+t2accel -q -a aes,md5,rsa -s 64 -k 1024 -d 0.05 -o "$tmp/c.csv" >/dev/null
+OMP_NUM_THREADS=1 linpack -q -r 2 -o "$tmp/c.csv" 60 >/dev/null
+stream -q -n 2000 -t 3 -k copy,triad -o "$tmp/c.csv" >/dev/null 2>&1
+rows=$(results_get "$tmp/c.csv" algorithm unit ops bytes wall_s rate)
+for alg in aes-128-cbc md5 rsa-sign lu-blocked copy triad; do
+	check "row contract: $alg" bash -c "awk -F'\t' -v a='$alg' '
+		\$1 == a { f++
+			want = \$2 == \"bytes/s\" ? \$4 / \$5 : \$2 == \"MFLOPS\" ? \$3 / \$5 / 1e6 : \$3 / \$5
+			d = want - \$6; if (d < 0) d = -d
+			if (!(\$5 > 0 && d <= 1e-5 * \$6)) bad++ }
+		END { exit !(f >= 1 && !bad) }' <<<'$rows'"
+done
