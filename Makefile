@@ -61,6 +61,11 @@ $(OBJ)/tests/%.o:         CFLAGS += -Isrc/lib -Isrc/threadrun -Isrc/report -Ipla
 ONEFILE_WORKLOADS :=
 ONEFILE_WORKLOADS += stream
 
+# The project's workloads: threadrun asks these (and only these, beside it)
+# for their config with --print-config.
+WORKLOADS := t2accel linpack $(ONEFILE_WORKLOADS)
+$(OBJ)/src/threadrun/execute.o: CFLAGS += -DTHREADRUN_WORKLOADS='"$(WORKLOADS)"'
+
 PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport \
             $(ONEFILE_WORKLOADS:%=$(BIN)/%)
 

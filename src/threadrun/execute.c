@@ -205,13 +205,32 @@ static off_t fd_size(int fd)
 	return fd >= 0 && fstat(fd, &st) == 0 ? st.st_size : 0;
 }
 
-/* Whether PATH is one of the project's programs: beside threadrun. */
+/* Whether NAME is one of the project's workloads (the Makefile's list). */
+static bool is_workload(const char *name)
+{
+	const char *w = THREADRUN_WORKLOADS;
+	size_t n = strlen(name);
+
+	while (*w) {
+		size_t len = strcspn(w, " ");
+
+		if (len == n && strncmp(w, name, n) == 0)
+			return true;
+		w += len + (w[len] == ' ');
+	}
+	return false;
+}
+
+/* Whether PATH is one of the project's workloads: named so and beside
+ * threadrun (an installed bin/ may hold anyone's programs: never run
+ * those with an option they do not know). */
 static bool own_program(const char *path)
 {
 	char self[PATH_MAX], *real = realpath(path, NULL), *dir, *same = NULL;
 	bool own = false;
 
-	if (real && launch_self_dir(self, sizeof(self)) == 0 && (dir = strrchr(real, '/'))) {
+	if (real && launch_self_dir(self, sizeof(self)) == 0 && (dir = strrchr(real, '/')) &&
+	    is_workload(dir + 1)) {
 		*dir = '\0';
 		same = realpath(self, NULL);
 		own = same && strcmp(same, real) == 0;

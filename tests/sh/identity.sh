@@ -84,7 +84,7 @@ old='time,host,cpu_model,topology,cores,pus,versions,workload,algorithm,backend,
 threadreport "$tmp/old.csv" >"$tmp/out" 2>"$tmp/err"
 check "old header: read (exit 0)" [ $? -eq 0 ]
 check "old header: one note naming the new columns" bash -c \
-	"[ \$(wc -l <'$tmp/err') = 1 ] && grep -q 'note: .*old.csv has no run seq config job rank ranks local_rank column' '$tmp/err'"
+	"[ \$(wc -l <'$tmp/err') = 1 ] && grep -q 'note: .*old.csv has no run seq config job rank ranks local_rank others_pct column' '$tmp/err'"
 check "old header: the row is reported" grep -q '^compact  *1  *160 ' "$tmp/out"
 check "old header: the new columns read empty" \
 	[ "$(results_get "$tmp/old.csv" workload run seq config job rank)" = "$(printf 't2accel\t\t\t\t\t')" ]
@@ -104,6 +104,21 @@ check "a workload's own config: newline in a value quoted" \
 threadrun -q -o "$tmp/q2.csv" 1 t2accel -q -a md5 -s 16 -d 0.05 -o "$tmp/q2.csv" >/dev/null
 check "under threadrun a workload's rows carry its own config" \
 	[ "$(results_get "$tmp/q2.csv" config)" = "t2accel --algorithm=md5 --size=16 --seconds=0.05" ]
+
+# threadrun asks only the project's workloads beside it for their config: a
+# foreign program in the same directory (an installed bin/) is never run
+# with an option it does not know.
+mkdir -p "$tmp/pfx"
+cp "$(command -v threadrun)" "$tmp/pfx/threadrun"
+printf '#!/bin/sh\necho "$*" >>"%s"\n' "$tmp/foo.args" >"$tmp/pfx/foo"
+printf '#!/bin/sh\n[ "$1" = --print-config ] && { echo "linpack from-the-workload"; exit 0; }\nexit 0\n' >"$tmp/pfx/linpack"
+chmod +x "$tmp/pfx/foo" "$tmp/pfx/linpack"
+"$tmp/pfx/threadrun" -q -o "$tmp/own.csv" 1 foo bar >/dev/null 2>&1
+"$tmp/pfx/threadrun" -q -o "$tmp/own.csv" 1 linpack 10 >/dev/null 2>&1
+check "a foreign program beside threadrun: run once, never asked --print-config" \
+	[ "$(cat "$tmp/foo.args")" = bar ]
+check "a workload beside threadrun: asked for its config" \
+	[ "$(results_get "$tmp/own.csv" config | tr '\n' '|')" = "foo bar|linpack from-the-workload|" ]
 
 # The row contract: rate = bytes / wall_s, ops / wall_s, ops / wall_s / 1e6.
 t2accel -q -a aes,md5,rsa -s 64 -k 1024 -d 0.05 -o "$tmp/c.csv" >/dev/null

@@ -62,8 +62,11 @@ check "sweep: the program's output is in the log" \
 
 # No match: that row fails with a note naming the metric and the regex,
 # the sweep counts the run failed and goes on.
+# The 2-thread run finds its figure only once "$tmp/fixed" exists: the same
+# command then resumes (another command would be another configuration).
+triad2='if [ "$OMP_NUM_THREADS" = 2 ]; then [ -e "$0" ] && echo "Triad: 6"; else echo "Triad: 5"; fi; true'
 threadrun --metric 'Triad: +([0-9.]+)' --sweep 1-2 -o "$tmp/f.csv" -- \
-	sh -c '[ "$OMP_NUM_THREADS" = 2 ] || echo "Triad: 5"' 2>"$tmp/f.err"
+	sh -c "$triad2" "$tmp/fixed" 2>"$tmp/f.err"
 check "no match: the sweep exits 1" [ $? -eq 1 ]
 check "no match: the sweep goes on (2 runs, 1 failed)" grep -q 'sweep done: 2 runs, 1 failed' "$tmp/f.err"
 check "no match: said on stderr" grep -q "run 2 of 2 (2 threads, compact, repeat 0) failed: metric 'metric': no line of the output matched 'Triad: +(\[0-9.\]+)'" "$tmp/f.err"
@@ -72,7 +75,8 @@ check "no match: 1 thread measured" grep -q '^metric	1	5	0	' "$tmp/f.rows"
 check "no match: the 2-thread row failed, no rate, the note names metric and regex" \
 	grep -qF "metric	2		1	metric 'metric': no line of the output matched 'Triad: +([0-9.]+)'" "$tmp/f.rows"
 check "no match: the run row says failed, so --resume reruns it" grep -q '^(run)	2	.*	1	' "$tmp/f.rows"
-threadrun -q --resume --metric 'Triad: +([0-9.]+)' --sweep 1-2 -o "$tmp/f.csv" -- sh -c 'echo "Triad: 6"'
+: >"$tmp/fixed"
+threadrun -q --resume --metric 'Triad: +([0-9.]+)' --sweep 1-2 -o "$tmp/f.csv" -- sh -c "$triad2" "$tmp/fixed"
 check "no match, --resume: the failed run is made again, the other skipped" \
 	[ "$?:$(results_get "$tmp/f.csv" algorithm threads rate status | grep '^metric' | tr '\t\n' ', ')" = "0:metric,1,5,0 metric,2,,1 metric,2,6,0 " ]
 threadrun -q -o "$tmp/s.csv" --metric 'Triad: +([0-9.]+)' 1 true 2>"$tmp/s.err"
