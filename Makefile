@@ -64,7 +64,8 @@ ONEFILE_WORKLOADS += stream
 # The project's workloads: threadrun asks these (and only these, beside it)
 # for their config with --print-config.
 WORKLOADS := t2accel linpack $(ONEFILE_WORKLOADS)
-$(OBJ)/src/threadrun/execute.o: CFLAGS += -DTHREADRUN_WORKLOADS='"$(WORKLOADS)"'
+WORKLOADS_DEF := -DTHREADRUN_WORKLOADS='"$(WORKLOADS)"'
+$(OBJ)/src/threadrun/execute.o: CFLAGS += $(WORKLOADS_DEF)
 
 PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport \
             $(ONEFILE_WORKLOADS:%=$(BIN)/%)
@@ -166,7 +167,7 @@ FUZZ_CC      ?= clang
 bin/fuzz/%: tests/fuzz/%.c $(PLACEMENT_SRC) $(LIB_SRC) $(LAUNCHER_SRC) $(REPORTER_SRC)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-DMAX_SYNTHETIC_PUS=4096ull \
+		-DMAX_SYNTHETIC_PUS=4096ull $(WORKLOADS_DEF) \
 		-Iplacement -Isrc/lib -Isrc/threadrun -Isrc/report \
 		$(shell pkg-config --cflags hwloc) -o $@ $^ $(shell pkg-config --libs hwloc) -lpthread -lm
 
