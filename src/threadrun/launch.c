@@ -155,9 +155,14 @@ void launch_signals_init(void)
 	int sig;
 
 	sigemptyset(&sa.sa_mask);
+	/* Under nohup a hangup is no ending, for threadrun and its job alike
+	 * (SIGHUP stays ignored, as t2accel keeps it); every other signal is
+	 * taken over, so that `kill -INT` of a background sweep still stops it
+	 * cleanly although the shell started it with SIGINT ignored. */
 	for (sig = 1; sig < _NSIG; sig++)
-		if (is_forwarded(sig))
-			sigaction(sig, &sa, &saved_actions[sig]);
+		if (is_forwarded(sig) && sigaction(sig, NULL, &saved_actions[sig]) == 0 &&
+		    !(sig == SIGHUP && saved_actions[sig].sa_handler == SIG_IGN))
+			sigaction(sig, &sa, NULL);
 }
 
 /* In the child: the dispositions threadrun found (an ignored SIGINT stays

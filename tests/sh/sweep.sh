@@ -75,6 +75,18 @@ for sig in INT TERM; do
 done
 kill $lk 2>/dev/null; wait $lk 2>/dev/null
 
+# Under nohup (SIGHUP ignored when threadrun starts) a hangup neither stops
+# the sweep nor reaches its runs: it goes on to the end.
+env --ignore-signal=HUP threadrun -q --sweep 1-2 -o "$tmp/nohup.csv" -- t2accel -q -a md5 -s 64 -d 0.3 \
+	2>"$tmp/err" &
+pid=$!
+until [ -s "$tmp/nohup.csv" ] || ! kill -0 $pid 2>/dev/null; do sleep 0.05; done
+kill -HUP $pid 2>/dev/null
+wait $pid
+st=$?
+check "under nohup a SIGHUP leaves the sweep running to its end (exit $st)" bash -c \
+	"[ $st -eq 0 ] && [ \$(results_get '$tmp/nohup.csv' algorithm | grep -c '^(run)\$') -eq 2 ]"
+
 # The report and the figures from the sweep.
 threadreport "$f" >"$tmp/report" 2>"$tmp/err"
 st=$?
