@@ -535,16 +535,10 @@ void dataset_free(struct dataset *ds)
 	memset(ds, 0, sizeof(*ds));
 }
 
-const struct cell *series_cell(const struct series *s, const char *policy, unsigned threads)
+const struct cell *series_run_cell(const struct series *s, size_t lo, size_t hi, unsigned threads)
 {
-	size_t lo = 0, hi, mid;
+	size_t end = hi, mid;
 
-	/* A policy's cells are together, threads ascending (build_cells). */
-	while (lo < s->ncells && !same(s->cells[lo].policy, policy))
-		lo = s->cells[lo].policy_end;
-	if (lo >= s->ncells)
-		return NULL;
-	hi = s->cells[lo].policy_end;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (s->cells[mid].threads < threads)
@@ -552,8 +546,17 @@ const struct cell *series_cell(const struct series *s, const char *policy, unsig
 		else
 			hi = mid;
 	}
-	return lo < s->ncells && same(s->cells[lo].policy, policy) && s->cells[lo].threads == threads ?
-	       &s->cells[lo] : NULL;
+	return lo < end && s->cells[lo].threads == threads ? &s->cells[lo] : NULL;
+}
+
+const struct cell *series_cell(const struct series *s, const char *policy, unsigned threads)
+{
+	size_t lo = 0;
+
+	/* A policy's cells are together, threads ascending (build_cells). */
+	while (lo < s->ncells && !same(s->cells[lo].policy, policy))
+		lo = s->cells[lo].policy_end;
+	return lo < s->ncells ? series_run_cell(s, lo, s->cells[lo].policy_end, threads) : NULL;
 }
 
 void series_usl(const struct series *s, const char *policy, struct usl_fit *fit)

@@ -100,6 +100,9 @@ void dataset_free(struct dataset *ds);
 
 /* The cell of POLICY at THREADS in S, or NULL. */
 const struct cell *series_cell(const struct series *s, const char *policy, unsigned threads);
+/* The cell at THREADS among S's cells [LO, HI), one policy's run (threads
+ * ascending), or NULL: never a cell past HI. */
+const struct cell *series_run_cell(const struct series *s, size_t lo, size_t hi, unsigned threads);
 
 /* The fitted USL of one policy of S (see usl_fit), on the points with no
  * more threads than PUs. */

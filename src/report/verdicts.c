@@ -91,21 +91,6 @@ static int by_plan_rank(const void *x, const void *y, void *arg)
 	return v->rank[a] < v->rank[b] ? -1 : v->rank[a] > v->rank[b];
 }
 
-/* The cell of S's policy run [LO, HI) (threads ascending) at THREADS. */
-static const struct cell *run_cell(const struct series *s, size_t lo, size_t hi, unsigned threads)
-{
-	size_t mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (s->cells[mid].threads < threads)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->ncells && s->cells[lo].threads == threads ? &s->cells[lo] : NULL;
-}
-
 /* One thread count's plans: group ids by the lowest policy of each plan,
  * pooled samples, the verdict.  TMP, LEADER, MEMBERS: room for its cells. */
 static void thread_verdict(struct verdicts *v, struct tverdict *tv, size_t *tmp, size_t *leader,
@@ -235,7 +220,7 @@ int series_verdicts(const struct series *s, struct verdicts *v)
 			continue;
 		for (i = start[p]; i < start[p + 1]; i++) {
 			const struct cell *ck = &s->cells[i];
-			const struct cell *one = run_cell(s, start[c1], start[c1 + 1], ck->threads);
+			const struct cell *one = series_run_cell(s, start[c1], start[c1 + 1], ck->threads);
 			struct sample a, b;
 
 			/* The same PUs: nothing shared differently, nothing to say. */
