@@ -149,9 +149,13 @@ static void *worker_main(void *arg)
 	const struct worker_ops *ops = sh->p->ops;
 	bool set_up = false;
 	char err[256];
+	int bound;
 
+	/* Bound before it takes a worker's name: a monitor judges the thread
+	 * from its name on. */
+	bound = bind_planned(w->pu, err, sizeof(err));
 	name_thread(ops->name, (int)w->index);
-	if (bind_planned(w->pu, err, sizeof(err)) < 0)
+	if (bound < 0)
 		goto init_failed;
 	cpu_track_sample(w->track);
 	set_up = true;

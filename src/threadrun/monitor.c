@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +31,15 @@ struct thread_seen {
 	char name[32];
 	int worker;             /* index in the plan, -1 unknown */
 	int planned;            /* OS PU, -1 unbound */
-	int last_cpu;
-	unsigned long samples, migrations;
-	/* Samples per CPU (a thread visits few), for off-plan counts once the
-	 * thread's final name, and so its worker, is known. */
-	struct { int cpu; unsigned long n; } hist[8];
-	unsigned long hist_other;
 	double utime, stime;
 	unsigned long vcsw, ivcsw;
+	/* Where it ran since it took its current name (the last fields: a
+	 * rename clears them): samples per CPU (a thread visits few), for
+	 * off-plan counts against the worker that name says it is. */
+	int last_cpu;
+	unsigned long samples, migrations;
+	struct { int cpu; unsigned long n; } hist[8];
+	unsigned long hist_other;
 	uint64_t seen[MAX_CPUS / 64];
 };
 
@@ -222,6 +224,11 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 
 		snprintf(name, sizeof(name), "%.*s", open ? (int)(p - open - 1) : 0, open ? open + 1 : "");
 		if (strcmp(name, t->name)) {
+			/* Where it ran before (a new thread under its parent's
+			 * name, a process before exec) says nothing about the
+			 * worker it now says it is. */
+			memset(&t->last_cpu, 0, sizeof(*t) - offsetof(struct thread_seen, last_cpu));
+			t->last_cpu = -1;
 			snprintf(t->name, sizeof(t->name), "%s", name);
 			t->worker = worker_index(m, t);
 			t->planned = t->worker >= 0 && m->plan->bound

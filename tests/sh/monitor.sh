@@ -44,6 +44,16 @@ check "a thread moved off its planned PU is flagged" bash -c \
 check "and its run row says placement not honoured" bash -c \
 	"results_get '$r' workload placement_ok | tail -1 | grep -qx \$'sh\tno'"
 
+# Where a thread ran before it took a worker's name (a new thread under its
+# parent's name, before it binds) is not held against that worker.
+threadrun --monitor=0.05 -o "$r" -p list:0 1 sh -c \
+	'taskset -p -c 1 $$ >/dev/null; end=$(($(date +%s) + 1)); while [ $(date +%s) -lt $end ]; do :; done
+	 taskset -p -c 0 $$ >/dev/null; printf x-w0 >/proc/$$/comm
+	 end=$(($(date +%s) + 1)); while [ $(date +%s) -lt $end ]; do :; done' \
+	>/dev/null 2>"$tmp/err"
+check "a thread is judged from the worker name it takes on" bash -c \
+	"grep -q '^[0-9]* *x-w0 *0 *0 *0 ' '$tmp/err' && ! grep -q 'OFF PLAN' '$tmp/err' && results_get '$r' workload placement_ok | tail -1 | grep -qx \$'sh\tyes'"
+
 # Exit status passes through; early exits and children are fine.
 threadrun -q --monitor -o "$r" 1 sh -c 'exit 7' 2>/dev/null
 check "exit status passes through the monitor (7)" [ $? -eq 7 ]
