@@ -8,6 +8,7 @@
  * words separated by NUL bytes; operands are replaced by a small valid
  * results file so that the whole program runs.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
