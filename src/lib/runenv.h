@@ -19,6 +19,12 @@
 #define ENV_CONFIG   "THREADRUN_CONFIG"    /* the launch's canonical configuration */
 #define ENV_CORES    "THREADRUN_CORES"
 #define ENV_PUS      "THREADRUN_PUS"
+/* The PUs threadrun was given when it started (by a launcher, a cgroup or
+ * taskset), as a list: the rows' cpuset column. */
+#define ENV_CPUSET   "THREADRUN_CPUSET"
+/* threadrun-mpi's cluster start gate: "R,W", the descriptors a measurement
+ * reads its release from and writes its readiness to (src/lib/gate.h). */
+#define ENV_SYNC_FD  "THREADRUN_SYNC_FD"
 /* An open file the program writes one line to per row it appends (the
  * worker API does): threadrun adds its own run row only when it stays
  * empty. */

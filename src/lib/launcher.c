@@ -1,0 +1,209 @@
+/* Which rank of a parallel job this is, from the launcher's environment. */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launcher.h"
+
+/* Ranks of one job: far beyond any cluster, small enough for any count. */
+#define MAX_RANKS (1L << 24)
+
+/* What each launcher exports to every process it starts, most specific
+ * first: an MPI launcher run inside a Slurm allocation starts its daemons
+ * as a Slurm step, whose SLURM_PROCID numbers nodes, not ranks. */
+struct launcher_vars {
+	const char *name;
+	const char *rank, *size, *local;        /* size, local: NULL when not exported */
+	const char *job;                        /* NULL when not exported */
+};
+
+static const struct launcher_vars launchers[] = {
+	{ "openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+	  "PMIX_NAMESPACE" },
+	{ "mpich", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "PMI_JOBID" },
+	{ "slurm", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", NULL },
+	{ "pmix", "PMIX_RANK", NULL, NULL, "PMIX_NAMESPACE" },
+};
+
+#define SLURM (&launchers[2])
+
+struct reader {
+	launcher_getenv_fn get;
+	char *warn;
+	size_t warnlen;
+};
+
+static const char *value(const struct reader *r, const char *name)
+{
+	const char *v = name ? r->get(name) : NULL;
+
+	return v && *v ? v : NULL;
+}
+
+/* NAME's value as a count below MAX, -1 when unset; -2 (with the warning)
+ * when it is set to anything else. */
+static long count(const struct reader *r, const char *name, long max)
+{
+	const char *v = value(r, name);
+	char *end;
+	long n;
+
+	if (!v)
+		return -1;
+	n = strspn(v, "0123456789") == strlen(v) && strlen(v) <= 9 ? strtol(v, &end, 10) : -1;
+	if (n < 0 || n >= max) {
+		snprintf(r->warn, r->warnlen, "%s=%.40s%s is not a number 0..%ld", name, v,
+			 strlen(v) > 40 ? "..." : "", max - 1);
+		return -2;
+	}
+	return n;
+}
+
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x21 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/* A Slurm step's job id, "JOB.STEP"; a batch script has no step. */
+static int slurm_job(const struct reader *r, char **job)
+{
+	const char *j = value(r, "SLURM_JOB_ID"), *s = value(r, "SLURM_STEP_ID");
+
+	*job = NULL;
+	if (!j || !s || !value(r, "SLURM_STEP_NUM_TASKS")) {
+		snprintf(r->warn, r->warnlen,
+			 "SLURM_PROCID is set without a job step (SLURM_JOB_ID, SLURM_STEP_ID, SLURM_STEP_NUM_TASKS): a batch script is no rank; run the program under srun");
+		return -1;
+	}
+	return asprintf(job, "%s.%s", j, s) < 0 ? -2 : 0;
+}
+
+/* Read launcher L: 1 found, 0 not this one, -1 bad (warned), -2 memory. */
+static int read_launcher(const struct reader *r, const struct launcher_vars *l,
+			 struct launcher_id *id)
+{
+	const char *job;
+	int rc;
+
+	if (!value(r, l->rank))
+		return 0;
+	id->launcher = l->name;
+	if ((id->rank = count(r, l->rank, MAX_RANKS)) < 0 ||
+	    (id->ranks = count(r, l->size, MAX_RANKS + 1)) == -2 ||
+	    (id->local_rank = count(r, l->local, MAX_RANKS)) == -2)
+		return -1;
+	if (l == SLURM)
+		return (rc = slurm_job(r, &id->job)) < 0 ? rc : 1;
+	job = value(r, l->job);
+	if (job && !(id->job = strdup(job)))
+		return -2;
+	return 1;
+}
+
+/* THREADRUN_JOB/_RANK/_RANKS (threadrun-mpi's, from MPI itself) fill what
+ * the launcher left out and must agree with what it said. */
+static int add_threadrun_mpi(const struct reader *r, struct launcher_id *id)
+{
+	static const char *const names[] = { ENV_RANK, ENV_RANKS };
+	long *fields[] = { &id->rank, &id->ranks };
+	const char *job = value(r, ENV_JOB);
+	long v;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		v = count(r, names[i], i ? MAX_RANKS + 1 : MAX_RANKS);
+		if (v == -2)
+			return -1;
+		if (v < 0)
+			continue;
+		if (*fields[i] >= 0 && *fields[i] != v) {
+			snprintf(r->warn, r->warnlen, "%s=%ld contradicts the launcher's %s (%ld)",
+				 names[i], v, i ? "size" : "rank", *fields[i]);
+			return -1;
+		}
+		*fields[i] = v;
+		if (!id->launcher)
+			id->launcher = "mpi";
+	}
+	if (job && !id->job && !(id->job = strdup(job)))
+		return -2;
+	return 0;
+}
+
+/* The Slurm step that started an MPI launcher's process as one of its own
+ * tasks (srun --mpi=pmix or pmi2) is the launcher to name. */
+static int prefer_slurm(const struct reader *r, struct launcher_id *id)
+{
+	struct launcher_id s = { .rank = -1, .ranks = -1, .local_rank = -1 };
+	char warn[8];
+	struct reader quiet = { r->get, warn, sizeof(warn) };
+	int rc = id->launcher != SLURM->name ? read_launcher(&quiet, SLURM, &s) : 0;
+
+	if (rc == 1 && s.rank == id->rank && (id->ranks < 0 || s.ranks == id->ranks)) {
+		free(id->job);
+		id->job = s.job;
+		s.job = NULL;
+		id->launcher = SLURM->name;
+		if (id->ranks < 0)
+			id->ranks = s.ranks;
+		if (id->local_rank < 0)
+			id->local_rank = s.local_rank;
+	}
+	launcher_id_clear(&s);
+	return rc == -2 ? -2 : 0;
+}
+
+int launcher_detect(launcher_getenv_fn get, struct launcher_id *id, char *warn, size_t warnlen)
+{
+	struct reader r = { get, warn, warnlen };
+	size_t i;
+	int rc = 0;
+
+	*id = (struct launcher_id){ .rank = -1, .ranks = -1, .local_rank = -1 };
+	if (warnlen)
+		warn[0] = '\0';
+	for (i = 0; i < sizeof(launchers) / sizeof(launchers[0]) && rc == 0; i++)
+		rc = read_launcher(&r, &launchers[i], id);
+	if (rc >= 0 && (rc = add_threadrun_mpi(&r, id)) == 0 && id->launcher)
+		rc = prefer_slurm(&r, id);
+	if (rc < 0)
+		goto out;
+	if (!id->launcher)
+		return 0;
+	if (id->rank < 0) {
+		snprintf(warn, warnlen, "the %s launcher's environment gives no rank", id->launcher);
+		rc = -1;
+	} else if (id->ranks >= 0 && id->rank >= id->ranks) {
+		snprintf(warn, warnlen, "the %s launcher's rank %ld is not below its size %ld",
+			 id->launcher, id->rank, id->ranks);
+		rc = -1;
+	} else if (id->ranks >= 0 && id->local_rank >= id->ranks) {
+		snprintf(warn, warnlen, "the %s launcher's local rank %ld is not below its size %ld",
+			 id->launcher, id->local_rank, id->ranks);
+		rc = -1;
+	} else if (id->job && (strlen(id->job) > LAUNCHER_JOB_MAX || !printable(id->job))) {
+		snprintf(warn, warnlen, "the %s launcher's job id '%.40s%s' is not 1..%d printable characters",
+			 id->launcher, id->job, strlen(id->job) > 40 ? "..." : "", LAUNCHER_JOB_MAX);
+		rc = -1;
+	}
+out:
+	if (rc < 0) {
+		launcher_id_clear(id);
+		*id = (struct launcher_id){ .rank = -1, .ranks = -1, .local_rank = -1 };
+		if (rc == -2)
+			snprintf(warn, warnlen, "out of memory");
+		return rc;
+	}
+	return 1;
+}
+
+void launcher_id_clear(struct launcher_id *id)
+{
+	free(id->job);
+	id->job = NULL;
+}
