@@ -71,7 +71,7 @@ PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport \
             $(ONEFILE_WORKLOADS:%=$(BIN)/%)
 
 TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/test_analysis \
-              $(BIN)/tests/test_lu $(BIN)/tests/test_metric $(BIN)/tests/omp_where $(BIN)/tests/omp_triad \
+              $(BIN)/tests/test_lu $(BIN)/tests/test_metric $(BIN)/tests/test_launcher $(BIN)/tests/omp_where $(BIN)/tests/omp_triad \
               $(BIN)/tests/results_get \
               $(BIN)/tests/libfakep11.so
 
