@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,132 @@ out:
 	pl_topology_destroy(t);
 }
 
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* N PU indices (sorted here, duplicates dropped) as "0-3,8": a new string. */
+static char *compact_list(unsigned *pu, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0, i, j;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	qsort(pu, n, sizeof(*pu), cmp_unsigned);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && pu[j] <= pu[j - 1] + 1; j++)
+			;
+		fprintf(f, "%s%u", i ? "," : "", pu[i]);
+		if (pu[j - 1] != pu[i])
+			fprintf(f, "-%u", pu[j - 1]);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+char *run_env_affinity(void)
+{
+	cpu_set_t *set = NULL;
+	unsigned *pu = NULL;
+	size_t size, n = 0, ncpus;
+	char *list = NULL;
+	unsigned i;
+
+	/* The kernel's mask may be wider than cpu_set_t: grow until it fits. */
+	for (ncpus = 1024; ncpus <= (1u << 20); ncpus *= 2) {
+		set = CPU_ALLOC(ncpus);
+		if (!set)
+			return NULL;
+		size = CPU_ALLOC_SIZE(ncpus);
+		if (sched_getaffinity(0, size, set) == 0)
+			break;
+		CPU_FREE(set);
+		set = NULL;
+		if (errno != EINVAL)
+			return NULL;
+	}
+	if (!set)
+		return NULL;
+	n = (size_t)CPU_COUNT_S(size, set);
+	pu = calloc(n ? n : 1, sizeof(*pu));
+	if (pu && n) {
+		for (i = 0, n = 0; i < ncpus; i++)
+			if (CPU_ISSET_S(i, size, set))
+				pu[n++] = i;
+		list = compact_list(pu, n);
+	}
+	free(pu);
+	CPU_FREE(set);
+	return list;
+}
+
+/* THREADRUN_CPUSET when it is a CPU list, compacted; else NULL, and a
+ * warning when it is set to anything else. */
+static char *inherited_cpuset(bool *oom)
+{
+	const char *v = getenv(ENV_CPUSET);
+	unsigned *pu = NULL;
+	char err[256], *list;
+	int n;
+
+	*oom = false;
+	if (!v || !*v)
+		return NULL;
+	n = pl_cpulist_parse(v, &pu, err, sizeof(err));
+	if (n <= 0 || !printable(v)) {
+		fprintf(stderr, "%s: warning: ignoring %s='%.40s%s': %s; rows give this process's own CPUs\n",
+			program_invocation_short_name, ENV_CPUSET, printable(v) ? v : "(unprintable)",
+			printable(v) && strlen(v) > 40 ? "..." : "",
+			n < 0 ? err : "not a CPU list such as 0-3,8");
+		free(pu);
+		return NULL;
+	}
+	list = compact_list(pu, (size_t)n);
+	*oom = !list;
+	free(pu);
+	return list;
+}
+
+static const char *get_env(const char *name)
+{
+	return getenv(name);
+}
+
+int run_env_identify(struct launcher_id *id, char **cpuset, bool inherit)
+{
+	char warn[512];
+	bool oom = false;
+	int rc = launcher_detect(get_env, id, warn, sizeof(warn));
+
+	*cpuset = NULL;
+	if (rc == -2)
+		return -1;
+	/* threadrun said it already for the programs it starts. */
+	if (rc == -1 && !(getenv(ENV_RUN) && *getenv(ENV_RUN)))
+		fprintf(stderr, "%s: warning: ignoring the launcher's environment: %s; a single-machine run\n",
+			program_invocation_short_name, warn);
+	if (inherit)
+		*cpuset = inherited_cpuset(&oom);
+	if (!*cpuset && !oom)
+		*cpuset = run_env_affinity();
+	return oom ? -1 : 0;
+}
+
+void run_env_identity_free(struct launcher_id *id, char **cpuset)
+{
+	launcher_id_clear(id);
+	free(*cpuset);
+	*cpuset = NULL;
+}
+
 int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 		 size_t errlen)
 {
@@ -167,6 +294,10 @@ int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 	if (env->results && !*env->results)
 		env->results = NULL;
 	machine_env();
+	if (run_env_identify(&env->id, &env->cpuset, true) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
 	ret = 0;
 out:
 	free(omp);
@@ -201,6 +332,7 @@ int run_env_set_config(struct run_env *env, char *own)
 
 void run_env_free(struct run_env *env)
 {
+	run_env_identity_free(&env->id, &env->cpuset);
 	free(env->run);
 	env->run = NULL;
 	free(env->config);

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "launcher.h"
+
 #define ENV_THREADS  "THREADRUN_THREADS"   /* worker count */
 #define ENV_PLAN     "THREADRUN_PLAN"      /* OS PU per worker: "3,5,7"; "none" */
 #define ENV_POLICY   "THREADRUN_POLICY"    /* canonical policy name */
@@ -40,6 +42,8 @@ struct run_env {
 	int rows_fd;            /* THREADRUN_ROWS_FD, or -1 */
 	char *run;              /* THREADRUN_RUN, else a new one for this process */
 	char *config;           /* THREADRUN_CONFIG, else NULL: the program sets its own */
+	struct launcher_id id;  /* which rank of which job; id.launcher NULL: none */
+	char *cpuset;           /* the PUs given ("0-3,8"), NULL when unknown */
 };
 
 /*
@@ -48,10 +52,28 @@ struct run_env {
  * value is an error with a message in ERR.  Call before starting threads:
  * it checks THREADRUN_TOPOLOGY/_CORES/_PUS, which rows copy, and replaces
  * them with this machine's when they are missing or bad (one warning).
+ * It reads the identity as run_env_identify() does, INHERIT true.
  */
 int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 		 size_t errlen);
 void run_env_free(struct run_env *env);
+
+/*
+ * The identity of this process's rows, read once: which rank of which job
+ * its launcher made it (launcher_detect on the environment) and the PUs
+ * it was given, *CPUSET: with INHERIT, THREADRUN_CPUSET when it is a valid
+ * CPU list (threadrun's, which binds its program to the plan), else this
+ * process's own affinity; a compact list "0-3,8", NULL when unknown.  An
+ * incomplete or contradictory launcher environment counts as none, said
+ * in one line on stderr (PROG: warning: ignoring the launcher's
+ * environment: ...), except under threadrun (THREADRUN_RUN set), which
+ * said it already.  0, or -1 out of memory.  Free with run_env_identity_free().
+ */
+int run_env_identify(struct launcher_id *id, char **cpuset, bool inherit);
+void run_env_identity_free(struct launcher_id *id, char **cpuset);
+
+/* This process's affinity as a compact list "0-3,8": a new string, or NULL. */
+char *run_env_affinity(void);
 
 /* A new run id, unique per program run: "HOST:PID:START_US" (start time in
  * microseconds since the epoch).  A new string, or NULL. */

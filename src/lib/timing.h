@@ -14,6 +14,16 @@ static inline double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Wall-clock time (CLOCK_REALTIME) in microseconds since the epoch: when a
+ * measurement ran, to line it up with other hosts' (never a rate's divisor). */
+static inline long long epoch_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static inline double tv_s(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;

@@ -204,7 +204,7 @@ static void watch_load(const struct run_env *env, unsigned n, struct cpuload_mar
  * Returns the start time and sets the CPU times it starts from.
  */
 static double common_start(struct worker_shared *sh, struct cpuload_mark *mark, double *u0,
-			   double *s0)
+			   double *s0, long long *t0_us)
 {
 	double start;
 
@@ -214,6 +214,7 @@ static double common_start(struct worker_shared *sh, struct cpuload_mark *mark, 
 	watch_load(sh->p->env, sh->p->nworkers, mark);
 	cpu_times(u0, s0);
 	start = now_s();
+	*t0_us = epoch_us();
 	gate_wait(&sh->start);
 	return start;
 }
@@ -307,7 +308,7 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 	gate_set_expected(&sh.ready, created + 1);
 	gate_set_expected(&sh.start, created + 1);
 	gate_set_expected(&sh.end, created + 1);
-	start = common_start(&sh, &mark0, &u0, &s0);
+	start = common_start(&sh, &mark0, &u0, &s0, &r->t_start_us);
 	r->started = !atomic_load(&sh.abort);
 	if (r->started)
 		supervise(&sh, start, created, r);
@@ -322,6 +323,8 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 	for (i = 0; i < created; i++)
 		pthread_join(slots[i].thread, NULL);
 	summarise(slots, created, start, r);
+	/* The end on the same clock as wall_s: t_end - t_start is wall_s. */
+	r->t_end_us = r->t_start_us + llround(r->wall_s * 1e6);
 	gate_destroy(&sh.ready);
 	gate_destroy(&sh.start);
 	gate_destroy(&sh.end);
@@ -389,6 +392,8 @@ void worker_team_begin(struct worker_team *t)
 	watch_load(t->env, t->n, &t->mark0);
 	cpu_times(&t->u0, &t->s0);
 	t->t0 = now_s();
+	if (!t->t_start_us)
+		t->t_start_us = epoch_us();
 }
 
 double worker_team_end(struct worker_team *t)
@@ -396,6 +401,7 @@ double worker_team_end(struct worker_team *t)
 	double secs = now_s() - t->t0, u, s;
 	struct cpuload_mark mark1;
 
+	t->t_end_us = epoch_us();
 	cpu_times(&u, &s);
 	watch_load(t->env, t->n, &mark1);
 	t->wall_s += secs;
@@ -423,6 +429,26 @@ static void count_row(const struct run_env *env)
 	do
 		w = write(env->rows_fd, "1\n", 2);
 	while (w < 0 && errno == EINTR);
+}
+
+/* Which rank of which job wrote the row, and the PUs it was given. */
+static void set_identity(const struct run_env *env, struct results_row *row)
+{
+	const struct launcher_id *id = &env->id;
+
+	if (env->cpuset)
+		results_row_set(row, RC_CPUSET, "%s", env->cpuset);
+	if (!id->launcher)
+		return;
+	results_row_set(row, RC_LAUNCHER, "%s", id->launcher);
+	if (id->job)
+		results_row_set(row, RC_JOB, "%s", id->job);
+	if (id->rank >= 0)
+		results_row_set(row, RC_RANK, "%ld", id->rank);
+	if (id->ranks >= 0)
+		results_row_set(row, RC_RANKS, "%ld", id->ranks);
+	if (id->local_rank >= 0)
+		results_row_set(row, RC_LOCAL_RANK, "%ld", id->local_rank);
 }
 
 /* Rows of this process, numbered in the order they are written (seq). */
@@ -454,11 +480,16 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 	if (wr->env->config)
 		results_row_set(row, RC_CONFIG, "%s", wr->env->config);
 	results_row_set(row, RC_SEQ, "%u", wr->seq ? *wr->seq : atomic_fetch_add(&rows_written, 1));
+	set_identity(wr->env, row);
 	/* Significant digits, not decimals: a short wall time (one STREAM
 	 * iteration) must still give back its rate. */
 	results_row_set(row, RC_WALL_S, "%.9g", wr->wall_s);
 	results_row_set(row, RC_USER_S, "%.6f", wr->user_s);
 	results_row_set(row, RC_SYS_S, "%.6f", wr->sys_s);
+	if (wr->t_start_us > 0 && wr->t_end_us >= wr->t_start_us) {
+		results_row_set(row, RC_T_START, "%lld", wr->t_start_us);
+		results_row_set(row, RC_T_END, "%lld", wr->t_end_us);
+	}
 	if (wr->load) {
 		struct cpuload l = cpuload_figures(wr->load);
 

@@ -62,6 +62,10 @@ struct worker_result {
 	unsigned nworkers, created;
 	struct cpu_track *tracks;       /* one per worker */
 	double wall_s, user_s, sys_s;
+	/* The window on the wall clock (CLOCK_REALTIME, microseconds since the
+	 * epoch): the common start, and the start plus wall_s (the last
+	 * worker's end); 0 when nothing started. */
+	long long t_start_us, t_end_us;
 	struct cpuload_span load;       /* steal and others' CPU time in the window */
 	bool started;           /* every worker passed the start: a measurement exists */
 	bool interrupted;       /* a signal ended it unmeasured */
@@ -101,6 +105,9 @@ struct worker_team {
 	atomic_int failed;      /* a team thread could not bind */
 	char err[512];
 	double t0, u0, s0, wall_s, user_s, sys_s;
+	/* The first worker_team_begin() and the last worker_team_end() on the
+	 * wall clock (CLOCK_REALTIME, microseconds since the epoch); 0: none. */
+	long long t_start_us, t_end_us;
 	struct cpuload_mark mark0;      /* /proc/stat at worker_team_begin() */
 	struct cpuload_span load;       /* steal and others' CPU time, the timed parts */
 };
@@ -126,7 +133,9 @@ void worker_team_free(struct worker_team *t);
  * empty when /proc/stat could not be read), status and, when unset, rate
  * (bytes or ops per wall second, by unit), run, seq and config (from ENV);
  * appends it; and counts it on THREADRUN_ROWS_FD, which tells
- * threadrun the program wrote rows.
+ * threadrun the program wrote rows.  The identity columns (job, rank,
+ * ranks, local_rank, launcher, cpuset) come from ENV, t_start and t_end
+ * from the row's window.
  */
 struct worker_row {
 	const char *workload;
@@ -135,6 +144,9 @@ struct worker_row {
 	unsigned nworkers;
 	const struct cpu_track *tracks;  /* nworkers of them, or NULL: not tracked */
 	double wall_s, user_s, sys_s;
+	/* When the measurement ran (worker_result's or worker_team's window:
+	 * CLOCK_REALTIME microseconds since the epoch); 0: not said. */
+	long long t_start_us, t_end_us;
 	const struct cpuload_span *load;  /* the measurement's windows, or NULL */
 	int status;
 	const unsigned *seq;    /* the row's seq, or NULL: this process's next */

@@ -229,6 +229,7 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		.tracks = t->tracks, .wall_s = r->median_secs > 0 ? r->median_secs : t->wall_s,
 		.user_s = t->user_s * share, .sys_s = t->sys_s * share,
 		.load = &t->load, .status = r->verified ? 0 : 1,
+		.t_start_us = t->t_start_us, .t_end_us = t->t_end_us,
 	};
 	struct results_row row;
 	int ret;

@@ -353,6 +353,7 @@ static bool verify(const struct opts *o, const struct ctx *x, char *why, size_t 
 struct stats {
 	double *secs;
 	double wall_s, user_s, sys_s;
+	long long t_start_us, t_end_us;  /* the kernel's first start, last end */
 	struct cpuload_span load;
 	struct cpu_track *tracks;
 };
@@ -385,6 +386,7 @@ static int append_row(const struct opts *o, const struct run_env *env, unsigned 
 	struct worker_row wr = {
 		.workload = PROG, .versions = versions, .env = env, .nworkers = nworkers,
 		.tracks = st->tracks, .load = &st->load, .status = verified ? 0 : 1,
+		.t_start_us = st->t_start_us, .t_end_us = st->t_end_us,
 	};
 	struct results_row row;
 	double best, avg, max, share;
@@ -447,6 +449,9 @@ static int measure(const struct opts *o, const struct run_env *env, struct ctx *
 			st[k].wall_s += r.wall_s;
 			st[k].user_s += r.user_s;
 			st[k].sys_s += r.sys_s;
+			if (!st[k].t_start_us)
+				st[k].t_start_us = r.t_start_us;
+			st[k].t_end_us = r.t_end_us;
 			cpuload_span_merge(&st[k].load, &r.load);
 			for (i = 0; r.tracks && i < x->nworkers; i++)
 				cpu_track_merge(&st[k].tracks[i], &r.tracks[i]);
