@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <math.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -87,11 +88,14 @@ static int append_own_row(const struct execute *ex, const char *run, unsigned *s
 		.nthreads = plan->nworkers, .plan = plan->bound ? plan->pu : NULL,
 		.nplan = plan->bound ? plan->nworkers : 0, .policy = (char *)policy,
 		.repeat = repeat, .rows_fd = -1, .run = (char *)run, .config = ex->config,
+		.id = ex->id, .cpuset = ex->cpuset,
 	};
+	/* Its window: from the launch to the exit, on the wall clock. */
 	struct worker_row wr = {
 		.workload = base ? base + 1 : ex->path, .env = &env, .nworkers = plan->nworkers,
 		.wall_s = r->wall_s, .user_s = r->user_s, .sys_s = r->sys_s, .load = &r->load,
-		.status = status, .seq = seq,
+		.status = status, .seq = seq, .t_start_us = r->t_start_us,
+		.t_end_us = r->t_start_us + llround(r->wall_s * 1e6),
 	};
 
 	results_row_set(row, RC_BACKEND, "threadrun");
@@ -359,11 +363,19 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 		if (ex->series < 0)
 			return 2;
 	}
+	/* The PUs threadrun was given, before it binds any program: what the
+	 * rows of every run say in cpuset. */
+	if ((!ex->identified && run_env_identify(&ex->id, &ex->cpuset, false) < 0) ||
+	    (ex->cpuset ? setenv(ENV_CPUSET, ex->cpuset, 1) : unsetenv(ENV_CPUSET)) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return 1;
+	}
 	return 0;
 }
 
 void execute_finish(struct execute *ex)
 {
+	run_env_identity_free(&ex->id, &ex->cpuset);
 	free(ex->config);
 	ex->config = NULL;
 	if (ex->series >= 0)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "launch.h"
+#include "launcher.h"
 #include "metric.h"
 #include "placement.h"
 
@@ -26,6 +27,12 @@ struct execute {
 	char *config;           /* the program's canonical config, for every row of a run */
 	char series_path[PATH_MAX + 16];
 	struct metric_set *metrics;     /* --metric: figures read from the output, or NULL */
+	/* Which rank threadrun is and the PUs it was given, NULL when unknown:
+	 * read by execute_prepare unless IDENTIFIED (the caller read them, and
+	 * gives them over); freed by execute_finish. */
+	struct launcher_id id;
+	char *cpuset;
+	bool identified;
 };
 
 /*
@@ -33,8 +40,10 @@ struct execute {
  * THREADRUN_RESULTS, else results/runs.csv of the project) and work out the
  * run's config: a program of the project's own (beside threadrun) is asked
  * for it (PROGRAM --print-config ARGS), any other is its base name and
- * its arguments, quoted as opt_quote() does.  0, or the exit status (2,
- * 126, 127) with a message in ERR.
+ * its arguments, quoted as opt_quote() does.  Then read which rank of which
+ * job threadrun is (one warning when the launcher's environment is bad) and
+ * the PUs it was given, which it exports as THREADRUN_CPUSET.  0, or the
+ * exit status (1, 2, 126, 127) with a message in ERR.
  */
 int execute_prepare(struct execute *ex, char *const argv[], const char *results, char *err,
 		    size_t errlen);

@@ -282,6 +282,7 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	start = now_s();
+	r->t_start_us = epoch_us();
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));

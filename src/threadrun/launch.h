@@ -25,6 +25,7 @@ struct launch_result {
 	int status;             /* threadrun's exit status: the child's, 128+N */
 	int signal;             /* the signal that ended it, or 0 */
 	double wall_s, user_s, sys_s;
+	long long t_start_us;   /* the launch on the wall clock (CLOCK_REALTIME, us) */
 	struct cpuload_span load;  /* the run's window: steal, others on its PUs */
 	pid_t pid;
 };

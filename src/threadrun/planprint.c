@@ -52,14 +52,40 @@ static void worker_place(pl_topology_t topo, const struct pl_plan *plan, unsigne
 	v[3] = info.numa;
 }
 
+/* "rank 1 of 2 (openmpi, job X, local rank 1); the launcher gave PUs 1: 1
+ * usable", or the PUs alone without a launcher; the PUs only for this
+ * machine (-t plans for another). */
+static void print_who(FILE *out, const struct plan_who *who, const struct facts *f)
+{
+	const struct launcher_id *id = who->id;
+	bool pus = f->thissystem && who->cpuset;
+
+	if (id && id->launcher) {
+		fprintf(out, "# rank %ld", id->rank);
+		if (id->ranks >= 0)
+			fprintf(out, " of %ld", id->ranks);
+		fprintf(out, " (%s", id->launcher);
+		if (id->job)
+			fprintf(out, ", job %s", id->job);
+		if (id->local_rank >= 0)
+			fprintf(out, ", local rank %ld", id->local_rank);
+		fprintf(out, ")%s", pus ? "; the launcher gave PUs " : "\n");
+	} else if (pus) {
+		fputs("# given PUs ", out);
+	}
+	if (pus)
+		fprintf(out, "%s: %u usable\n", who->cpuset, f->usable);
+}
+
 static void print_text(FILE *out, pl_topology_t topo, const struct pl_plan *plan,
-		       const char *policy, const struct facts *f)
+		       const char *policy, const struct facts *f, const struct plan_who *who)
 {
 	unsigned i;
 	int v[4];
 
 	fprintf(out, "# topology: %s (%u cores, %u PUs, %u usable)%s\n", f->desc, f->cores, f->pus,
 		f->usable, f->thissystem ? "" : " -- not this machine, plan only");
+	print_who(out, who, f);
 	fprintf(out, "# policy: %s, %u workers on %u PUs%s\n", policy, plan->nworkers,
 		plan->distinct, plan->wrapped ? " (wrapped round-robin)" : "");
 	fprintf(out, "%-6s %5s %5s %7s %5s\n", "worker", "pu", "core", "package", "numa");
@@ -90,12 +116,22 @@ static void put_text(FILE *out, bool tsv, const char *s)
 
 /* One row per worker; the plan-wide columns repeat on every row so that a
  * reader needs no second table.  Absent numbers are empty fields. */
+/* A count column: empty when not known. */
+static void put_count(FILE *out, char sep, long v)
+{
+	fputc(sep, out);
+	if (v >= 0)
+		fprintf(out, "%ld", v);
+}
+
 static void print_table(FILE *out, bool tsv, pl_topology_t topo, const struct pl_plan *plan,
 			const char *policy, const struct facts *f, const char *const *warnings,
-			unsigned nwarn)
+			unsigned nwarn, const struct plan_who *who)
 {
 	static const char *const head[] = { "worker", "pu", "core", "package", "numa", "policy",
-		"topology", "this_system", "cores", "pus", "usable", "distinct", "wrapped", "warnings" };
+		"topology", "this_system", "cores", "pus", "usable", "distinct", "wrapped", "warnings",
+		"launcher", "job", "rank", "ranks", "local_rank", "cpuset" };
+	const struct launcher_id *id = who->id && who->id->launcher ? who->id : NULL;
 	const char sep = tsv ? '\t' : ',';
 	unsigned i, j, w;
 	int v[4];
@@ -136,6 +172,15 @@ static void print_table(FILE *out, bool tsv, pl_topology_t topo, const struct pl
 				results_put_field(out, all);
 			free(all);
 		}
+		fputc(sep, out);
+		put_text(out, tsv, id ? id->launcher : "");
+		fputc(sep, out);
+		put_text(out, tsv, id && id->job ? id->job : "");
+		put_count(out, sep, id ? id->rank : -1);
+		put_count(out, sep, id ? id->ranks : -1);
+		put_count(out, sep, id ? id->local_rank : -1);
+		fputc(sep, out);
+		put_text(out, tsv, who->cpuset ? who->cpuset : "");
 		fputc('\n', out);
 	}
 }
@@ -154,18 +199,28 @@ static void json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void json_int(FILE *out, const char *key, int v)
+static void json_int(FILE *out, const char *key, long v)
 {
 	if (v >= 0)
-		fprintf(out, ", \"%s\": %d", key, v);
+		fprintf(out, ", \"%s\": %ld", key, v);
 	else
 		fprintf(out, ", \"%s\": null", key);
 }
 
+static void json_text(FILE *out, const char *key, const char *s)
+{
+	fprintf(out, ", \"%s\": ", key);
+	if (s)
+		json_str(out, s);
+	else
+		fputs("null", out);
+}
+
 static void print_json(FILE *out, pl_topology_t topo, const struct pl_plan *plan,
 		       const char *policy, const struct facts *f, const char *const *warnings,
-		       unsigned nwarn)
+		       unsigned nwarn, const struct plan_who *who)
 {
+	const struct launcher_id *id = who->id && who->id->launcher ? who->id : NULL;
 	unsigned i;
 	int v[4];
 
@@ -182,7 +237,17 @@ static void print_json(FILE *out, pl_topology_t topo, const struct pl_plan *plan
 			fputs(", ", out);
 		json_str(out, warnings[i]);
 	}
-	fputs("],\n \"plan\": [", out);
+	fputs("],\n \"launcher\": ", out);
+	if (id)
+		json_str(out, id->launcher);
+	else
+		fputs("null", out);
+	json_text(out, "job", id ? id->job : NULL);
+	json_int(out, "rank", id ? id->rank : -1);
+	json_int(out, "ranks", id ? id->ranks : -1);
+	json_int(out, "local_rank", id ? id->local_rank : -1);
+	json_text(out, "cpuset", who->cpuset);
+	fputs(",\n \"plan\": [", out);
 	for (i = 0; i < plan->nworkers; i++) {
 		worker_place(topo, plan, i, v);
 		fprintf(out, "%s\n  {\"worker\": %u", i ? "," : "", i);
@@ -196,15 +261,16 @@ static void print_json(FILE *out, pl_topology_t topo, const struct pl_plan *plan
 }
 
 void plan_print(FILE *out, enum plan_format fmt, pl_topology_t topo, const struct pl_plan *plan,
-		const char *policy, const char *const *warnings, unsigned nwarn)
+		const char *policy, const char *const *warnings, unsigned nwarn,
+		const struct plan_who *who)
 {
 	struct facts f;
 
 	get_facts(topo, &f);
 	switch (fmt) {
-	case PLAN_TEXT: print_text(out, topo, plan, policy, &f); break;
-	case PLAN_CSV: print_table(out, false, topo, plan, policy, &f, warnings, nwarn); break;
-	case PLAN_TSV: print_table(out, true, topo, plan, policy, &f, warnings, nwarn); break;
-	case PLAN_JSON: print_json(out, topo, plan, policy, &f, warnings, nwarn); break;
+	case PLAN_TEXT: print_text(out, topo, plan, policy, &f, who); break;
+	case PLAN_CSV: print_table(out, false, topo, plan, policy, &f, warnings, nwarn, who); break;
+	case PLAN_TSV: print_table(out, true, topo, plan, policy, &f, warnings, nwarn, who); break;
+	case PLAN_JSON: print_json(out, topo, plan, policy, &f, warnings, nwarn, who); break;
 	}
 }

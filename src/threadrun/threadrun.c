@@ -18,6 +18,7 @@
 #include "planprint.h"
 #include "results.h"
 #include "runenv.h"
+#include "launcher.h"
 
 #define PROG "threadrun"
 
@@ -268,16 +269,39 @@ static int load_topology(pl_topology_t topo, bool given, char **warns, unsigned 
 	return ret;
 }
 
+/* Under a launcher that gave this rank fewer usable PUs than WORKERS: say
+ * how to give it enough. */
+static void warn_launcher_pus(const struct launcher_id *id, pl_topology_t topo, unsigned workers,
+			      char **warns, unsigned *nwarn, unsigned room)
+{
+	unsigned usable = pl_topology_get_nbusable(topo);
+
+	if (!id->launcher || !pl_topology_is_thissystem(topo) || usable >= workers)
+		return;
+	warn(warns, nwarn, room,
+	     "the %s launcher gave this rank %u usable PU%s for %u workers: give each rank %u, with mpirun --bind-to none or --map-by ppr:1:node:PE=%u, or srun -c %u",
+	     id->launcher, usable, usable == 1 ? "" : "s", workers, workers, workers, workers);
+}
+
+static const char *get_env(const char *name)
+{
+	return getenv(name);
+}
+
+/* Runs ID and CPUSET (threadrun's identity) over to the run. */
 static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
-		      struct args *a)
+		      struct args *a, struct launcher_id *id, char **cpuset)
 {
 	struct execute ex = { .topo = topo, .output_fd = -1, .monitor = a->monitor,
 			      .always_row = a->monitor > 0, .quiet = a->quiet,
-			      .metrics = &a->metrics };
+			      .metrics = &a->metrics, .id = *id, .cpuset = *cpuset,
+			      .identified = true };
 	struct launch_result r = { 0 };
 	char err[PATH_MAX + 256];
 	int st;
 
+	id->job = NULL;
+	*cpuset = NULL;
 	st = execute_prepare(&ex, a->argv, a->results, err, sizeof(err));
 	if (st) {
 		msg_error(PROG, "%s", err);
@@ -308,8 +332,9 @@ static int sweep_main(struct args *a)
 				 .quiet = a->quiet, .results = a->results, .argv = a->argv,
 				 .monitor = a->monitor, .metrics = &a->metrics };
 	struct pl_policy *pols = NULL;
-	unsigned *counts = NULL;
+	unsigned *counts = NULL, most = 0, i;
 	pl_topology_t topo = NULL;
+	struct launcher_id id;
 	char err[512], pc[32];
 	int n, ret = 2;
 
@@ -338,6 +363,13 @@ static int sweep_main(struct args *a)
 		msg_error(PROG, "%s", topo ? pl_topology_get_error(topo) : "out of memory");
 		goto out;
 	}
+	/* The largest count tells; the run says what is wrong with the
+	 * launcher's environment, once. */
+	for (i = 0; i < (unsigned)so.ncounts; i++)
+		most = counts[i] > most ? counts[i] : most;
+	if (launcher_detect(get_env, &id, err, sizeof(err)) == 1)
+		warn_launcher_pus(&id, topo, most, NULL, NULL, 0);
+	launcher_id_clear(&id);
 	ret = sweep_run(topo, &so);
 out:
 	while (pols && n > 0)
@@ -353,7 +385,9 @@ int main(int argc, char **argv)
 	struct pl_policy policy = { 0 };
 	struct pl_plan *plan = NULL;
 	pl_topology_t topo = NULL;
-	char err[512], *name = NULL, pc[32], *warns[2] = { NULL, NULL };
+	char err[512], *name = NULL, pc[32], *warns[3] = { NULL, NULL, NULL }, *cpuset = NULL;
+	struct launcher_id id = { .rank = -1, .ranks = -1, .local_rank = -1 };
+	struct plan_who who = { &id, NULL };
 	unsigned nwarn = 0;
 	struct args a;
 	int ret;
@@ -383,7 +417,7 @@ int main(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	if (load_topology(topo, a.topology != NULL, warns, &nwarn, 2) < 0 ||
+	if (load_topology(topo, a.topology != NULL, warns, &nwarn, 3) < 0 ||
 	    (a.allowed && pl_topology_restrict(topo, a.allowed) < 0) ||
 	    pl_plan_compute(topo, &policy, a.nthreads, a.strict ? PL_PLAN_STRICT : 0, &plan) < 0) {
 		msg_error(PROG, "%s", pl_topology_get_error(topo));
@@ -396,18 +430,27 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (plan->wrapped)
-		warn(warns, &nwarn, 2,
+		warn(warns, &nwarn, 3,
 		     "%u workers on %u PUs of policy %s: wrapping round-robin, up to %u per PU (--strict refuses)",
 		     plan->nworkers, plan->distinct, name,
 		     (plan->nworkers + plan->distinct - 1) / plan->distinct);
+	/* Which rank this is and the PUs it was given, before anything is bound. */
+	if (run_env_identify(&id, &cpuset, false) < 0) {
+		msg_error(PROG, "out of memory");
+		ret = 1;
+		goto out;
+	}
+	warn_launcher_pus(&id, topo, plan->nworkers, warns, &nwarn, 3);
 	if (a.dry_run) {
+		who.cpuset = cpuset;
 		plan_print(stdout, a.format < 0 ? PLAN_TEXT : (enum plan_format)a.format, topo, plan,
-			   name, (const char *const *)warns, nwarn);
+			   name, (const char *const *)warns, nwarn, &who);
 		ret = 0;
 		goto out;
 	}
-	ret = run_single(topo, plan, name, &a);
+	ret = run_single(topo, plan, name, &a, &id, &cpuset);
 out:
+	run_env_identity_free(&id, &cpuset);
 	while (nwarn > 0)
 		free(warns[--nwarn]);
 	free(name);
