@@ -9,8 +9,8 @@ points() { threadreport -f tsv "$1" 2>/dev/null | awk -F'\t' 'NR > 1 { print $10
 
 # The header: the identity columns right after repeat.
 threadrun -q -o "$tmp/h.csv" 1 t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
-check "header: run seq config job rank ranks local_rank follow repeat" \
-	grep -q '^time,.*,repeat,run,seq,config,job,rank,ranks,local_rank,ops,' "$tmp/h.csv"
+check "header: run seq config job rank ranks local_rank launcher cpuset start_sync follow repeat" \
+	grep -q '^time,.*,repeat,run,seq,config,job,rank,ranks,local_rank,launcher,cpuset,start_sync,ops,' "$tmp/h.csv"
 
 # One launch, one run: the program's rows and threadrun's share run, and
 # seq counts the run's rows in the order written.
