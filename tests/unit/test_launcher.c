@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "launcher.h"
+#include "runenv.h"
 
 #define MAXVARS 16
 
@@ -211,10 +212,83 @@ static void limits(void **state)
 	assert_null(id.job);
 }
 
+/* The kernel's own list of this process's PUs ("0-3,8"): a new string. */
+static char *kernel_list(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[4096], *list = NULL;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Cpus_allowed_list:", 18)) {
+			list = strndup(line + 18 + strspn(line + 18, " \t"),
+				       strcspn(line + 18 + strspn(line + 18, " \t"), "\n"));
+			break;
+		}
+	if (f)
+		fclose(f);
+	return list;
+}
+
+/* run_env_identify: the environment's launcher, and the PUs given as one
+ * compact list, from THREADRUN_CPUSET or the process's affinity. */
+static void identify(void **state)
+{
+	struct launcher_id id;
+	char *cpuset, *own = kernel_list();
+
+	(void)state;
+	if (!own)
+		skip();
+	setenv("OMPI_COMM_WORLD_RANK", "1", 1);
+	setenv("OMPI_COMM_WORLD_SIZE", "3", 1);
+	setenv("PMIX_NAMESPACE", "ns", 1);
+	setenv(ENV_CPUSET, "8,0-3,2,3", 1);
+	assert_int_equal(run_env_identify(&id, &cpuset, true), 0);
+	assert_string_equal(id.launcher, "openmpi");
+	assert_string_equal(id.job, "ns");
+	assert_int_equal(id.rank, 1);
+	assert_int_equal(id.ranks, 3);
+	assert_string_equal(cpuset, "0-3,8");
+	run_env_identity_free(&id, &cpuset);
+	assert_null(id.job);
+	assert_null(cpuset);
+
+	/* threadrun reads its own affinity, whatever it inherited. */
+	assert_int_equal(run_env_identify(&id, &cpuset, false), 0);
+	assert_string_equal(cpuset, own);
+	run_env_identity_free(&id, &cpuset);
+	setenv(ENV_CPUSET, "7-5", 1);
+	assert_int_equal(run_env_identify(&id, &cpuset, true), 0);
+	assert_string_equal(cpuset, "5-7");
+	run_env_identity_free(&id, &cpuset);
+	/* Not a list: the process's own (and one warning). */
+	setenv(ENV_CPUSET, "0-x", 1);
+	assert_int_equal(run_env_identify(&id, &cpuset, true), 0);
+	assert_string_equal(cpuset, own);
+	run_env_identity_free(&id, &cpuset);
+	setenv(ENV_CPUSET, "", 1);
+	assert_int_equal(run_env_identify(&id, &cpuset, true), 0);
+	assert_string_equal(cpuset, own);
+	run_env_identity_free(&id, &cpuset);
+
+	/* A bad environment is none. */
+	setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+	assert_int_equal(run_env_identify(&id, &cpuset, true), 0);
+	assert_null(id.launcher);
+	assert_null(id.job);
+	assert_int_equal(id.rank, -1);
+	run_env_identity_free(&id, &cpuset);
+	unsetenv("OMPI_COMM_WORLD_RANK");
+	unsetenv("OMPI_COMM_WORLD_SIZE");
+	unsetenv("PMIX_NAMESPACE");
+	unsetenv(ENV_CPUSET);
+	free(own);
+}
+
 int main(void)
 {
 	const size_t n = sizeof(cases) / sizeof(cases[0]);
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 1];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 2];
 	size_t i;
 
 	memset(long_job, 'j', 320);
@@ -225,5 +299,6 @@ int main(void)
 		tests[i] = (struct CMUnitTest){ .name = cases[i].name, .test_func = table_case,
 						.initial_state = (void *)&cases[i] };
 	tests[n] = (struct CMUnitTest){ .name = "limits", .test_func = limits };
+	tests[n + 1] = (struct CMUnitTest){ .name = "identify", .test_func = identify };
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
