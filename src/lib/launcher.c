@@ -11,8 +11,9 @@
 #define MAX_RANKS (1L << 24)
 
 /* What each launcher exports to every process it starts, most specific
- * first: an MPI launcher run inside a Slurm allocation starts its daemons
- * as a Slurm step, whose SLURM_PROCID numbers nodes, not ranks. */
+ * first, Slurm last: an MPI or PMIx launcher run inside a Slurm allocation
+ * starts its daemons as a Slurm step, whose SLURM_PROCID numbers nodes,
+ * not ranks. */
 struct launcher_vars {
 	const char *name;
 	const char *rank, *size, *local;        /* size, local: NULL when not exported */
@@ -29,11 +30,11 @@ static const struct launcher_vars launchers[] = {
 	{ "openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
 	  "OMPI_COMM_WORLD_LOCAL_SIZE", "PMIX_NAMESPACE", false },
 	{ "mpich", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "PMI_JOBID", true },
-	{ "slurm", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", NULL, NULL, false },
 	{ "pmix", "PMIX_RANK", NULL, NULL, NULL, "PMIX_NAMESPACE", true },
+	{ "slurm", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", NULL, NULL, false },
 };
 
-#define SLURM (&launchers[2])
+#define SLURM (&launchers[3])
 
 /* read_launcher(): Slurm's variables without a job step (a batch script). */
 #define NO_STEP -3

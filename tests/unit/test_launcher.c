@@ -28,7 +28,7 @@ struct env_case {
 };
 
 /* Bigger than any job id may be. */
-static char long_job[LAUNCHER_JOB_MAX + 64];
+static char long_job[LAUNCHER_JOB_MAX + 128];
 static char long_var[sizeof("PMIX_NAMESPACE=") + sizeof(long_job)];
 
 static const char *const *current;
@@ -84,9 +84,13 @@ static const struct env_case cases[] = {
 	  1, "openmpi", "99", 1, 2, 0, NULL },
 	{ "a PMIx launcher inside sbatch", { BATCH, "PMIX_RANK=0", "PMIX_NAMESPACE=n" },
 	  1, "pmix", "n", 0, -1, -1, NULL },
+	/* PRRTE's daemons (Open MPI 5's mpirun) in a Slurm allocation. */
 	{ "a Slurm step that disagrees stays pmix", { STEP(0, 2, 0), "PMIX_RANK=1",
 						      "PMIX_NAMESPACE=n" },
 	  1, "pmix", "n", 1, -1, -1, NULL },
+	{ "a Slurm step that disagrees stays mpich", { STEP(0, 2, 0), "PMI_RANK=1", "PMI_SIZE=2" },
+	  1, "mpich", NULL, 1, 2, -1, NULL },
+	{ "srun without an MPI plugin", { STEP(0, 1, 0) }, 1, "slurm", "4242.0", 0, 1, 0, NULL },
 	{ "rank = size", { OMPI(2, 2, 0) }, -1, NULL, NULL, -1, -1, -1,
 	  "rank 2 is not below its size 2" },
 	{ "rank > size (Slurm)", { STEP(9, 4, 0) }, -1, NULL, NULL, -1, -1, -1,
@@ -113,7 +117,7 @@ static const struct env_case cases[] = {
 	{ "a line break in a number stays on one line", { "PMI_RANK=1\nx" },
 	  -1, NULL, NULL, -1, -1, -1, "PMI_RANK=1?x is not" },
 	{ "a job id with a control character", { OMPI(0, 2, 0), "PMIX_NAMESPACE=a\033[2Jb" },
-	  -1, NULL, NULL, -1, -1, -1, "PMIX_NAMESPACE='a?[2Jb' (7 bytes) is not a job id" },
+	  -1, NULL, NULL, -1, -1, -1, "PMIX_NAMESPACE='a?[2Jb' (6 bytes) is not a job id" },
 	{ "a job id with a space", { "PMIX_RANK=0", "PMIX_NAMESPACE=a b" },
 	  -1, NULL, NULL, -1, -1, -1, "is not a job id" },
 	{ "a job id of 320 bytes", { "PMIX_RANK=0", long_var }, -1, NULL, NULL, -1, -1, -1,
