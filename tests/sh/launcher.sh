@@ -18,7 +18,7 @@ launched='ignoring the launcher.s environment'
 # A rank of Open MPI: the workload's row and threadrun's own.
 env "${ompi[@]}" threadrun -q --monitor -o "$tmp/o.csv" 1 t2accel -q -a md5 -s 16 -d 0.3 \
 	>/dev/null 2>"$tmp/err"
-check "openmpi: runs (exit $?), no warning" [ $? = 0 -a ! -s "$tmp/err" ]
+check "openmpi: runs (exit $?), no launcher warning" [ $? = 0 -a "$(grep -c "$launched" "$tmp/err")" = 0 ]
 rows=$(results_get "$tmp/o.csv" algorithm job rank ranks local_rank launcher cpuset)
 check "openmpi: every row says job j1, rank 1 of 2, local rank 1, openmpi, cpuset $mine" \
 	[ "$(cut -f2- <<<"$rows" | sort -u)" = "$(printf 'j1\t1\t2\t1\topenmpi\t%s' "$mine")" -a \
@@ -53,7 +53,7 @@ THREADRUN_CPUSET=1-0,0 stream -q -n 2000 -t 2 -k copy -o "$tmp/c.csv" >/dev/null
 check "THREADRUN_CPUSET is compacted (1-0,0 -> 0-1)" [ "$(results_get "$tmp/c.csv" cpuset)" = 0-1 ]
 THREADRUN_CPUSET='x;y' stream -q -n 2000 -t 2 -k copy -o "$tmp/b.csv" >/dev/null 2>"$tmp/err"
 check "a bad THREADRUN_CPUSET: one warning naming it" \
-	[ "$(grep -c "warning: ignoring THREADRUN_CPUSET='x;y'" "$tmp/err")" = 1 -a "$(wc -l <"$tmp/err")" = 1 ]
+	[ "$(grep -c "THREADRUN_CPUSET" "$tmp/err")" = 1 -a "$(grep -c "^stream: warning: ignoring THREADRUN_CPUSET='x;y': .*; rows give this process's own CPUs\$" "$tmp/err")" = 1 ]
 check "a bad THREADRUN_CPUSET: the row has the process's own CPUs" \
 	[ "$(results_get "$tmp/b.csv" cpuset)" = "$mine" ]
 
