@@ -42,7 +42,7 @@ if taskset -c 0 true 2>/dev/null; then
 else
 	skip "PU 0 not usable here: no taskset"
 fi
-got=$(threadrun -q -p none 1 sh -c 'echo "$THREADRUN_CPUSET"' 2>/dev/null)
+got=$(threadrun -q -o "$tmp/e.csv" -p none 1 sh -c 'echo "$THREADRUN_CPUSET"' 2>"$tmp/err")
 check "threadrun exports THREADRUN_CPUSET=$mine (got '$got')" [ "$got" = "$mine" ]
 
 # A workload run alone reads the launcher itself; THREADRUN_CPUSET is checked.
