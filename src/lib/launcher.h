@@ -35,10 +35,15 @@ typedef const char *(*launcher_getenv_fn)(const char *name);
 /*
  * Read the environment through GET.  1: a rank (ID filled); 0: no launcher
  * (ID says none); -1: an incomplete or contradictory environment (a rank
- * not below the size, a number that is not one, a Slurm batch script's
- * variables without a job step), which counts as no launcher: ID says
- * none and WARN says why in one line, naming the variable.  -2 out of
- * memory.  Free ID with launcher_id_clear().
+ * not below the size, a number that is not one, a job id that is not
+ * 1..LAUNCHER_JOB_MAX printable characters, a Slurm batch script's
+ * variables without a job step and without another launcher's), which
+ * counts as no launcher: ID says none and WARN says why in one line,
+ * naming the variable (its value with control characters as '?').  -2 out
+ * of memory.  Open MPI, MPICH/PMI and PMIx come before a Slurm step (an MPI
+ * launcher's daemons may run as one); a step that agrees with srun's PMI
+ * or PMIx variables names the launcher "slurm".  Free ID with
+ * launcher_id_clear().
  */
 int launcher_detect(launcher_getenv_fn get, struct launcher_id *id, char *warn, size_t warnlen);
 void launcher_id_clear(struct launcher_id *id);
