@@ -14,6 +14,7 @@
 #include "metric.h"
 #include "sweep.h"
 #include "opt.h"
+#include "outfile.h"
 #include "placement.h"
 #include "planprint.h"
 #include "results.h"
@@ -99,7 +100,7 @@ static const struct opt_spec options[] = {
 	{ OPT_CALLBACK(0, "format", "FMT", set_format, "-n: the plan as text (default), or csv, tsv, json for programs") },
 	{ OPT_FLAG(0, "strict", A(strict), "refuse more workers than PUs instead of wrapping round-robin") },
 	{ OPT_STRING(0, "allowed", "CPUS", A(allowed), "use only these OS PUs (besides the cgroup and affinity limits)") },
-	{ OPT_STRING('o', "results", "FILE", A(results), "results file workloads append to (default results/runs.csv)") },
+	{ OPT_STRING('o', "results", "FILE", A(results), "results file workloads append to (default results/runs.csv); %h host, %r rank, %% a %") },
 	{ OPT_STRING(0, "sweep", "LIST", A(sweep), "sweep thread counts: 1,2,4,8 or 1-8 or 1-64x2 (doubling); -p takes a comma list") },
 	{ OPT_UNSIGNED(0, "repeat", "R", A(repeat), 1, 10000, "sweep: run every combination R times (default 1)") },
 	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds") },
@@ -269,16 +270,16 @@ static int load_topology(pl_topology_t topo, bool given, char **warns, unsigned 
 }
 
 static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
-		      struct args *a)
+		      struct args *a, const struct outfile *of)
 {
 	struct execute ex = { .topo = topo, .output_fd = -1, .monitor = a->monitor,
 			      .always_row = a->monitor > 0, .quiet = a->quiet,
-			      .metrics = &a->metrics };
+			      .metrics = &a->metrics, .tag = of->tag };
 	struct launch_result r = { 0 };
 	char err[PATH_MAX + 256];
 	int st;
 
-	st = execute_prepare(&ex, a->argv, a->results, err, sizeof(err));
+	st = execute_prepare(&ex, a->argv, of->results, err, sizeof(err));
 	if (st) {
 		msg_error(PROG, "%s", err);
 		execute_finish(&ex);
@@ -302,11 +303,12 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 	return r.status;
 }
 
-static int sweep_main(struct args *a)
+static int sweep_main(struct args *a, const struct outfile *of)
 {
 	struct sweep_opts so = { .repeat = a->repeat, .resume = a->resume, .strict = a->strict,
-				 .quiet = a->quiet, .results = a->results, .argv = a->argv,
-				 .monitor = a->monitor, .metrics = &a->metrics };
+				 .quiet = a->quiet, .results = of->results, .tag = of->tag,
+				 .rank = of->rank, .argv = a->argv, .monitor = a->monitor,
+				 .metrics = &a->metrics };
 	struct pl_policy *pols = NULL;
 	unsigned *counts = NULL;
 	pl_topology_t topo = NULL;
@@ -355,6 +357,7 @@ int main(int argc, char **argv)
 	pl_topology_t topo = NULL;
 	char err[512], *name = NULL, pc[32], *warns[2] = { NULL, NULL };
 	unsigned nwarn = 0;
+	struct outfile of = { .rank = -1 };
 	struct args a;
 	int ret;
 
@@ -365,8 +368,15 @@ int main(int argc, char **argv)
 		ret = ret < 0 ? 0 : ret;
 		goto out;
 	}
+	/* -o's %h and %r, once: the program, FILE.log and the rest get the
+	 * file this process writes. */
+	ret = outfile_setup(&of, a.results, err, sizeof(err));
+	if (ret) {
+		msg_error(PROG, "%s", err);
+		goto out;
+	}
 	if (a.sweep) {
-		ret = sweep_main(&a);
+		ret = sweep_main(&a, &of);
 		goto out;
 	}
 	ret = 2;
@@ -406,8 +416,9 @@ int main(int argc, char **argv)
 		ret = 0;
 		goto out;
 	}
-	ret = run_single(topo, plan, name, &a);
+	ret = run_single(topo, plan, name, &a, &of);
 out:
+	outfile_clear(&of);
 	while (nwarn > 0)
 		free(warns[--nwarn]);
 	free(name);
