@@ -204,7 +204,8 @@ check "rows of rank 0, job A, made from 2 runs (exit $st)" bash -c \
 	"[ $st -eq 0 ] && [ \"\$(results_get '$tmp/res.csv' rank job | sort | uniq -c | sed 's/^ *//')\" = \$'2 0\tjobA' ]"
 rank 1 2 jobA threadrun --sweep 1,2 --resume -o "$tmp/res.csv" -- true 2>"$tmp/err"
 check "rank 1's --resume measures what rank 0 has (2 runs)" grep -q 'sweep done: 2 runs, 0 failed, 0 skipped' "$tmp/err"
-rank 0 2 jobB threadrun --sweep 1,2 --resume -o "$tmp/res.csv" -- true 2>"$tmp/err"
+set_rows "$tmp/res0.csv" 0 jobA
+rank 0 2 jobB threadrun --sweep 1,2 --resume -o "$tmp/res0.csv" -- true 2>"$tmp/err"
 check "rank 0's --resume in a new job skips its own rows (a rerun is a new job)" \
 	grep -q 'sweep done: 0 runs, 0 failed, 2 skipped' "$tmp/err"
 set_rows "$tmp/single.csv" "" ""
