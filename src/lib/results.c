@@ -427,6 +427,13 @@ int results_check(const char *path, char *err, size_t errlen)
 				 path, header_diff(fd));
 			goto out;
 		}
+		/* Rows are appended under a lock: a file system without
+		 * locks is found now, not after the first measurement.  A
+		 * lock someone holds is fine. */
+		if (flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == ENOLCK) {
+			results_nolock_error(path, path, err, errlen);
+			goto out;
+		}
 	} else if (errno != ENOENT) {
 		goto out;
 	} else if (access(dir, W_OK) < 0) {
@@ -441,6 +448,41 @@ out:
 	free(copy);
 	free(header);
 	return ret;
+}
+
+/* -o's pattern for one file per host beside RESULTS: DIR/NAME-%h.csv, a
+ * % of the name doubled (the pattern expands it). */
+static void per_host_pattern(FILE *f, const char *results)
+{
+	const char *slash = strrchr(results, '/'), *name = slash ? slash + 1 : results;
+	size_t n = strlen(name), i;
+
+	if (n > 4 && strcmp(name + n - 4, ".csv") == 0)
+		n -= 4;
+	for (i = 0; i < (size_t)(name - results) + n; i++) {
+		if (results[i] == '%')
+			fputc('%', f);
+		fputc(results[i], f);
+	}
+	fputs("-%h.csv", f);
+}
+
+void results_nolock_error(const char *locked, const char *results, char *err, size_t errlen)
+{
+	char *hint = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&hint, &len);
+
+	if (f) {
+		per_host_pattern(f, results);
+		if (fclose(f) != 0) {
+			free(hint);
+			hint = NULL;
+		}
+	}
+	snprintf(err, errlen, "results: cannot lock '%s': %s (a network file system without a lock service?); ranks on several hosts cannot share '%s' there: give each host its own file, -o '%s'",
+		 locked, strerror(ENOLCK), results, hint ? hint : "DIR/runs-%h.csv");
+	free(hint);
 }
 
 int results_append(const char *path, const struct results_row *row, char *err,
@@ -464,8 +506,11 @@ int results_append(const char *path, const struct results_row *row, char *err,
 	/* Wait for the lock with signals deliverable: Ctrl-C must end a wait
 	 * on someone else's lock.  A handler that returns interrupts the wait. */
 	if (flock(fd, LOCK_EX) < 0) {
-		snprintf(err, errlen, "results: %s while waiting for the lock on '%s'",
-			 errno == EINTR ? "interrupted" : strerror(errno), path);
+		if (errno == ENOLCK)
+			results_nolock_error(path, path, err, errlen);
+		else
+			snprintf(err, errlen, "results: %s while waiting for the lock on '%s'",
+				 errno == EINTR ? "interrupted" : strerror(errno), path);
 		goto out;
 	}
 	/* Held off from here to the end: the row goes in whole or not at all. */

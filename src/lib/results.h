@@ -60,8 +60,8 @@ int results_row_provenance(struct results_row *row, const char *versions);
 
 /*
  * Check up front that PATH can be appended to (its directory exists and is
- * writable, and an existing file has this schema's header).  0 or -1 with a
- * message in ERR.
+ * writable, and an existing file has this schema's header and takes
+ * locks).  0 or -1 with a message in ERR.
  */
 int results_check(const char *path, char *err, size_t errlen);
 
@@ -72,6 +72,14 @@ int results_check(const char *path, char *err, size_t errlen);
  */
 int results_append(const char *path, const struct results_row *row, char *err,
 		   size_t errlen);
+
+/*
+ * The message for a lock on LOCKED (RESULTS or a file beside it) that
+ * failed with ENOLCK: a network file system without a lock service, where
+ * ranks on several hosts cannot share RESULTS; it suggests one file per
+ * host (-o 'DIR/NAME-%h.csv').
+ */
+void results_nolock_error(const char *locked, const char *results, char *err, size_t errlen);
 
 /* Write S as one CSV field (RFC 4180: quoted when it holds a comma, a quote,
  * a line break or edge spaces; quotes doubled).  The monitor's series uses it

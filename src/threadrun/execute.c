@@ -357,7 +357,12 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 	if (results_check(ex->results, err, errlen) < 0)
 		return 2;
 	if (ex->monitor > 0) {
-		snprintf(ex->series_path, sizeof(ex->series_path), "%s.monitor.csv", ex->results);
+		if (asprintf(&ex->series_path, "%s%s.monitor.csv", ex->results,
+			     ex->tag ? ex->tag : "") < 0) {
+			ex->series_path = NULL;
+			snprintf(err, errlen, "out of memory");
+			return 2;
+		}
 		ex->series = datafile_open("monitor", ex->series_path, O_WRONLY | O_CREAT | O_APPEND,
 					   err, errlen);
 		if (ex->series < 0)
@@ -378,6 +383,8 @@ void execute_finish(struct execute *ex)
 	run_env_identity_free(&ex->id, &ex->cpuset);
 	free(ex->config);
 	ex->config = NULL;
+	free(ex->series_path);
+	ex->series_path = NULL;
 	if (ex->series >= 0)
 		close(ex->series);
 	ex->series = -1;

@@ -19,13 +19,14 @@ struct execute {
 	pl_topology_t topo;
 	char path[PATH_MAX];    /* the resolved program */
 	char results[PATH_MAX];
+	const char *tag;        /* before .monitor.csv: ".rankN" when ranks share the results, or NULL */
 	bool always_row;        /* a run row even when the program wrote rows */
 	int output_fd;          /* the program's stdout and stderr go here; -1: inherited */
 	double monitor;         /* --monitor interval in seconds, 0: off */
 	bool quiet;             /* the monitor prints its warnings only */
 	int series;             /* the monitor's time series, beside the results; -1 */
 	char *config;           /* the program's canonical config, for every row of a run */
-	char series_path[PATH_MAX + 16];
+	char *series_path;      /* FILE[.rankN].monitor.csv */
 	struct metric_set *metrics;     /* --metric: figures read from the output, or NULL */
 	/* Which rank threadrun is and the PUs it was given, NULL when unknown:
 	 * read by execute_prepare unless IDENTIFIED (the caller read them, and

@@ -151,9 +151,10 @@ fail:
 
 /* The repeats of this sweep's config that already ran to success, from
  * the file: threadrun's run rows that are the same repeat (results.h) as
- * the one the sweep would make. */
+ * the one the sweep would make, but for the job: a rerun is a new job, and
+ * a rank looks for its own rows (rank is a repeat column). */
 struct done {
-	struct results_row want;        /* what this sweep writes, but for policy, threads, repeat */
+	struct results_row want;        /* what this sweep writes, but for policy, threads, repeat, job */
 	struct results_row *runs;
 	size_t n, cap;
 };
@@ -170,6 +171,19 @@ static int copy_cols(struct results_row *to, const struct results_row *row,
 	return 0;
 }
 
+/* Whether A and B agree on the N columns COLS, the job aside. */
+static bool same_but_job(const struct results_row *a, const struct results_row *b,
+			 const enum results_col *cols, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (cols[i] != RC_JOB &&
+		    strcmp(results_row_get(a, cols[i]), results_row_get(b, cols[i])))
+			return false;
+	return true;
+}
+
 static int collect_done(const struct results_row *row, unsigned line, void *arg)
 {
 	struct done *d = arg;
@@ -179,7 +193,8 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 	(void)line;
 	if (strcmp(results_row_get(row, RC_ALGORITHM), RESULTS_RUN_ALGORITHM) ||
 	    strcmp(results_row_get(row, RC_BACKEND), "threadrun") ||
-	    !results_same_series(row, &d->want) || strcmp(results_row_get(row, RC_STATUS), "0"))
+	    !same_but_job(row, &d->want, results_series_cols, RESULTS_NSERIES_COLS) ||
+	    strcmp(results_row_get(row, RC_STATUS), "0"))
 		return 0;
 	if (d->n == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 64;
@@ -203,8 +218,10 @@ static bool is_done(struct done *d, unsigned threads, const char *policy, unsign
 	results_row_set(&d->want, RC_THREADS, "%u", threads);
 	results_row_set(&d->want, RC_POLICY, "%s", policy);
 	results_row_set(&d->want, RC_REPEAT, "%u", repeat);
+	/* The series is the same already (collect_done). */
 	for (i = 0; i < d->n; i++)
-		if (results_same_repeat(&d->runs[i], &d->want))
+		if (same_but_job(&d->runs[i], &d->want, results_point_cols, RESULTS_NPOINT_COLS) &&
+		    same_but_job(&d->runs[i], &d->want, results_repeat_cols, RESULTS_NREPEAT_COLS))
 			return true;
 	return false;
 }
@@ -260,13 +277,14 @@ static int check_plans(pl_topology_t topo, const struct sweep_opts *o)
 	return 0;
 }
 
-/* FILE.log, FILE.lock: the files a sweep keeps beside the results. */
-static int open_beside(const char *results, const char *suffix, char **path)
+/* FILE.log (FILE.rankN.log when ranks share FILE), FILE.lock: the files a
+ * sweep keeps beside the results. */
+static int open_beside(const char *results, const char *tag, const char *suffix, char **path)
 {
 	char err[PATH_MAX + 256];
 	int fd;
 
-	if (asprintf(path, "%s%s", results, suffix) < 0) {
+	if (asprintf(path, "%s%s%s", results, tag ? tag : "", suffix) < 0) {
 		*path = NULL;
 		msg_error(PROG, "out of memory");
 		return -1;
@@ -293,19 +311,21 @@ static int stop_interrupted(const struct progress *pg, const char *when, const c
  * A live sweep's claim on the combination it is measuring: a write lock
  * (an open file description lock, gone with the process however it dies)
  * on one byte of FILE.lock, at an offset hashed from what --resume calls
- * one combination (workload, config, threads, policy, repeat).  1 claimed, 0 held
- * by another live process, -1 error.  RELEASE drops a claim.
+ * one combination (workload, config, threads, policy, repeat, rank: the
+ * ranks of a job measure the same combination at once, each its own).
+ * 1 claimed, 0 held by another live process, -1 error.  RELEASE drops a
+ * claim.
  */
 static int claim(int fd, const char *workload, const char *config, unsigned threads,
-		 const char *policy, unsigned repeat, bool release)
+		 const char *policy, unsigned repeat, long rank, bool release)
 {
 	struct flock fl = { .l_type = release ? F_UNLCK : F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
 	uint64_t h = 14695981039346656037ull;   /* FNV-1a */
-	char num[64];
+	char num[96];
 	const char *parts[] = { workload, config, num, policy };
 	size_t i, k;
 
-	snprintf(num, sizeof(num), "%u/%u", threads, repeat);
+	snprintf(num, sizeof(num), "%u/%u/%ld", threads, repeat, rank);
 	for (k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
 		for (i = 0; i <= strlen(parts[k]); i++)
 			h = (h ^ (unsigned char)parts[k][i]) * 1099511628211ull;
@@ -316,10 +336,27 @@ static int claim(int fd, const char *workload, const char *config, unsigned thre
 	return errno == EAGAIN || errno == EACCES ? 0 : -1;
 }
 
+/* Whether FILE.lock takes locks: a network file system without a lock
+ * service fails them all with ENOLCK, and then nothing keeps two sweeps
+ * (or ranks) on FILE apart.  A read lock just past the claims' offsets: probes do
+ * not conflict with each other or with claims.  0, or -1 with errno. */
+static int lock_probe(int fd)
+{
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = (off_t)(1ull << 40),
+			    .l_len = 1 };
+
+	if (fcntl(fd, F_OFD_SETLK, &fl) < 0)
+		return errno == EAGAIN || errno == EACCES ? 0 : -1;
+	fl.l_type = F_UNLCK;
+	fcntl(fd, F_OFD_SETLK, &fl);
+	return 0;
+}
+
 int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 {
 	struct execute ex = { .topo = topo, .always_row = true, .output_fd = -1,
-			      .monitor = o->monitor, .quiet = true, .metrics = o->metrics };
+			      .monitor = o->monitor, .quiet = true, .metrics = o->metrics,
+			      .tag = o->tag };
 	struct progress pg = { .tty = isatty(2), .quiet = o->quiet, .start = now_s() };
 	struct done done = { 0 };
 	struct results_info info;
@@ -362,18 +399,25 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 	results_row_set(&done.want, RC_BACKEND, "threadrun");
 	results_row_set(&done.want, RC_OPS, "1");
 	results_row_set(&done.want, RC_UNIT, "runs/s");
+	if (o->rank >= 0)
+		results_row_set(&done.want, RC_RANK, "%ld", o->rank);
 	if (o->resume && access(ex.results, F_OK) == 0 &&
 	    results_read(ex.results, collect_done, &done, stderr, &info, err, sizeof(err)) < 0) {
 		msg_error(PROG, "sweep: --resume: %s", err);
 		execute_finish(&ex);
 		goto out_names;
 	}
-	ex.output_fd = open_beside(ex.results, ".log", &log);
+	ex.output_fd = open_beside(ex.results, o->tag, ".log", &log);
 	if (ex.output_fd < 0)
 		goto out;
-	lockfd = open_beside(ex.results, ".lock", &lockpath);
+	lockfd = open_beside(ex.results, NULL, ".lock", &lockpath);
 	if (lockfd < 0)
 		goto out;
+	if (lock_probe(lockfd) < 0 && errno == ENOLCK) {
+		results_nolock_error(lockpath, ex.results, err, sizeof(err));
+		msg_error(PROG, "sweep: %s", err);
+		goto out;
+	}
 	pg.total = (unsigned)(o->ncounts * o->npolicies) * o->repeat;
 	ret = 0;
 	launch_signals_defer(true);
@@ -392,7 +436,8 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 				}
 				/* --resume never measures what a live sweep is measuring;
 				 * a plain sweep was asked for every run and makes it. */
-				claimed = claim(lockfd, base, ex.config, o->counts[j], name, rep, false);
+				claimed = claim(lockfd, base, ex.config, o->counts[j], name, rep,
+						o->rank, false);
 				if (claimed == 0 && o->resume) {
 					busy++;
 					continue;
@@ -413,7 +458,8 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 				pl_plan_destroy(plan);
 				plan = NULL;
 				if (claimed == 1)
-					claim(lockfd, base, ex.config, o->counts[j], name, rep, true);
+					claim(lockfd, base, ex.config, o->counts[j], name, rep,
+					      o->rank, true);
 				if (launch_interrupted()) {
 					if (st < 0)
 						fprintf(stderr, "%s%s: sweep: run %u of %u not recorded: %s\n",

@@ -31,6 +31,8 @@ struct sweep_opts {
 	bool resume, strict, quiet, dry_run;
 	double monitor;         /* --monitor interval, 0: off */
 	const char *results;    /* NULL: the default file */
+	const char *tag;        /* ".rankN" before .log and .monitor.csv, or NULL */
+	long rank;              /* this process's rank, -1 outside a launcher */
 	struct metric_set *metrics;     /* --metric, or NULL */
 	char **argv;            /* the program and its arguments */
 };

@@ -14,6 +14,7 @@
 #include "metric.h"
 #include "sweep.h"
 #include "opt.h"
+#include "outfile.h"
 #include "placement.h"
 #include "planprint.h"
 #include "results.h"
@@ -100,7 +101,7 @@ static const struct opt_spec options[] = {
 	{ OPT_CALLBACK(0, "format", "FMT", set_format, "-n: the plan as text (default), or csv, tsv, json for programs") },
 	{ OPT_FLAG(0, "strict", A(strict), "refuse more workers than PUs instead of wrapping round-robin") },
 	{ OPT_STRING(0, "allowed", "CPUS", A(allowed), "use only these OS PUs (besides the cgroup and affinity limits)") },
-	{ OPT_STRING('o', "results", "FILE", A(results), "results file workloads append to (default results/runs.csv)") },
+	{ OPT_STRING('o', "results", "FILE", A(results), "results file workloads append to (default results/runs.csv); %h host, %r rank, %% a %") },
 	{ OPT_STRING(0, "sweep", "LIST", A(sweep), "sweep thread counts: 1,2,4,8 or 1-8 or 1-64x2 (doubling); -p takes a comma list") },
 	{ OPT_UNSIGNED(0, "repeat", "R", A(repeat), 1, 10000, "sweep: run every combination R times (default 1)") },
 	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds") },
@@ -136,6 +137,11 @@ static const char help_after[] =
 	"run's rows as it ends and its output to FILE.log; Ctrl-C keeps every\n"
 	"finished row and --resume carries on where it stopped (skipping what a\n"
 	"live sweep on FILE is measuring).\n"
+	"\n"
+	"-o FILE takes %h (the host name up to its first dot), %r (the rank under\n"
+	"mpirun or srun, else 0) and %% (a %): -o 'results/cluster-%h.csv' gives\n"
+	"each node of a cluster job its own file.  Ranks that share one FILE keep\n"
+	"FILE.rankN.log and FILE.rankN.monitor.csv each (docs/cluster.md).\n"
 	"\n"
 	"--metric takes the row's rate from what PROGRAM prints (stdout and stderr,\n"
 	"which still reach the terminal or FILE.log): one row per metric and run,\n"
@@ -290,19 +296,19 @@ static const char *get_env(const char *name)
 
 /* Runs ID and CPUSET (threadrun's identity) over to the run. */
 static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
-		      struct args *a, struct launcher_id *id, char **cpuset)
+		      struct args *a, struct launcher_id *id, char **cpuset, const struct outfile *of)
 {
 	struct execute ex = { .topo = topo, .output_fd = -1, .monitor = a->monitor,
 			      .always_row = a->monitor > 0, .quiet = a->quiet,
 			      .metrics = &a->metrics, .id = *id, .cpuset = *cpuset,
-			      .identified = true };
+			      .identified = true, .tag = of->tag };
 	struct launch_result r = { 0 };
 	char err[PATH_MAX + 256];
 	int st;
 
 	id->job = NULL;
 	*cpuset = NULL;
-	st = execute_prepare(&ex, a->argv, a->results, err, sizeof(err));
+	st = execute_prepare(&ex, a->argv, of->results, err, sizeof(err));
 	if (st) {
 		msg_error(PROG, "%s", err);
 		execute_finish(&ex);
@@ -326,11 +332,12 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 	return r.status;
 }
 
-static int sweep_main(struct args *a)
+static int sweep_main(struct args *a, const struct outfile *of)
 {
 	struct sweep_opts so = { .repeat = a->repeat, .resume = a->resume, .strict = a->strict,
-				 .quiet = a->quiet, .results = a->results, .argv = a->argv,
-				 .monitor = a->monitor, .metrics = &a->metrics };
+				 .quiet = a->quiet, .results = of->results, .tag = of->tag,
+				 .rank = of->rank, .argv = a->argv, .monitor = a->monitor,
+				 .metrics = &a->metrics };
 	struct pl_policy *pols = NULL;
 	unsigned *counts = NULL, most = 0, i;
 	pl_topology_t topo = NULL;
@@ -389,6 +396,7 @@ int main(int argc, char **argv)
 	struct launcher_id id = { .rank = -1, .ranks = -1, .local_rank = -1 };
 	struct plan_who who = { &id, NULL };
 	unsigned nwarn = 0;
+	struct outfile of = { .rank = -1 };
 	struct args a;
 	int ret;
 
@@ -399,8 +407,15 @@ int main(int argc, char **argv)
 		ret = ret < 0 ? 0 : ret;
 		goto out;
 	}
+	/* -o's %h and %r, once: the program, FILE.log and the rest get the
+	 * file this process writes. */
+	ret = outfile_setup(&of, a.results, err, sizeof(err));
+	if (ret) {
+		msg_error(PROG, "%s", err);
+		goto out;
+	}
 	if (a.sweep) {
-		ret = sweep_main(&a);
+		ret = sweep_main(&a, &of);
 		goto out;
 	}
 	ret = 2;
@@ -448,9 +463,10 @@ int main(int argc, char **argv)
 		ret = 0;
 		goto out;
 	}
-	ret = run_single(topo, plan, name, &a, &id, &cpuset);
+	ret = run_single(topo, plan, name, &a, &id, &cpuset, &of);
 out:
 	run_env_identity_free(&id, &cpuset);
+	outfile_clear(&of);
 	while (nwarn > 0)
 		free(warns[--nwarn]);
 	free(name);

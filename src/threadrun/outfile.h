@@ -1,0 +1,39 @@
+/*
+ * The files a run writes, as this process of a cluster job names them: -o's
+ * pattern (%h the host, %r the rank, %% a %) expanded once, before anything
+ * opens a file, and the tag that keeps the ranks' FILE.log and monitor
+ * series apart when they share one results file.
+ */
+#ifndef OUTFILE_H
+#define OUTFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define OUTFILE_PATTERNS "%h (host name up to its first dot), %r (rank, 0 outside a launcher), %% (a %)"
+
+struct outfile {
+	char *results;  /* -o expanded; NULL: the default file */
+	char tag[32];   /* ".rankN" before .log and .monitor.csv when ranks share the files, else "" */
+	long rank;      /* this process's rank, -1 outside a launcher */
+};
+
+/*
+ * Expand PATTERN (NULL: the default file) for this process: the host from
+ * gethostname(), the rank from the launcher's environment (launcher.h).
+ * 0, 2 (a bad pattern or a host name that cannot be part of a file name)
+ * or 1 (out of memory), with a message in ERR.  Free with outfile_clear().
+ */
+int outfile_setup(struct outfile *of, const char *pattern, char *err, size_t errlen);
+void outfile_clear(struct outfile *of);
+
+/*
+ * The expansion alone: PATTERN with HOST and RANK in place of %h and %r
+ * (HOST is read only when the pattern names it: NULL is fine otherwise).
+ * *HAS_RANK says whether %r occurs.  0, or with a message in ERR (*OUT
+ * NULL) -1 for a bad pattern or host name, -2 out of memory.
+ */
+int outfile_expand(const char *pattern, const char *host, long rank, char **out,
+		   bool *has_rank, char *err, size_t errlen);
+
+#endif
