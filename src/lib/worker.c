@@ -197,23 +197,59 @@ static void watch_load(const struct run_env *env, unsigned n, struct cpuload_mar
 	cpuload_mark(mark, env->plan, env->plan ? (n < env->nplan ? n : env->nplan) : 0);
 }
 
+/* Wall-clock seconds since the epoch: the rows' window, which ranks on
+ * different hosts compare (never a rate's divisor). */
+static double epoch_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Under threadrun-mpi, wait for the release of the measurement of N
+ * workers named LABEL with every rank's (gate.h): its start_sync. */
+static enum start_sync cluster_release(const char *workload, const struct run_env *env,
+				       unsigned n, const char *label,
+				       volatile sig_atomic_t *interrupted)
+{
+	char *key;
+	int ready;
+
+	if (!gate_open())
+		return START_SYNC_NONE;
+	/* What ranks must share to start together: one measurement. */
+	if (asprintf(&key, "%s|%s|%u|%s|%u|%s", workload, env->config ? env->config : "", n,
+		     env->policy ? env->policy : "", env->repeat, label ? label : "") < 0)
+		return START_SYNC_NO;
+	ready = gate_ready(key, interrupted);
+	free(key);
+	return start_sync_of(ready);
+}
+
 /*
  * The one common start barrier.  Every worker set up (or failed to) when
- * the ready gate opens; the clock starts, then the start gate lets them
- * all go.  A cluster-wide start gate plugs in here, between the two.
- * Returns the start time and sets the CPU times it starts from.
+ * the ready gate opens; under threadrun-mpi the cluster's release comes
+ * next, untimed; then the clock starts and the start gate lets them all
+ * go.  Returns the start time and sets the CPU times it starts from.
  */
 static double common_start(struct worker_shared *sh, struct cpuload_mark *mark, double *u0,
-			   double *s0)
+			   double *s0, struct worker_result *r)
 {
+	const struct worker_params *p = sh->p;
 	double start;
 
 	gate_wait(&sh->ready);
 	if (atomic_load(&sh->abort))
 		atomic_store(&sh->stop, 1);
-	watch_load(sh->p->env, sh->p->nworkers, mark);
+	/* Asked even when this measurement failed to set up: every rank
+	 * numbers its measurements alike. */
+	r->start_sync = cluster_release(p->ops->name, p->env, p->nworkers, p->label,
+					p->interrupted);
+	watch_load(p->env, p->nworkers, mark);
 	cpu_times(u0, s0);
 	start = now_s();
+	r->t_start = epoch_s();
 	gate_wait(&sh->start);
 	return start;
 }
@@ -307,7 +343,7 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 	gate_set_expected(&sh.ready, created + 1);
 	gate_set_expected(&sh.start, created + 1);
 	gate_set_expected(&sh.end, created + 1);
-	start = common_start(&sh, &mark0, &u0, &s0);
+	start = common_start(&sh, &mark0, &u0, &s0, r);
 	r->started = !atomic_load(&sh.abort);
 	if (r->started)
 		supervise(&sh, start, created, r);
@@ -322,6 +358,7 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 	for (i = 0; i < created; i++)
 		pthread_join(slots[i].thread, NULL);
 	summarise(slots, created, start, r);
+	r->t_end = r->t_start + r->wall_s;
 	gate_destroy(&sh.ready);
 	gate_destroy(&sh.start);
 	gate_destroy(&sh.end);
@@ -386,15 +423,22 @@ int worker_team_check(const struct worker_team *t, char *err, size_t errlen)
 
 void worker_team_begin(struct worker_team *t)
 {
+	/* The first timed part is the measurement's start. */
+	if (!t->t_start)
+		t->start_sync = cluster_release(t->name, t->env, t->n, t->label, NULL);
 	watch_load(t->env, t->n, &t->mark0);
 	cpu_times(&t->u0, &t->s0);
 	t->t0 = now_s();
+	if (!t->t_start)
+		t->t_start = epoch_s();
 }
 
 double worker_team_end(struct worker_team *t)
 {
 	double secs = now_s() - t->t0, u, s;
 	struct cpuload_mark mark1;
+
+	t->t_end = epoch_s();
 
 	cpu_times(&u, &s);
 	watch_load(t->env, t->n, &mark1);
@@ -423,6 +467,16 @@ static void count_row(const struct run_env *env)
 	do
 		w = write(env->rows_fd, "1\n", 2);
 	while (w < 0 && errno == EINTR);
+}
+
+/* Add WHAT to the row's note: 0, or -1 out of memory. */
+static int add_note(struct results_row *row, const char *what)
+{
+	const char *note = results_row_get(row, RC_NOTE);
+
+	if (note && *note)
+		return results_row_set(row, RC_NOTE, "%s; %s", note, what);
+	return results_row_set(row, RC_NOTE, "%s", what);
 }
 
 /* Rows of this process, numbered in the order they are written (seq). */
@@ -468,6 +522,17 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 		if (!isnan(l.others_pct))
 			results_row_set(row, RC_OTHERS_PCT, "%.2f", l.others_pct);
 	}
+	/* Microseconds, digits only (results/README.md). */
+	if (wr->t_start > 0 && wr->t_end >= wr->t_start) {
+		results_row_set(row, RC_T_START, "%.0f", floor(wr->t_start * 1e6));
+		results_row_set(row, RC_T_END, "%.0f", floor(wr->t_end * 1e6));
+	}
+	if (start_sync_text(wr->start_sync))
+		results_row_set(row, RC_START_SYNC, "%s", start_sync_text(wr->start_sync));
+	if (wr->start_sync == START_SYNC_NO && add_note(row, "start not synchronised across ranks") < 0) {
+		snprintf(err, errlen, "out of memory for a row's note");
+		goto out;
+	}
 	results_row_set(row, RC_STATUS, "%d", wr->status);
 	if (!row->val[RC_RATE]) {
 		amount = results_row_num(row, unit && strcmp(unit, "bytes/s") == 0 ? RC_BYTES : RC_OPS);
@@ -477,6 +542,9 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 	if (results_append(path, row, err, errlen) < 0)
 		goto out;
 	count_row(wr->env);
+	/* What the rate divides, whatever its unit: rate x wall. */
+	gate_row(results_row_num(row, RC_RATE) * wr->wall_s, unit, wr->wall_s, wr->t_start,
+		 wr->t_end, wr->status);
 	ret = 0;
 out:
 	free(tp);

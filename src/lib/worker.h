@@ -19,6 +19,7 @@
 
 #include "cpuload.h"
 #include "cputrack.h"
+#include "gate.h"
 #include "results.h"
 #include "runenv.h"
 
@@ -55,6 +56,10 @@ struct worker_params {
 	unsigned nworkers;
 	double seconds;         /* > 0: the workers are told to stop after this long */
 	volatile sig_atomic_t *interrupted;  /* set by a signal handler, or NULL */
+	/* What is measured, beyond workload, config, threads, policy and
+	 * repeat ("sha256 8192", "triad"): under threadrun-mpi, ranks start
+	 * together only at the same measurement. */
+	const char *label;
 };
 
 /* What the library measured; the workload keeps its own counts. */
@@ -66,6 +71,8 @@ struct worker_result {
 	bool started;           /* every worker passed the start: a measurement exists */
 	bool interrupted;       /* a signal ended it unmeasured */
 	bool ok;                /* every worker started, set up and ran without error */
+	enum start_sync start_sync;     /* released with every rank's (gate.h) */
+	double t_start, t_end;  /* the window, wall-clock epoch seconds */
 	char err[512];          /* the first failure, naming worker and CPU */
 };
 
@@ -103,6 +110,11 @@ struct worker_team {
 	double t0, u0, s0, wall_s, user_s, sys_s;
 	struct cpuload_mark mark0;      /* /proc/stat at worker_team_begin() */
 	struct cpuload_span load;       /* steal and others' CPU time, the timed parts */
+	/* Set before the first worker_team_begin(): what is measured (as
+	 * worker_params.label), and its start as the rows say it. */
+	const char *label;
+	enum start_sync start_sync;
+	double t_start, t_end;  /* first begin to last end, epoch seconds */
 };
 
 int worker_team_init(struct worker_team *t, const char *name, const struct run_env *env,
@@ -125,8 +137,8 @@ void worker_team_free(struct worker_team *t);
  * system time, steal and others' CPU time on the PUs (when LOAD is given;
  * empty when /proc/stat could not be read), status and, when unset, rate
  * (bytes or ops per wall second, by unit), run, seq and config (from ENV);
- * appends it; and counts it on THREADRUN_ROWS_FD, which tells
- * threadrun the program wrote rows.
+ * appends it; counts it on THREADRUN_ROWS_FD, which tells threadrun the
+ * program wrote rows; and reports it to threadrun-mpi's gate (gate_row).
  */
 struct worker_row {
 	const char *workload;
@@ -138,6 +150,8 @@ struct worker_row {
 	const struct cpuload_span *load;  /* the measurement's windows, or NULL */
 	int status;
 	const unsigned *seq;    /* the row's seq, or NULL: this process's next */
+	enum start_sync start_sync;     /* `no` adds a note */
+	double t_start, t_end;  /* the window in epoch seconds, 0: unknown */
 };
 
 int worker_row_append(const char *path, struct results_row *row, const struct worker_row *wr,

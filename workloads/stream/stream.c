@@ -355,6 +355,8 @@ struct stats {
 	double wall_s, user_s, sys_s;
 	struct cpuload_span load;
 	struct cpu_track *tracks;
+	enum start_sync start_sync;     /* yes only when every iteration's was */
+	double t_start, t_end;  /* first iteration's start to last one's end */
 };
 
 static double bytes_per_pass(const struct opts *o, int k)
@@ -385,6 +387,7 @@ static int append_row(const struct opts *o, const struct run_env *env, unsigned 
 	struct worker_row wr = {
 		.workload = PROG, .versions = versions, .env = env, .nworkers = nworkers,
 		.tracks = st->tracks, .load = &st->load, .status = verified ? 0 : 1,
+		.start_sync = st->start_sync, .t_start = st->t_start, .t_end = st->t_end,
 	};
 	struct results_row row;
 	double best, avg, max, share;
@@ -439,6 +442,7 @@ static int measure(const struct opts *o, const struct run_env *env, struct ctx *
 			if (!o->want[k])
 				continue;
 			x->k = (enum kernel)k;
+			p.label = kernels[k].name;
 			if (worker_run(&p, &r) < 0) {
 				msg_error(PROG, "failed: %s: %s", kernels[k].name, r.err);
 				ret = 1;
@@ -447,6 +451,11 @@ static int measure(const struct opts *o, const struct run_env *env, struct ctx *
 			st[k].wall_s += r.wall_s;
 			st[k].user_s += r.user_s;
 			st[k].sys_s += r.sys_s;
+			if (!t || st[k].start_sync > r.start_sync)
+				st[k].start_sync = r.start_sync;
+			if (!t)
+				st[k].t_start = r.t_start;
+			st[k].t_end = r.t_end;
 			cpuload_span_merge(&st[k].load, &r.load);
 			for (i = 0; r.tracks && i < x->nworkers; i++)
 				cpu_track_merge(&st[k].tracks[i], &r.tracks[i]);
