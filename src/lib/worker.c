@@ -439,7 +439,6 @@ double worker_team_end(struct worker_team *t)
 	struct cpuload_mark mark1;
 
 	t->t_end = epoch_s();
-
 	cpu_times(&u, &s);
 	watch_load(t->env, t->n, &mark1);
 	t->wall_s += secs;

@@ -412,6 +412,11 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 					skipped++;
 					continue;
 				}
+				/* A signal may have ended the wait for the ranks' answer. */
+				if (launch_interrupted()) {
+					ret = stop_interrupted(&pg, "before", ex.results);
+					goto out;
+				}
 				/* --resume never measures what a live sweep is measuring;
 				 * a plain sweep was asked for every run and makes it. */
 				claimed = claim(lockfd, base, ex.config, o->counts[j], name, rep, false);
