@@ -101,6 +101,7 @@ struct wrapper {
 	struct request *queue;
 	size_t nqueue, cap;
 	bool abort, killed;
+	double killed_at;       /* when the child was told to end (CLOCK_MONOTONIC) */
 	/* The measurement this rank last started with every rank. */
 	long sync_pid;
 	int64_t sync_round, printed_round;
@@ -124,6 +125,14 @@ static void nap_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static uint64_t fnv1a(const char *s)
 {
 	uint64_t h = 14695981039346656037ull;
@@ -145,15 +154,25 @@ static void forward_signal(struct wrapper *w)
 	if (w->child > 0)
 		kill(-w->child, sig);
 	w->abort = true;
+	if (!w->killed)
+		w->killed_at = mono_s();
 	w->killed = true;
 }
 
-/* End the job here: SIGTERM to the child once, whatever asked for it. */
+/* End the job here: SIGTERM to the child once, whatever asked for it;
+ * SIGKILL when it is still there 10 s later. */
 static void end_job(struct wrapper *w)
 {
-	if (!w->killed && w->child > 0)
+	if (w->child <= 0)
+		return;
+	if (!w->killed) {
 		kill(-w->child, SIGTERM);
-	w->killed = true;
+		w->killed = true;
+		w->killed_at = mono_s();
+	} else if (w->killed_at > 0 && mono_s() - w->killed_at > 10) {
+		kill(-w->child, SIGKILL);
+		w->killed_at = 0;
+	}
 }
 
 /* Answer a request; a reader that is gone is not an error. */
@@ -167,8 +186,10 @@ static void reply(struct wrapper *w, const struct request *q, const char *answer
 	n = snprintf(line, sizeof(line), "%s %s %s\n", q->kind == ST_READY ? "go" : "skip",
 		     q->token, answer);
 	if (n > 0 && (size_t)n < sizeof(line) && write(w->rep_fd, line, (size_t)n) < 0 &&
-	    errno != EAGAIN && errno != EINTR)
+	    errno != EAGAIN && errno != EINTR) {
+		close(w->rep_fd);
 		w->rep_fd = -1;
+	}
 }
 
 static void drop_head(struct wrapper *w)
@@ -352,7 +373,7 @@ static void wait_local(struct wrapper *w)
 
 	for (;;) {
 		forward_signal(w);
-		if (w->abort)
+		if (w->abort || w->killed)
 			end_job(w);
 		if (w->nqueue || child_exited(w))
 			return;
@@ -672,7 +693,6 @@ static int start_child(struct wrapper *w, const char *path, char **argv)
 			_exit(126);
 		argv[0] = (char *)path;
 		execv(path, argv);
-		fprintf(stderr, "%s: cannot run '%s': %s\n", PROG, path, strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	setpgid(pid, pid);
