@@ -609,6 +609,11 @@ static char *find_threadrun(void)
 	return path;
 }
 
+static const char *env_get(const char *name)
+{
+	return getenv(name);
+}
+
 /* The job id every rank's rows share: the launcher's, else rank 0 makes
  * one (HOST:PID:START_US), sent to all.  0, or -1. */
 static int share_job(int rank, char **job)
@@ -621,7 +626,7 @@ static int share_job(int rank, char **job)
 	*job = NULL;
 	if (rank == 0) {
 		/* Its warning is threadrun's to give, once per rank. */
-		if (launcher_detect(getenv, &id, warn, sizeof(warn)) == 1 && id.job)
+		if (launcher_detect(env_get, &id, warn, sizeof(warn)) == 1 && id.job)
 			*job = strdup(id.job);
 		launcher_id_clear(&id);
 		if (!*job) {

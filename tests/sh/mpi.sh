@@ -8,6 +8,7 @@
 
 # Measurement rows (not threadrun's run rows) of FILE: COLUMNS..., tab-separated.
 rows() { local f=$1; shift; results_get "$f" algorithm "$@" | awk -F'\t' '$1 != "(run)"'; }
+export -f rows
 
 # The gate's programs' side, no MPI needed ---------------------------------
 THREADRUN_SYNC_FD=7,x t2accel -q -a md5 -s 64 -d 0.05 -o "$tmp/bad.csv" >/dev/null 2>"$tmp/err"
@@ -17,8 +18,9 @@ check "a malformed THREADRUN_SYNC_FD: runs (exit $st), one warning naming it" ba
 check "... and its row says nothing of a cluster start" \
 	[ "$(rows "$tmp/bad.csv" start_sync | cut -f2)" = "" ]
 THREADRUN_SYNC_FD=98,99 t2accel -q -a md5 -s 64 -d 0.05 -o "$tmp/closed.csv" >/dev/null 2>"$tmp/err"
-check "descriptors that are not open: no gate, a warning (exit $?)" \
-	grep -q 'THREADRUN_SYNC_FD=98,99 (not two open descriptors R,W)' "$tmp/err"
+st=$?
+check "descriptors that are not open: no gate, a warning (exit $st)" bash -c \
+	"[ $st -eq 0 ] && grep -q 'THREADRUN_SYNC_FD=98,99 (not two open descriptors R,W)' '$tmp/err'"
 # A wrapper that is gone: its reply end at EOF, its request end a sink.
 THREADRUN_SYNC_FD=7,8 timeout 20 t2accel -q -a md5,sha1 -s 64 -d 0.05 -o "$tmp/gone.csv" \
 	7</dev/null 8>/dev/null >/dev/null 2>"$tmp/err"
@@ -26,6 +28,55 @@ st=$?
 check "a wrapper gone: the run neither hangs nor fails (exit $st)" [ $st -eq 0 ]
 check "... both measurements say start_sync no, and the note why" \
 	[ "$(rows "$tmp/gone.csv" start_sync note | cut -f2,3 | sort -u)" = $'no\tstart not synchronised across ranks' ]
+
+# A wrapper played by the shell: a stale reply first (another process's
+# token), then the release; the rows it is told of.
+mkfifo "$tmp/req" "$tmp/rep"
+fake_wrapper() { # answer: "yes", or "" to never answer
+	local verb tok rest
+	exec 3<"$tmp/req" 4>"$tmp/rep"
+	while read -r verb tok rest <&3; do
+		echo "$verb $tok $rest" >>"$tmp/lines"
+		if [ "$verb" = ready ] && [ -n "$1" ]; then
+			echo "go 1.999 no" >&4
+			echo "go $tok $1" >&4
+		fi
+	done
+}
+: >"$tmp/lines"
+fake_wrapper yes &
+THREADRUN_SWEEP_INDEX=7 THREADRUN_SYNC_FD=6,5 timeout 20 t2accel -q -a md5,sha1 -s 64 -d 0.05 \
+	-o "$tmp/fake.csv" 5>"$tmp/req" 6<"$tmp/rep" >/dev/null 2>"$tmp/err"
+st=$?
+wait
+check "a release through the gate: exit 0 (got $st)" [ $st -eq 0 ]
+check "... both rows start_sync yes, no note" \
+	[ "$(rows "$tmp/fake.csv" start_sync note | tr '\t' ' ')" = $'md5 yes \nsha1 yes ' ]
+check "the requests: ready TOKEN 7.1, 7.2 (the sweep's combination, the measurement) and the key" \
+	bash -c "grep -Eq '^ready [0-9]+\.[0-9]+ 7\.1 t2accel\|.*\|1\|[^|]*\|0\|md5 64 bytes\$' '$tmp/lines' &&
+		 grep -Eq '^ready [0-9]+\.[0-9]+ 7\.2 t2accel\|.*\|sha1 64 bytes\$' '$tmp/lines'"
+check "each row told: work, unit, wall, its window and status 0" \
+	[ "$(grep -cE '^row [0-9]+\.[0-9]+ [0-9.e+]+ bytes/s [0-9.e-]+ [0-9]{16} [0-9]{16} 0$' "$tmp/lines")" -eq 2 ]
+check "the rows have their window: t_start <= t_end, microseconds" bash -c \
+	"rows '$tmp/fake.csv' t_start t_end | awk -F'\t' '\$2 ~ /^[0-9]{16}\$/ && \$3 >= \$2' | wc -l | grep -qx 2"
+
+# A signal while the wrapper never answers ends the wait, not the process's hold.
+: >"$tmp/lines"
+fake_wrapper "" &
+fw=$!
+THREADRUN_SYNC_FD=6,5 t2accel -q -a md5 -s 64 -d 0.05 -o "$tmp/int.csv" 5>"$tmp/req" 6<"$tmp/rep" \
+	>/dev/null 2>&1 &
+t2=$!
+for _ in $(seq 50); do grep -q '^ready' "$tmp/lines" && break; sleep 0.1; done
+kill -TERM $t2
+st=0
+for _ in $(seq 50); do kill -0 $t2 2>/dev/null || break; sleep 0.1; done
+if kill -0 $t2 2>/dev/null; then kill -KILL $t2; st=hang; fi
+wait $t2
+[ "$st" = hang ] || st=$?
+wait $fw
+check "SIGTERM while waiting for the release: t2accel ends, 143 (got $st)" [ "$st" = 143 ]
+check "... and writes no row" [ ! -s "$tmp/int.csv" ]
 
 # threadrun-mpi ------------------------------------------------------------
 if ! command -v threadrun-mpi >/dev/null; then
@@ -50,7 +101,7 @@ fi
 # rank plans on the whole machine).  Containers lack the kernel's
 # cross-memory attach: shared memory copies through its buffer.
 export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
-mpi() { timeout "$1" mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 "${@:2}"; }
+mpi() { timeout "$1" mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 "${@:2}" </dev/null; }
 
 # Every measurement of both ranks starts together.
 f=$tmp/sync.csv
