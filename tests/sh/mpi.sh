@@ -102,6 +102,9 @@ fi
 # rank plans on the whole machine).  Containers lack the kernel's
 # cross-memory attach: shared memory copies through its buffer.
 export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+# Under AddressSanitizer: stacks through Open MPI's own components
+# unwound whole, so that tests/lsan.supp names their library.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 mpi() { timeout "$1" mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 "${@:2}" </dev/null; }
 
 # Every measurement of both ranks starts together.
