@@ -81,7 +81,7 @@ check "... and writes no row" [ ! -s "$tmp/int.csv" ]
 
 # threadrun-mpi ------------------------------------------------------------
 if ! command -v threadrun-mpi >/dev/null; then
-	for c in usage help sync cluster-lines diverge kill resume; do
+	for c in usage help sync cluster-lines diverge kill term resume; do
 		skip "threadrun-mpi $c: no threadrun-mpi built (mpicc absent: make mpi)"
 	done
 	exit 0
@@ -93,7 +93,7 @@ check "threadrun-mpi without arguments: exit 2 and one line (got $st)" bash -c \
 check "threadrun-mpi -h: help on stdout, exit 0" bash -c "threadrun-mpi -h | grep -q '^usage: threadrun-mpi'"
 
 if ! command -v mpirun >/dev/null; then
-	for c in sync cluster-lines diverge kill resume; do
+	for c in sync cluster-lines diverge kill term resume; do
 		skip "threadrun-mpi $c: mpirun absent (openmpi-bin)"
 	done
 	exit 0
@@ -148,12 +148,14 @@ check "... their rows: 4 and 2, none synchronised" bash -c \
 	 [ \"\$(rows '$tmp/div.1.csv' start_sync | cut -f2 | sort | uniq -c | tr -s ' ')\" = ' 2 no' ]"
 
 # SIGTERM to one rank's t2accel: the job ends, finished rows stay.
-ALGS_0=sha1 ALGS_1=sha1 SWEEP=1-4 RESUME= OUT=$tmp/kill SECS=1 PIDS=$tmp/pid \
+ALGS_0=sha1 ALGS_1=sha1 SWEEP=1-4 RESUME= OUT=$tmp/kill SECS=1.5 PIDS=$tmp/pid \
 	mpi 60 "$tmp/rank.sh" >/dev/null 2>"$tmp/err" &
 job=$!
 victim=""
 for _ in $(seq 100); do
-	if [ -s "$tmp/pid.1" ] && [ "$(rows "$tmp/kill.1.csv" threads 2>/dev/null | wc -l)" -ge 1 ]; then
+	# The first run over (threadrun's run row is in): the t2accel now is the second's.
+	if [ -s "$tmp/pid.1" ] &&
+	   [ "$(results_get "$tmp/kill.1.csv" algorithm 2>/dev/null | grep -c '^(run)$')" -ge 1 ]; then
 		tr1=$(pgrep -P "$(cat "$tmp/pid.1")" -x threadrun | head -1)
 		# Its main thread names the process t2accel-main.
 		victim=$(pgrep -P "${tr1:-0}" '^t2accel' | head -1)
@@ -161,14 +163,37 @@ for _ in $(seq 100); do
 	fi
 	sleep 0.1
 done
+# Into its measurement (its set-up done), not its end: a signal after
+# the last measurement is no interruption.
+sleep 0.6
 start=$(date +%s)
-[ -n "$victim" ] && kill -TERM "$victim"
+[ -n "$victim" ] && { kill -TERM "$victim" || victim=""; }
 wait $job
 st=$? took=$(($(date +%s) - start))
 check "SIGTERM to rank 1's t2accel ($victim): the job ends in under 30 s, non-zero (exit $st, ${took}s)" \
 	bash -c "[ -n '$victim' ] && [ $st -ne 0 ] && [ $st -ne 124 ] && [ $took -lt 30 ]"
 check "... every finished row of both ranks kept, files well formed" bash -c \
 	"[ \$(rows '$tmp/kill.0.csv' threads | wc -l) -ge 1 ] && [ \$(rows '$tmp/kill.1.csv' threads | wc -l) -ge 1 ]"
+
+# SIGTERM to one rank's wrapper: passed to its threadrun, the job ends.
+rm -f "$tmp/pid."*
+ALGS_0=sha1 ALGS_1=sha1 SWEEP=1-4 RESUME= OUT=$tmp/term SECS=1 PIDS=$tmp/pid \
+	mpi 60 "$tmp/rank.sh" >/dev/null 2>"$tmp/err" &
+job=$!
+for _ in $(seq 100); do
+	[ -s "$tmp/pid.1" ] && [ "$(rows "$tmp/term.1.csv" threads 2>/dev/null | wc -l)" -ge 1 ] && break
+	sleep 0.1
+done
+start=$(date +%s)
+wrapper=$(cat "$tmp/pid.1" 2>/dev/null)
+[ -n "$wrapper" ] && kill -TERM "$wrapper"
+wait $job
+st=$? took=$(($(date +%s) - start))
+check "SIGTERM to rank 1's threadrun-mpi: the job ends in under 30 s with 143 (exit $st, ${took}s)" \
+	bash -c "[ -n '$wrapper' ] && [ $st -eq 143 ] && [ $took -lt 30 ]"
+check "... both ranks' threadrun said so and kept their rows" bash -c \
+	"[ \$(grep -c 'sweep interrupted (Terminated)' '$tmp/err') -eq 2 ] &&
+	 [ \$(rows '$tmp/term.0.csv' threads | wc -l) -ge 1 ] && [ \$(rows '$tmp/term.1.csv' threads | wc -l) -ge 1 ]"
 
 # --resume: a combination one rank lacks is made again on both, together.
 export ALGS_0=md5 ALGS_1=md5 SWEEP=1,2 OUT=$tmp/res SECS=0.2
