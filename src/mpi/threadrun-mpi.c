@@ -299,24 +299,23 @@ static void take_line(struct wrapper *w, char *line)
 		take_row(w, line);
 }
 
-/* Read what the child's processes wrote, line by line; false at EOF. */
-static bool read_requests(struct wrapper *w)
+/* Read what the child's processes wrote so far, line by line. */
+static void read_requests(struct wrapper *w)
 {
 	char *nl, *start;
 	ssize_t n;
 
-	if (w->req_fd < 0)
-		return false;
-	for (;;) {
+	while (w->req_fd >= 0) {
 		n = read(w->req_fd, w->buf + w->buf_len, sizeof(w->buf) - w->buf_len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return errno == EAGAIN;
+			return;
 		if (n == 0) {
+			/* Every writer is gone: the child's exit tells the rest. */
 			close(w->req_fd);
 			w->req_fd = -1;
-			return false;
+			return;
 		}
 		w->buf_len += (size_t)n;
 		start = w->buf;
