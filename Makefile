@@ -70,12 +70,20 @@ $(OBJ)/src/threadrun/execute.o: CFLAGS += $(WORKLOADS_DEF)
 PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport \
             $(ONEFILE_WORKLOADS:%=$(BIN)/%)
 
+# threadrun-mpi, the one program linked with MPI (src/mpi): `make mpi`,
+# and `make` too when mpicc is on PATH; the rest of the build needs no MPI.
+MPICC    ?= mpicc
+MPI_PROG := $(BIN)/threadrun-mpi
+ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
+PROGRAMS += $(MPI_PROG)
+endif
+
 TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/test_analysis \
               $(BIN)/tests/test_lu $(BIN)/tests/test_metric $(BIN)/tests/test_launcher $(BIN)/tests/omp_where $(BIN)/tests/omp_triad \
               $(BIN)/tests/results_get \
               $(BIN)/tests/libfakep11.so
 
-.PHONY: all deps check run bench clean test-progs mutate
+.PHONY: all deps check run bench clean test-progs mutate mpi
 all: $(PROGRAMS)
 test-progs: $(TEST_PROGS)
 
@@ -100,6 +108,14 @@ $(BIN)/threadrun: $(OBJ)/src/threadrun/threadrun.o $(OBJ)/liblauncher.a $(LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+mpi: $(MPI_PROG)
+$(OBJ)/src/mpi/%.o: CC := $(MPICC)
+$(OBJ)/src/mpi/%.o: CFLAGS += -Isrc/lib
+$(MPI_PROG): $(OBJ)/src/mpi/threadrun-mpi.o $(LIBS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(MPICC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BIN)/threadreport: $(OBJ)/src/report/threadreport.o $(OBJ)/libreporter.a $(LIBS)
 	@mkdir -p $(dir $@)

@@ -197,24 +197,49 @@ static void watch_load(const struct run_env *env, unsigned n, struct cpuload_mar
 	cpuload_mark(mark, env->plan, env->plan ? (n < env->nplan ? n : env->nplan) : 0);
 }
 
+/* Under threadrun-mpi, wait for the release of the measurement of N
+ * workers named LABEL with every rank's (gate.h): its start_sync. */
+static enum start_sync cluster_release(const char *workload, const struct run_env *env,
+				       unsigned n, const char *label,
+				       volatile sig_atomic_t *interrupted)
+{
+	char *key;
+	int ready;
+
+	if (!gate_open())
+		return START_SYNC_NONE;
+	/* What ranks must share to start together: one measurement. */
+	if (asprintf(&key, "%s|%s|%u|%s|%u|%s", workload, env->config ? env->config : "", n,
+		     env->policy ? env->policy : "", env->repeat, label ? label : "") < 0)
+		return START_SYNC_NO;
+	ready = gate_ready(key, interrupted);
+	free(key);
+	return start_sync_of(ready);
+}
+
 /*
  * The one common start barrier.  Every worker set up (or failed to) when
- * the ready gate opens; the clock starts, then the start gate lets them
- * all go.  A cluster-wide start gate plugs in here, between the two.
- * Returns the start time and sets the CPU times it starts from.
+ * the ready gate opens; under threadrun-mpi the cluster's release comes
+ * next, untimed; then the clock starts and the start gate lets them all
+ * go.  Returns the start time and sets the CPU times it starts from.
  */
 static double common_start(struct worker_shared *sh, struct cpuload_mark *mark, double *u0,
-			   double *s0, long long *t0_us)
+			   double *s0, struct worker_result *r)
 {
+	const struct worker_params *p = sh->p;
 	double start;
 
 	gate_wait(&sh->ready);
 	if (atomic_load(&sh->abort))
 		atomic_store(&sh->stop, 1);
-	watch_load(sh->p->env, sh->p->nworkers, mark);
+	/* Asked even when this measurement failed to set up: every rank
+	 * numbers its measurements alike. */
+	r->start_sync = cluster_release(p->ops->name, p->env, p->nworkers, p->label,
+					p->interrupted);
+	watch_load(p->env, p->nworkers, mark);
 	cpu_times(u0, s0);
 	start = now_s();
-	*t0_us = epoch_us();
+	r->t_start_us = epoch_us();
 	gate_wait(&sh->start);
 	return start;
 }
@@ -308,7 +333,7 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 	gate_set_expected(&sh.ready, created + 1);
 	gate_set_expected(&sh.start, created + 1);
 	gate_set_expected(&sh.end, created + 1);
-	start = common_start(&sh, &mark0, &u0, &s0, &r->t_start_us);
+	start = common_start(&sh, &mark0, &u0, &s0, r);
 	r->started = !atomic_load(&sh.abort);
 	if (r->started)
 		supervise(&sh, start, created, r);
@@ -389,6 +414,9 @@ int worker_team_check(const struct worker_team *t, char *err, size_t errlen)
 
 void worker_team_begin(struct worker_team *t)
 {
+	/* The first timed part is the measurement's start. */
+	if (!t->t_start_us)
+		t->start_sync = cluster_release(t->name, t->env, t->n, t->label, NULL);
 	watch_load(t->env, t->n, &t->mark0);
 	cpu_times(&t->u0, &t->s0);
 	t->t0 = now_s();
@@ -451,6 +479,16 @@ static void set_identity(const struct run_env *env, struct results_row *row)
 		results_row_set(row, RC_LOCAL_RANK, "%ld", id->local_rank);
 }
 
+/* Add WHAT to the row's note: 0, or -1 out of memory. */
+static int add_note(struct results_row *row, const char *what)
+{
+	const char *note = results_row_get(row, RC_NOTE);
+
+	if (note && *note)
+		return results_row_set(row, RC_NOTE, "%s; %s", note, what);
+	return results_row_set(row, RC_NOTE, "%s", what);
+}
+
 /* Rows of this process, numbered in the order they are written (seq). */
 static atomic_uint rows_written;
 
@@ -499,6 +537,12 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 		if (!isnan(l.others_pct))
 			results_row_set(row, RC_OTHERS_PCT, "%.2f", l.others_pct);
 	}
+	if (start_sync_text(wr->start_sync))
+		results_row_set(row, RC_START_SYNC, "%s", start_sync_text(wr->start_sync));
+	if (wr->start_sync == START_SYNC_NO && add_note(row, "start not synchronised across ranks") < 0) {
+		snprintf(err, errlen, "out of memory for a row's note");
+		goto out;
+	}
 	results_row_set(row, RC_STATUS, "%d", wr->status);
 	if (!row->val[RC_RATE]) {
 		amount = results_row_num(row, unit && strcmp(unit, "bytes/s") == 0 ? RC_BYTES : RC_OPS);
@@ -508,6 +552,9 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 	if (results_append(path, row, err, errlen) < 0)
 		goto out;
 	count_row(wr->env);
+	/* What the rate divides, whatever its unit: rate x wall. */
+	gate_row(results_row_num(row, RC_RATE) * wr->wall_s, unit, wr->wall_s,
+		 wr->t_start_us, wr->t_end_us, wr->status);
 	ret = 0;
 out:
 	free(tp);

@@ -19,6 +19,7 @@
 
 #include "cpuload.h"
 #include "cputrack.h"
+#include "gate.h"
 #include "results.h"
 #include "runenv.h"
 
@@ -55,6 +56,10 @@ struct worker_params {
 	unsigned nworkers;
 	double seconds;         /* > 0: the workers are told to stop after this long */
 	volatile sig_atomic_t *interrupted;  /* set by a signal handler, or NULL */
+	/* What is measured, beyond workload, config, threads, policy and
+	 * repeat ("sha256 8192", "triad"): under threadrun-mpi, ranks start
+	 * together only at the same measurement. */
+	const char *label;
 };
 
 /* What the library measured; the workload keeps its own counts. */
@@ -70,6 +75,7 @@ struct worker_result {
 	bool started;           /* every worker passed the start: a measurement exists */
 	bool interrupted;       /* a signal ended it unmeasured */
 	bool ok;                /* every worker started, set up and ran without error */
+	enum start_sync start_sync;     /* released with every rank's (gate.h) */
 	char err[512];          /* the first failure, naming worker and CPU */
 };
 
@@ -110,6 +116,10 @@ struct worker_team {
 	long long t_start_us, t_end_us;
 	struct cpuload_mark mark0;      /* /proc/stat at worker_team_begin() */
 	struct cpuload_span load;       /* steal and others' CPU time, the timed parts */
+	/* Set before the first worker_team_begin(): what is measured (as
+	 * worker_params.label), and whether its start was released with every rank's. */
+	const char *label;
+	enum start_sync start_sync;
 };
 
 int worker_team_init(struct worker_team *t, const char *name, const struct run_env *env,
@@ -135,7 +145,7 @@ void worker_team_free(struct worker_team *t);
  * appends it; and counts it on THREADRUN_ROWS_FD, which tells
  * threadrun the program wrote rows.  The identity columns (job, rank,
  * ranks, local_rank, launcher, cpuset) come from ENV, t_start and t_end
- * from the row's window.
+ * from the row's window; and reports it to threadrun-mpi's gate (gate_row).
  */
 struct worker_row {
 	const char *workload;
@@ -150,6 +160,7 @@ struct worker_row {
 	const struct cpuload_span *load;  /* the measurement's windows, or NULL */
 	int status;
 	const unsigned *seq;    /* the row's seq, or NULL: this process's next */
+	enum start_sync start_sync;     /* `no` adds a note */
 };
 
 int worker_row_append(const char *path, struct results_row *row, const struct worker_row *wr,

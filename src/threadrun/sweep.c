@@ -11,6 +11,7 @@
 
 #include "datafile.h"
 #include "execute.h"
+#include "gate.h"
 #include "opt.h"
 #include "results.h"
 #include "sweep.h"
@@ -226,6 +227,26 @@ static bool is_done(struct done *d, unsigned threads, const char *policy, unsign
 	return false;
 }
 
+/* Whether --resume skips combination INDEX: when this file has it, or,
+ * under threadrun-mpi, only when every rank's has it (a rank that lacks
+ * it makes it again on every rank, started together). */
+static bool skip_done(struct done *d, const struct sweep_opts *o, const char *base,
+		      const char *config, unsigned index, unsigned threads, const char *policy,
+		      unsigned repeat)
+{
+	bool done = is_done(d, threads, policy, repeat);
+	char *key;
+	int skip;
+
+	if (!o->resume || !gate_open())
+		return done;
+	if (asprintf(&key, "%s|%s|%u|%s|%u", base, config, threads, policy, repeat) < 0)
+		return done;
+	skip = gate_resume(index, done, key, launch_interrupted);
+	free(key);
+	return skip == 1;
+}
+
 static void clock_text(double s, char *buf, size_t len)
 {
 	long t = (long)(s + 0.5);
@@ -361,7 +382,7 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 	struct done done = { 0 };
 	struct results_info info;
 	struct launch_result r;
-	char err[PATH_MAX + 256], **names = NULL, *name, *log = NULL, *lockpath = NULL;
+	char err[PATH_MAX + 256], **names = NULL, *name, *log = NULL, *lockpath = NULL, num[16];
 	const char *base = strrchr(o->argv[0], '/') ? strrchr(o->argv[0], '/') + 1 : o->argv[0];
 	unsigned rep, failed = 0, skipped = 0, busy = 0;
 	int i, j, ret = 2, st, lockfd = -1, claimed;
@@ -430,9 +451,15 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 					ret = stop_interrupted(&pg, "before", ex.results);
 					goto out;
 				}
-				if (is_done(&done, o->counts[j], name, rep)) {
+				if (skip_done(&done, o, base, ex.config, pg.index, o->counts[j], name,
+					      rep)) {
 					skipped++;
 					continue;
+				}
+				/* A signal may have ended the wait for the ranks' answer. */
+				if (launch_interrupted()) {
+					ret = stop_interrupted(&pg, "before", ex.results);
+					goto out;
 				}
 				/* --resume never measures what a live sweep is measuring;
 				 * a plain sweep was asked for every run and makes it. */
@@ -451,6 +478,10 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 				show_progress(&pg, o->counts[j], name, rep, base);
 				dprintf(ex.output_fd, "=== threadrun sweep [%u/%u] %u threads, %s, repeat %u\n",
 					pg.index, pg.total, o->counts[j], name, rep);
+				/* The program's measurements are numbered within it
+				 * (gate.h): ranks compare combination and number. */
+				snprintf(num, sizeof(num), "%u", pg.index);
+				setenv(ENV_SWEEP_INDEX, num, 1);
 				t0 = now_s();
 				st = execute_run(&ex, plan, name, o->argv, rep, &r, err, sizeof(err));
 				pg.busy += now_s() - t0;

@@ -26,6 +26,7 @@ check_part "placement/" "placement/*.c placement/*.h"
 check_part "src/lib/" "src/lib/*.c src/lib/*.h" placement
 check_part "src/threadrun/" "src/threadrun/*.c src/threadrun/*.h" src/lib placement
 check_part "src/report/" "src/report/*.c src/report/*.h" src/lib
+check_part "src/mpi/" "src/mpi/*.c" src/lib
 for w in workloads/*/; do
 	check_part "${w}" "${w}*.c ${w}*.h" src/lib placement
 done

@@ -147,6 +147,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
 	struct worker_params wp = {
 		.ops = &crypto_ops, .arg = &x, .env = p->env, .nworkers = p->nworkers,
 		.seconds = p->reps ? 0 : p->seconds, .interrupted = p->interrupted,
+		.label = p->label,
 	};
 	unsigned i;
 

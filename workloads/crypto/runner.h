@@ -26,6 +26,7 @@ struct run_params {
 	int kat_fault_worker;   /* test-only: the same before its known-answer test, or -1 */
 	int fail_worker;        /* test-only: this worker's crypto call fails, or -1 */
 	volatile sig_atomic_t *interrupted;   /* set by a signal handler */
+	const char *label;      /* "sha256 8192 bytes": the measurement, for the cluster gate */
 };
 
 struct worker_count {

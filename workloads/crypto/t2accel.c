@@ -298,7 +298,7 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		.workload = PROG, .versions = impl, .env = env, .nworkers = r->nworkers,
 		.tracks = r->wr.tracks, .wall_s = r->wall_s, .user_s = r->user_s,
 		.sys_s = r->sys_s, .load = &r->wr.load, .status = r->verified ? 0 : 1,
-		.t_start_us = r->wr.t_start_us, .t_end_us = r->wr.t_end_us,
+		.start_sync = r->wr.start_sync, .t_start_us = r->wr.t_start_us, .t_end_us = r->wr.t_end_us,
 	};
 	struct results_row row;
 	char err[512];
@@ -354,11 +354,14 @@ static int measure(const struct opts *o, void *bectx, const struct run_env *env,
 	/* ... limited to one measurement ("rsa-verify") when this is set. */
 	const char *fault_only = getenv("T2ACCEL_FAULT_ONLY");
 	struct run_result r;
-	char err[512];
+	char err[512], size[64], label[128];
 	int ret = 0;
 
 	if (interrupted)
 		return 128 + interrupted;
+	snprintf(label, sizeof(label), "%s %s", algo_mode_label(job->algo, job->mode),
+		 report_size_text(job, size, sizeof(size)));
+	p.label = label;
 	if (fault_only && strcmp(fault_only, algo_mode_label(job->algo, job->mode)))
 		fault = kat_fault = NULL;
 	if (fault && num_parse_int_env("T2ACCEL_FAULT_WORKER", fault, &p.fault_worker) < 0)

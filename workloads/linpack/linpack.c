@@ -229,7 +229,7 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		.tracks = t->tracks, .wall_s = r->median_secs > 0 ? r->median_secs : t->wall_s,
 		.user_s = t->user_s * share, .sys_s = t->sys_s * share,
 		.load = &t->load, .status = r->verified ? 0 : 1,
-		.t_start_us = t->t_start_us, .t_end_us = t->t_end_us,
+		.start_sync = t->start_sync, .t_start_us = t->t_start_us, .t_end_us = t->t_end_us,
 	};
 	struct results_row row;
 	int ret;
@@ -399,7 +399,7 @@ int main(int argc, char **argv)
 	struct worker_team team = { 0 };
 	struct outcome r = { 0 };
 	struct opts o;
-	char err[512];
+	char err[512], label[32];
 	int ret;
 
 	datafile_stdio_init(PROG);
@@ -440,6 +440,8 @@ int main(int argc, char **argv)
 		msg_error(PROG, "%s", err);
 		goto out;
 	}
+	snprintf(label, sizeof(label), "lu %u", o.n);
+	team.label = label;
 	team_enter(&team);
 	if (worker_team_check(&team, err, sizeof(err)) < 0) {
 		msg_error(PROG, "%s", err);

@@ -356,6 +356,7 @@ struct stats {
 	long long t_start_us, t_end_us;  /* the kernel's first start, last end */
 	struct cpuload_span load;
 	struct cpu_track *tracks;
+	enum start_sync start_sync;     /* yes only when every iteration's was */
 };
 
 static double bytes_per_pass(const struct opts *o, int k)
@@ -386,7 +387,7 @@ static int append_row(const struct opts *o, const struct run_env *env, unsigned 
 	struct worker_row wr = {
 		.workload = PROG, .versions = versions, .env = env, .nworkers = nworkers,
 		.tracks = st->tracks, .load = &st->load, .status = verified ? 0 : 1,
-		.t_start_us = st->t_start_us, .t_end_us = st->t_end_us,
+		.start_sync = st->start_sync, .t_start_us = st->t_start_us, .t_end_us = st->t_end_us,
 	};
 	struct results_row row;
 	double best, avg, max, share;
@@ -441,6 +442,7 @@ static int measure(const struct opts *o, const struct run_env *env, struct ctx *
 			if (!o->want[k])
 				continue;
 			x->k = (enum kernel)k;
+			p.label = kernels[k].name;
 			if (worker_run(&p, &r) < 0) {
 				msg_error(PROG, "failed: %s: %s", kernels[k].name, r.err);
 				ret = 1;
@@ -449,6 +451,8 @@ static int measure(const struct opts *o, const struct run_env *env, struct ctx *
 			st[k].wall_s += r.wall_s;
 			st[k].user_s += r.user_s;
 			st[k].sys_s += r.sys_s;
+			if (!t || st[k].start_sync > r.start_sync)
+				st[k].start_sync = r.start_sync;
 			if (!st[k].t_start_us)
 				st[k].t_start_us = r.t_start_us;
 			st[k].t_end_us = r.t_end_us;
