@@ -35,6 +35,13 @@ struct obs {
 	char *pkey[RESULTS_NPOINT_COLS], *rkey[RESULTS_NREPEAT_COLS];
 	char *run, *config;
 	long status;
+	/* Its cluster measurement (results_same_cluster): that key, interned,
+	 * and what the cluster rate and the overlap take from each rank's row. */
+	char *ckey[RESULTS_NCLUSTER_COLS];
+	char *job;              /* "" outside a cluster job */
+	long rank, ranks;       /* -1: not said */
+	int sync;               /* start_sync: 1 yes, 0 no, -1 not said */
+	double ops, bytes, wall_s, t_start, t_end;      /* NAN: not said */
 	const char *file;
 	unsigned line;
 	bool dropped;           /* superseded by a rerun of the same repeat, or a run row
