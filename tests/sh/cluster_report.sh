@@ -17,9 +17,8 @@ row() {
 	rate=$(awk -v o="$9" -v w="${10}" 'BEGIN { printf "%.6g", o / w }')
 	echo "$1,t2accel,rsa-sign,evp,2048,bits,$3,$2,$4,run-$5-$6,t2accel -a rsa,$5,$6,$7,$8,$9,${10},$((T0 + ${11})),$((T0 + ${12})),$rate,ops/s,0"
 }
-# cell FILE [--hosts]: threadreport --cluster as TSV without its header.
-cell() { "$report" --raw -f tsv --cluster "$@" 2>/dev/null | tail -n +2; }
-# col NAME: the column of that name in a --cluster TSV on stdin (header kept).
+# col NAME: the column of that name in a TSV on stdin (with its header);
+# clu FILE NAME: that column of threadreport --cluster on FILE.
 col() { awk -F'\t' -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } c { print $c }'; }
 clu() { "$report" --raw -f tsv --cluster "$1" 2>/dev/null | col "$2"; }
 
