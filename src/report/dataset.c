@@ -490,6 +490,8 @@ int dataset_build(struct dataset *ds)
 			ds->multi_host = true;
 		if (!same(ds->obs[i].config, ds->obs[0].config))
 			ds->multi_config = true;
+		if (!same(ds->obs[i].job, ds->obs[0].job))
+			ds->multi_job = true;
 	}
 	if (number_series(ds, &nsid) < 0 || drop_superseded(ds) < 0)
 		return -1;

@@ -87,6 +87,7 @@ struct dataset {
 	size_t nseries;
 	bool multi_host;
 	bool multi_config;      /* rows of several configs: titles name them */
+	bool multi_job;         /* rows of several cluster jobs: titles name them */
 	unsigned bad_lines;
 	char **pool;            /* the interned texts of obs (hash table) */
 	size_t npool, pool_cap;

@@ -155,11 +155,12 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 	size_t used = 0, i, few = 0, wide = 0, over = 0;
 	char size[64];
 
-	snprintf(f->title, sizeof(f->title), "%s %s%s%s, %s, %s%s%s%s%s", k->workload,
+	snprintf(f->title, sizeof(f->title), "%s %s%s%s, %s, %s%s%s%s%s%s%s", k->workload,
 		 *k->algorithm ? k->algorithm : "-", *k->backend ? " / " : "", k->backend,
 		 size_text(k, size, sizeof(size)), *k->unit ? k->unit : "rate",
 		 ds->multi_host ? ", host " : "", ds->multi_host ? k->host : "",
-		 ds->multi_config ? ", config " : "", ds->multi_config ? k->config : "");
+		 ds->multi_config ? ", config " : "", ds->multi_config ? k->config : "",
+		 ds->multi_job && *k->job ? ", job " : "", ds->multi_job ? k->job : "");
 	/* A title is one line, whatever the files' names hold. */
 	for (char *t = f->title; *t; t++)
 		if ((unsigned char)*t < 0x20 || *t == 0x7f)
