@@ -57,6 +57,17 @@ check "overlap 5%: the text says n/a, no cluster rate and no sum (2000)" \
 check "overlap 5%: a warning names the overlap" \
 	grep -q "warning: 1 cluster measurement(s) whose ranks did not run together (overlap under 90%, the least 5%)" "$tmp/out"
 
+# threadrun's own rows of a foreign program (runs/s, ops 1): 2 runs / 0.5 s.
+{ echo $head; row h0 compact 1 0 J9 0 2 "" 1 0.48 0 480000 | sed 's/,rsa-sign,evp,2048,bits,/,(run),threadrun,,,/; s/,ops\/s,/,runs\/s,/'
+	row h1 compact 1 0 J9 1 2 "" 1 0.5 0 500000 | sed 's/,rsa-sign,evp,2048,bits,/,(run),threadrun,,,/; s/,ops\/s,/,runs\/s,/'; } >"$tmp/run.csv"
+check "threadrun's run rows of 2 ranks: one 2-rank measurement, 1 + 1 runs / 0.5 s = 4 runs/s (got '$(clu "$tmp/run.csv" ranks) $(clu "$tmp/run.csv" rate)')" \
+	test "$(clu "$tmp/run.csv" ranks) $(clu "$tmp/run.csv" rate) $(clu "$tmp/run.csv" unit)" = "2 4 runs/s"
+
+# A rank that failed: no rate, the rank and its status named.
+{ echo $head; row h0 compact 2 0 J10 0 2 yes 1000 1.0 0 1000000; row h1 compact 2 0 J10 1 2 yes 1000 1.0 0 1000000 | sed 's/,0$/,1/'; } >"$tmp/fail.csv"
+check "a rank failed: n/a, 'rank 1 failed (status 1)' (got '$(clu "$tmp/fail.csv" reason)')" \
+	test "$(clu "$tmp/fail.csv" rate)|$(clu "$tmp/fail.csv" reason)" = "|rank 1 failed (status 1)"
+
 # A rank twice: one line on stderr naming it, the measurement incomplete.
 { echo $head; row h0 compact 2 0 J4 0 2 yes 1000 1.0 0 1000000; row h1 compact 2 0 J4 0 2 yes 1000 1.0 0 1000000; } >"$tmp/dup.csv"
 "$report" "$tmp/dup.csv" >"$tmp/out" 2>"$tmp/err"
