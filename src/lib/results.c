@@ -209,12 +209,19 @@ static const enum results_col series_cols[] = {
 };
 static const enum results_col point_cols[] = { RC_POLICY, RC_THREADS };
 static const enum results_col repeat_cols[] = { RC_REPEAT, RC_RANK };
+/* The series but host, the point, and the repeat but rank. */
+static const enum results_col cluster_cols[] = {
+	RC_WORKLOAD, RC_CONFIG, RC_ALGORITHM, RC_BACKEND, RC_IMPL, RC_UNIT, RC_SIZE_UNIT, RC_SIZE,
+	RC_JOB, RC_POLICY, RC_THREADS, RC_REPEAT,
+};
 _Static_assert(sizeof(series_cols) / sizeof(series_cols[0]) == RESULTS_NSERIES_COLS, "series");
+_Static_assert(sizeof(cluster_cols) / sizeof(cluster_cols[0]) == RESULTS_NCLUSTER_COLS, "cluster");
 _Static_assert(sizeof(point_cols) / sizeof(point_cols[0]) == RESULTS_NPOINT_COLS, "point");
 _Static_assert(sizeof(repeat_cols) / sizeof(repeat_cols[0]) == RESULTS_NREPEAT_COLS, "repeat");
 const enum results_col *const results_series_cols = series_cols;
 const enum results_col *const results_point_cols = point_cols;
 const enum results_col *const results_repeat_cols = repeat_cols;
+const enum results_col *const results_cluster_cols = cluster_cols;
 
 bool results_same_run(const char *a, const char *b)
 {
@@ -247,6 +254,11 @@ bool results_same_repeat(const struct results_row *a, const struct results_row *
 {
 	return results_same_point(a, b) &&
 	       same_cols(a, b, repeat_cols, RESULTS_NREPEAT_COLS);
+}
+
+bool results_same_cluster(const struct results_row *a, const struct results_row *b)
+{
+	return *results_row_get(a, RC_JOB) && same_cols(a, b, cluster_cols, RESULTS_NCLUSTER_COLS);
 }
 
 bool results_rerun_replaces(long earlier_status, const char *earlier_run, const char *later_run)

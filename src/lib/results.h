@@ -112,6 +112,15 @@ bool results_same_run(const char *a, const char *b);
 bool results_same_series(const struct results_row *a, const struct results_row *b);
 bool results_same_point(const struct results_row *a, const struct results_row *b);
 bool results_same_repeat(const struct results_row *a, const struct results_row *b);
+/*
+ * A CLUSTER MEASUREMENT: the rows of one job (job not empty) with the same
+ * series but host, the same point and the same repeat number; their ranks
+ * tell them apart, and it is complete when each of its ranks is there once.
+ * results_cluster_cols are the columns that must be equal (job among them).
+ */
+#define RESULTS_NCLUSTER_COLS 12
+extern const enum results_col *const results_cluster_cols;
+bool results_same_cluster(const struct results_row *a, const struct results_row *b);
 /* Whether LATER, written after EARLIER, replaces it (the rule above). */
 bool results_supersedes(const struct results_row *later, const struct results_row *earlier);
 /* The same rule for two rows already known to be the same repeat: the

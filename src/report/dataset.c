@@ -1,5 +1,6 @@
 /* Reading result files into observations, and grouping them into series. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -132,11 +133,23 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	for (k = 0; k < RESULTS_NREPEAT_COLS; k++)
 		if (!(o->rkey[k] = dup_col(ds, row, results_repeat_cols[k])))
 			return 1;
+	for (k = 0; k < RESULTS_NCLUSTER_COLS; k++)
+		if (!(o->ckey[k] = dup_col(ds, row, results_cluster_cols[k])))
+			return 1;
+	o->job = dup_col(ds, row, RC_JOB);
+	o->rank = results_row_count(row, RC_RANK, LONG_MAX);
+	o->ranks = results_row_count(row, RC_RANKS, LONG_MAX);
+	o->sync = yes_no(row, RC_START_SYNC);
+	o->ops = results_row_num(row, RC_OPS);
+	o->bytes = results_row_num(row, RC_BYTES);
+	o->wall_s = results_row_num(row, RC_WALL_S);
+	o->t_start = results_row_num(row, RC_T_START);
+	o->t_end = results_row_num(row, RC_T_END);
 	o->run = dup_col(ds, row, RC_RUN);
 	o->config = dup_col(ds, row, RC_CONFIG);
 	o->status = results_row_count(row, RC_STATUS, 1 << 20);
 	if (!o->run || !o->config || !o->host || !o->workload || !o->algorithm || !o->backend || !o->impl || !o->unit ||
-	    !o->policy || !o->size_unit || !o->note || !o->versions || !o->cpus)
+	    !o->policy || !o->size_unit || !o->note || !o->versions || !o->cpus || !o->job)
 		return 1;
 	ds->nobs++;
 	return 0;
@@ -161,6 +174,9 @@ int dataset_read(struct dataset *ds, const char *path, FILE *errf, char *err, si
 			for (k = 0; k < RESULTS_NSERIES_COLS; k++)
 				if (results_series_cols[k] == RC_IMPL)
 					ds->obs[i].skey[k] = ds->obs[i].impl;
+			for (k = 0; k < RESULTS_NCLUSTER_COLS; k++)
+				if (results_cluster_cols[k] == RC_IMPL)
+					ds->obs[i].ckey[k] = ds->obs[i].impl;
 		}
 	ds->bad_lines += info.bad_lines;
 	if (info.missing[0])
@@ -474,6 +490,8 @@ int dataset_build(struct dataset *ds)
 			ds->multi_host = true;
 		if (!same(ds->obs[i].config, ds->obs[0].config))
 			ds->multi_config = true;
+		if (!same(ds->obs[i].job, ds->obs[0].job))
+			ds->multi_job = true;
 	}
 	if (number_series(ds, &nsid) < 0 || drop_superseded(ds) < 0)
 		return -1;

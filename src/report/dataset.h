@@ -35,6 +35,13 @@ struct obs {
 	char *pkey[RESULTS_NPOINT_COLS], *rkey[RESULTS_NREPEAT_COLS];
 	char *run, *config;
 	long status;
+	/* Its cluster measurement (results_same_cluster): that key, interned,
+	 * and what the cluster rate and the overlap take from each rank's row. */
+	char *ckey[RESULTS_NCLUSTER_COLS];
+	char *job;              /* "" outside a cluster job */
+	long rank, ranks;       /* -1: not said */
+	int sync;               /* start_sync: 1 yes, 0 no, -1 not said */
+	double ops, bytes, wall_s, t_start, t_end;      /* NAN: not said */
 	const char *file;
 	unsigned line;
 	bool dropped;           /* superseded by a rerun of the same repeat, or a run row
@@ -80,6 +87,7 @@ struct dataset {
 	size_t nseries;
 	bool multi_host;
 	bool multi_config;      /* rows of several configs: titles name them */
+	bool multi_job;         /* rows of several cluster jobs: titles name them */
 	unsigned bad_lines;
 	char **pool;            /* the interned texts of obs (hash table) */
 	size_t npool, pool_cap;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "compare.h"
 #include "datafile.h"
 #include "dataset.h"
@@ -34,7 +35,7 @@ static const size_t nformats = sizeof(formats) / sizeof(formats[0]);
 
 struct report_opts {
 	const struct format_row *format;
-	bool raw, cutoffs, compare;
+	bool raw, cutoffs, compare, cluster, hosts;
 	const char *compare_by;
 };
 
@@ -47,6 +48,12 @@ static const struct opt_spec options[] = {
 	{ OPT_FLAG(0, "cutoffs", offsetof(struct report_opts, cutoffs),
 		   "only the cutoffs between backends; with csv and tsv one row "
 		   "per backend pair, policy and thread count, columns named") },
+	{ OPT_FLAG(0, "cluster", offsetof(struct report_opts, cluster),
+		   "only the cluster section: with csv and tsv one row per series, "
+		   "policy, threads and ranks, columns named") },
+	{ OPT_FLAG(0, "hosts", offsetof(struct report_opts, hosts),
+		   "only the cluster section's per-host figures: with csv and tsv one "
+		   "row per cell and host (per-rank rates), columns named") },
 	{ OPT_FLAG(0, "compare", offsetof(struct report_opts, compare),
 		   "before and after: BEFORE.csv AFTER.csv, the ratio of medians "
 		   "(after / before) of every configuration both measured") },
@@ -95,6 +102,25 @@ static const char help_after[] =
 	"threadplot marks the size figure with it:\n"
 	"  threadreport --raw -f tsv --cutoffs FILE...\n"
 	"\n"
+	"Cluster measurements: rows of one job (the job column, under mpirun or\n"
+	"srun) at the same measurement (series but host, policy, threads, repeat)\n"
+	"and different ranks are one measurement, complete when every rank\n"
+	"0..ranks-1 is there once (a rank twice or out of range is named on stderr).\n"
+	"Its cluster rate is all ranks' work (bytes, ops, or flops by unit) over the\n"
+	"longest rank's wall time, shown only when the ranks' windows (t_start,\n"
+	"t_end) overlapped at least 90%: (min end - max start) / (max end - min\n"
+	"start); otherwise n/a and why.  The sum of per-rank rates is never shown as\n"
+	"a throughput.  The cluster section gives the rate per policy x threads x\n"
+	"ranks (median and min..max of the repeats), speedup and efficiency against\n"
+	"1 rank (n/a without a 1-rank point), and per host the min, median and max\n"
+	"of per-rank rates, naming the slowest host.  --cluster prints only it (csv\n"
+	"and tsv: series, workload, algorithm, backend, impl, size, size_unit, unit,\n"
+	"policy, threads, ranks, n, na (measurements without a rate), rate, min,\n"
+	"max, speedup, efficiency, overlap_min, unsynced (rows with start_sync no),\n"
+	"reason (why a measurement has no rate), slowest_host); --hosts its per-host\n"
+	"rows (the same first 11 columns, then host, n, min, median, max, slowest).\n"
+	"threadplot draws the cluster rate against ranks from --cluster.\n"
+	"\n"
 	"--compare BEFORE.csv AFTER.csv (or --compare-by COL over any files) prints,\n"
 	"per workload, algorithm and unit, for every size x policy x threads both\n"
 	"sides measured: the medians, the ratio after / before and its range (after\n"
@@ -129,11 +155,12 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 	size_t used = 0, i, few = 0, wide = 0, over = 0;
 	char size[64];
 
-	snprintf(f->title, sizeof(f->title), "%s %s%s%s, %s, %s%s%s%s%s", k->workload,
+	snprintf(f->title, sizeof(f->title), "%s %s%s%s, %s, %s%s%s%s%s%s%s", k->workload,
 		 *k->algorithm ? k->algorithm : "-", *k->backend ? " / " : "", k->backend,
 		 size_text(k, size, sizeof(size)), *k->unit ? k->unit : "rate",
 		 ds->multi_host ? ", host " : "", ds->multi_host ? k->host : "",
-		 ds->multi_config ? ", config " : "", ds->multi_config ? k->config : "");
+		 ds->multi_config ? ", config " : "", ds->multi_config ? k->config : "",
+		 ds->multi_job && *k->job ? ", job " : "", ds->multi_job ? k->job : "");
 	/* A title is one line, whatever the files' names hold. */
 	for (char *t = f->title; *t; t++)
 		if ((unsigned char)*t < 0x20 || *t == 0x7f)
@@ -545,7 +572,7 @@ static int json_verdicts(FILE *out, const struct series *s)
 	return 0;
 }
 
-static int emit_json(FILE *out, const struct dataset *ds)
+static int emit_json(FILE *out, const struct dataset *ds, const struct cluster *cl)
 {
 	int ret;
 
@@ -632,6 +659,9 @@ static int emit_json(FILE *out, const struct dataset *ds)
 		}
 		fputs("]}", out);
 	}
+	/* The cluster measurements, by series. */
+	fputs("\n], \"cluster\": [", out);
+	cluster_emit(out, cl, FMT_JSON, false, false);
 	/* Where two backends ran the same algorithm: the cutoffs. */
 	fputs("\n], \"cutoffs\": [", out);
 	ret = emit_cutoffs(out, ds, FMT_JSON, false);
@@ -879,8 +909,9 @@ out:
 int main(int argc, char **argv)
 {
 	struct dataset ds = { 0 };
+	struct cluster cl = { 0 };
 	enum format fmt;
-	bool raw, cutoffs;
+	bool raw, cutoffs, cluster;
 	char *notes_buf = NULL;
 	size_t notes_len = 0;
 	FILE *notes = NULL;
@@ -895,7 +926,7 @@ int main(int argc, char **argv)
 		return 1;
 	c = opt_parse(&p, argc, argv, &ro);
 	if (c == 'h') {
-		opt_help(&p, stdout, "[-f FORMAT] [--raw] [--cutoffs] FILE...\n"
+		opt_help(&p, stdout, "[-f FORMAT] [--raw] [--cutoffs|--cluster|--hosts] FILE...\n"
 			 "   or: threadreport [-f FORMAT] [--raw] --compare BEFORE.csv AFTER.csv\n"
 			 "   or: threadreport [-f FORMAT] [--raw] --compare-by COL[=A,B] FILE...", help_after);
 		ret = 0;
@@ -905,11 +936,12 @@ int main(int argc, char **argv)
 	fmt = ro.format->fmt;
 	raw = ro.raw;
 	cutoffs = ro.cutoffs;
+	cluster = ro.cluster || ro.hosts;
+	if (cutoffs + ro.cluster + ro.hosts + (ro.compare || ro.compare_by) > 1) {
+		msg_error(PROG, "--cutoffs, --cluster, --hosts and --compare: give one of them");
+		goto out;
+	}
 	if (ro.compare || ro.compare_by) {
-		if (cutoffs) {
-			msg_error(PROG, "--cutoffs and --compare: give one of them");
-			goto out;
-		}
 		ret = compare_report(argv + optind, argc - optind, ro.compare_by, fmt, raw, stdout);
 		goto out;
 	}
@@ -941,7 +973,20 @@ int main(int argc, char **argv)
 		msg_error(PROG, "no usable rows in the input");
 		goto out;
 	}
-	if (cutoffs && fmt == FMT_JSON) {
+	if (cluster_build(&ds, &cl, stderr) < 0) {
+		msg_error(PROG, "out of memory");
+		ret = 1;
+		goto out;
+	}
+	if (cluster && !cl.nseries)
+		fprintf(stderr, "%s: note: no cluster measurements (rows with a job) in the input\n", PROG);
+	if (cluster && fmt == FMT_JSON) {
+		fputs("{\"cluster\": [", stdout);
+		cluster_emit(stdout, &cl, fmt, raw, ro.hosts);
+		fputs("\n]}\n", stdout);
+	} else if (cluster) {
+		cluster_emit(stdout, &cl, fmt, raw, ro.hosts);
+	} else if (cutoffs && fmt == FMT_JSON) {
 		fputs("{\"cutoffs\": [", stdout);
 		rc = emit_cutoffs(stdout, &ds, fmt, raw);
 		fputs("\n]}\n", stdout);
@@ -953,11 +998,13 @@ int main(int argc, char **argv)
 		case FMT_MARKDOWN:
 			rc = emit_text(stdout, &ds, fmt == FMT_MARKDOWN);
 			if (!rc)
+				cluster_emit(stdout, &cl, fmt, raw, false);
+			if (!rc)
 				rc = emit_cutoffs(stdout, &ds, fmt, raw);
 			break;
 		case FMT_CSV: rc = emit_csv(stdout, &ds, ',', raw); break;
 		case FMT_TSV: rc = emit_csv(stdout, &ds, '\t', raw); break;
-		case FMT_JSON: rc = emit_json(stdout, &ds); break;
+		case FMT_JSON: rc = emit_json(stdout, &ds, &cl); break;
 		}
 	}
 	if (rc < 0) {
@@ -973,6 +1020,7 @@ out:
 		fclose(notes);
 	free(notes_buf);
 	opt_fini(&p);
+	cluster_free(&cl);
 	dataset_free(&ds);
 	return ret;
 }

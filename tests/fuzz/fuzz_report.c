@@ -1,10 +1,12 @@
 /*
  * Fuzz target: threadreport's outputs on whatever a results file holds —
- * the USL fits, cutoffs, speedups and every format (text, markdown, csv,
- * tsv, raw, json, --cutoffs, --compare).  The first byte picks the format
- * and flags; the rest is the file.  Bits 0x60: 0x40 --cutoffs, 0x60
- * --compare-by backend, 0x20 --compare, the second file being the same text
- * from its second line on (so its header is the first file's first row).
+ * the USL fits, cutoffs, speedups, cluster measurements and every format
+ * (text, markdown, csv, tsv, raw, json, --cutoffs, --compare, --cluster,
+ * --hosts).  The first byte picks the format and flags; the rest is the
+ * file.  Bits 0x60: 0x40 --cutoffs, 0x60 --compare-by backend, 0x20
+ * --compare, the second file being the same text from its second line on
+ * (so its header is the first file's first row); with none of them, the
+ * low five bits 5..9 add --cluster and 10..14 --hosts.
  * With bit 0x20 the bytes are also read as cutoff points (5 bytes each) for
  * cutoffs_compute, whose answers must keep its promises: pairs within one
  * family and config, a before b, two sizes or more, in order.
@@ -93,6 +95,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			argv[argc++] = "--raw";
 		if ((data[0] & 0x60) == 0x40)
 			argv[argc++] = "--cutoffs";
+		if ((data[0] & 0x60) == 0 && (data[0] & 0x1f) / 5 == 1)
+			argv[argc++] = "--cluster";
+		if ((data[0] & 0x60) == 0 && (data[0] & 0x1f) / 5 == 2)
+			argv[argc++] = "--hosts";
 		if ((data[0] & 0x60) == 0x60) {
 			argv[argc++] = "--compare-by";
 			argv[argc++] = "backend";

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "cluster.h"
 #include "dataset.h"
 #include "verdicts.h"
 
@@ -433,6 +434,61 @@ static void published_figures(void **state)
 	dataset_free(&ds);
 }
 
+/* The overlap of the ranks' windows: 1 when they coincide, negative when
+ * apart, NAN without them. */
+static void cluster_windows(void **state)
+{
+	const double s1[] = { 0, 0 }, e1[] = { 19, 20 };
+	const double s2[] = { 0, 90 }, e2[] = { 100, 200 };
+	const double s3[] = { 0, 300 }, e3[] = { 100, 400 };
+	const double s4[] = { 5, 5 }, e4[] = { 5, 5 };
+	const double s5[] = { 0, NAN }, e5[] = { 10, 10 };
+
+	(void)state;
+	assert_true(NEAR(cluster_overlap(s1, e1, 2), 0.95, 1e-12));
+	assert_true(NEAR(cluster_overlap(s2, e2, 2), 0.05, 1e-12));
+	assert_true(cluster_overlap(s3, e3, 2) < 0);
+	assert_true(cluster_overlap(s4, e4, 2) == 1);
+	assert_true(isnan(cluster_overlap(s5, e5, 2)));
+	assert_true(isnan(cluster_overlap(e2, s2, 2)));   /* ends before it starts */
+	assert_true(isnan(cluster_overlap(s1, e1, 0)));
+}
+
+/* Rows of one job and different ranks are one measurement: all kept, the
+ * rate all ranks' work over the longest wall time (MFLOPS: flops / 1e6),
+ * n/a with a reason when a rank is missing or there is no work to add. */
+static void cluster_measurements(void **state)
+{
+	struct dataset ds = { 0 };
+	struct cluster cl;
+	char err[256];
+	FILE *null = fopen("/dev/null", "w");
+
+	(void)state;
+	assert_non_null(null);
+	assert_int_equal(dataset_read(&ds, data_file("cluster-ranks.csv"), stderr, err, sizeof(err)), 0);
+	assert_int_equal(dataset_build(&ds), 0);
+	assert_int_equal(cluster_build(&ds, &cl, null), 0);
+	assert_int_equal(cl.nrows, 6);
+	assert_int_equal(cl.nm, 3);
+	assert_int_equal(cl.nseries, 2);
+	assert_int_equal(cl.ncells, 3);
+	assert_string_equal(cl.series[0].key->workload, "linpack");
+	assert_int_equal(cl.cells[0].ranks, 2);
+	assert_true(NEAR(cl.cells[0].median, 2 * 666666666 / 1e6 / 2.5, 1e-12));
+	assert_true(NEAR(cl.cells[0].overlap_min, 0.96, 1e-12));
+	assert_int_equal(cl.cells[0].nhosts, 2);
+	assert_int_equal(cl.cells[1].ranks, 3);
+	assert_int_equal(cl.cells[1].na, 1);
+	assert_true(isnan(cl.cells[1].median));
+	assert_string_equal(cl.cells[1].reason, "2 of 3 ranks");
+	assert_true(isnan(cl.cells[2].median));
+	assert_non_null(strstr(cl.cells[2].reason, "no work to add up"));
+	cluster_free(&cl);
+	dataset_free(&ds);
+	fclose(null);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +505,8 @@ int main(void)
 		cmocka_unit_test(series_verdicts_from_file),
 		cmocka_unit_test(handmade_series),
 		cmocka_unit_test(published_figures),
+		cmocka_unit_test(cluster_windows),
+		cmocka_unit_test(cluster_measurements),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -191,6 +191,21 @@ static void results_identity(void **state)
 	results_row_set(&b, RC_CONFIG, "t2accel --algorithm=md5");
 	results_row_set(&b, RC_HOST, "h2");
 	assert_false(results_same_series(&a, &b));
+	/* One cluster measurement: the same job, series but host, point and
+	 * repeat number, whatever the rank and host; outside a job, none. */
+	results_row_set(&b, RC_POLICY, "compact");
+	assert_false(results_same_cluster(&a, &b));
+	results_row_set(&a, RC_JOB, "7");
+	results_row_set(&b, RC_JOB, "7");
+	assert_true(results_same_cluster(&a, &b));
+	results_row_set(&b, RC_REPEAT, "1");
+	assert_false(results_same_cluster(&a, &b));
+	results_row_set(&b, RC_REPEAT, "0");
+	results_row_set(&b, RC_THREADS, "4");
+	assert_false(results_same_cluster(&a, &b));
+	results_row_set(&b, RC_THREADS, "2");
+	results_row_set(&b, RC_JOB, "8");
+	assert_false(results_same_cluster(&a, &b));
 	results_row_clear(&a);
 	results_row_clear(&b);
 }
