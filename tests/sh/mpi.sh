@@ -81,7 +81,7 @@ check "... and writes no row" [ ! -s "$tmp/int.csv" ]
 
 # threadrun-mpi ------------------------------------------------------------
 if ! command -v threadrun-mpi >/dev/null; then
-	for c in usage help sync cluster-lines diverge kill term resume; do
+	for c in usage help plan one-file cluster-report late sync cluster-lines diverge kill term resume; do
 		skip "threadrun-mpi $c: no threadrun-mpi built (mpicc absent: make mpi)"
 	done
 	exit 0
@@ -93,7 +93,7 @@ check "threadrun-mpi without arguments: exit 2 and one line (got $st)" bash -c \
 check "threadrun-mpi -h: help on stdout, exit 0" bash -c "threadrun-mpi -h | grep -q '^usage: threadrun-mpi'"
 
 if ! command -v mpirun >/dev/null; then
-	for c in sync cluster-lines diverge kill term resume; do
+	for c in plan one-file cluster-report late sync cluster-lines diverge kill term resume; do
 		skip "threadrun-mpi $c: mpirun absent (openmpi-bin)"
 	done
 	exit 0
@@ -106,6 +106,35 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversub
 # unwound whole, so that tests/lsan.supp names their library.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 mpi() { timeout "$1" mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 "${@:2}" </dev/null; }
+
+# Each rank plans inside the PUs the launcher gave it.
+timeout 30 mpirun --allow-run-as-root --oversubscribe --bind-to core -np 2 threadrun -n 1 true \
+	</dev/null >"$tmp/plan" 2>&1
+check "-n under mpirun --bind-to core: each rank says its rank and 1 usable PU, the two PUs differ" bash -c \
+	"[ \$(grep -cE '^# rank [01] of 2 \\(openmpi, job [^,]+, local rank [01]\\); the launcher gave PUs [0-9]+: 1 usable\$' '$tmp/plan') -eq 2 ] &&
+	 [ \$(sed -n 's/^# rank .*gave PUs \\([0-9]*\\):.*/\\1/p' '$tmp/plan' | sort -u | wc -l) -eq 2 ]"
+
+# Two ranks of plain threadrun, one results file: rows told apart by rank.
+f=$tmp/one.csv
+mpi 60 threadrun -q -o "$f" 1 t2accel -q -a sha256 -s 64 -d 0.3 >/dev/null 2>"$tmp/err"
+st=$?
+check "2 ranks, one file: exit 0 (got $st), one header, rows of ranks 0 and 1 of one job" bash -c \
+	"[ $st -eq 0 ] && [ \$(grep -c '^time,' '$f') -eq 1 ] &&
+	 [ \"\$(rows '$f' rank ranks launcher | sort | tr '\t\n' ' ;')\" = 'sha256 0 2 openmpi;sha256 1 2 openmpi;' ] &&
+	 [ \$(rows '$f' job | cut -f2 | sort -u | wc -l) -eq 1 ]"
+threadreport "$f" >"$tmp/report" 2>&1
+check "threadreport: one 2-rank cluster measurement, with its rate" \
+	[ "$(grep -cE '^compact +1 +2 +[0-9]+ ' "$tmp/report")" -eq 1 ]
+
+# A rank that starts 0.6 s late without threadrun-mpi: no cluster rate.
+printf '#!/bin/sh\n[ "$OMPI_COMM_WORLD_RANK" = 1 ] && sleep 0.6\nexec threadrun -q -o "$1" 1 t2accel -q -a sha256 -s 64 -d 0.3\n' >"$tmp/late.sh"
+chmod +x "$tmp/late.sh"
+mpi 60 "$tmp/late.sh" "$tmp/late.csv" >/dev/null 2>"$tmp/err"
+st=$?
+threadreport "$tmp/late.csv" >"$tmp/report" 2>&1
+check "rank 1 0.6 s late, no threadrun-mpi (exit $st): overlap under 10%, rate n/a, a warning" bash -c \
+	"[ $st -eq 0 ] && grep -qE '^compact +1 +2 +n/a .* [0-9]% +n/a +n/a +ranks overlapped [0-9]%: run under threadrun-mpi' '$tmp/report' &&
+	 grep -q 'warning: 1 cluster measurement(s) whose ranks did not run together' '$tmp/report'"
 
 # Every measurement of both ranks starts together.
 f=$tmp/sync.csv
