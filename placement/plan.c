@@ -219,8 +219,8 @@ int pl_plan_compute(pl_topology_t topo, const struct pl_policy *policy,
 		if (flags & PL_PLAN_STRICT) {
 			name = pl_policy_strdup(policy);
 			pl_set_error(topo, ERANGE,
-				     "threads: %u workers but policy %s has only %u PUs here; strict mode refuses to share, allowed 1..%u",
-				     nworkers, name ? name : "?", b.n, b.n);
+				     "threads: %u workers but policy %s has only %u PU%s here; strict mode refuses to share, allowed 1..%u",
+				     nworkers, name ? name : "?", b.n, b.n == 1 ? "" : "s", b.n);
 			free(name);
 			goto out;
 		}

@@ -211,7 +211,7 @@ static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *
 		put_line(errf, at->algorithm);
 		fputs(", ", errf);
 		put_line(errf, at->policy);
-		fprintf(errf, " %u threads, repeat %d: %s", at->threads, at->repeat, why);
+		fprintf(errf, " %u thread%s, repeat %d: %s", at->threads, at->threads == 1 ? "" : "s", at->repeat, why);
 		if (also)
 			fprintf(errf, " (also %s:%u)", also->file, also->line);
 		fputs("; the cluster measurement is incomplete\n", errf);

@@ -52,8 +52,8 @@ static void cell_note(const struct ccell *c, char *buf, size_t len)
 	else if (c->na)
 		used = (size_t)snprintf(buf, len, "%s", c->reason);
 	if (c->unsynced && used < len)
-		snprintf(buf + used, len - used, "%s%zu row(s) start_sync no", used ? "; " : "",
-			 c->unsynced);
+		snprintf(buf + used, len - used, "%s%zu row%s start_sync no", used ? "; " : "",
+			 c->unsynced, c->unsynced == 1 ? "" : "s");
 }
 
 /* The warnings of a series for people: incomplete measurements, rows not
@@ -63,14 +63,15 @@ static void warnings(FILE *out, const struct cluster *cl, const struct cseries *
 	size_t i, x, j, named = 0;
 
 	if (s->incomplete)
-		fprintf(out, "%swarning: %zu cluster measurement(s) incomplete (ranks missing or out of place): no cluster rate for them\n",
-			bullet, s->incomplete);
+		fprintf(out, "%swarning: %zu cluster measurement%s incomplete (ranks missing or out of place): no cluster rate for %s\n",
+			bullet, s->incomplete, s->incomplete == 1 ? "" : "s", s->incomplete == 1 ? "it" : "them");
 	if (s->apart)
-		fprintf(out, "%swarning: %zu cluster measurement(s) whose ranks did not run together (overlap under %.0f%%, the least %.0f%%): no cluster rate for them; run under threadrun-mpi\n",
-			bullet, s->apart, 100 * CLUSTER_MIN_OVERLAP, floor(100 * fmax(s->least_overlap, 0)));
+		fprintf(out, "%swarning: %zu cluster measurement%s whose ranks did not run together (overlap under %.0f%%, the least %.0f%%): no cluster rate for %s; run under threadrun-mpi\n",
+			bullet, s->apart, s->apart == 1 ? "" : "s", 100 * CLUSTER_MIN_OVERLAP, floor(100 * fmax(s->least_overlap, 0)),
+			s->apart == 1 ? "it" : "them");
 	if (s->unsynced) {
-		fprintf(out, "%swarning: %zu row(s) not synchronised (start_sync no: threadrun-mpi could not release their start with the other ranks'):",
-			bullet, s->unsynced);
+		fprintf(out, "%swarning: %zu row%s not synchronised (start_sync no: threadrun-mpi could not release %s start with the other ranks'):",
+			bullet, s->unsynced, s->unsynced == 1 ? "" : "s", s->unsynced == 1 ? "its" : "their");
 		for (i = s->first; i < s->first + s->n; i++)
 			for (x = cl->cells[i].mfirst; x < cl->cells[i].mfirst + cl->cells[i].mn; x++)
 				for (j = 0; j < cl->m[x].n; j++) {
@@ -79,9 +80,9 @@ static void warnings(FILE *out, const struct cluster *cl, const struct cseries *
 					if (o->sync != 0)
 						continue;
 					if (named++ < 4)
-						fprintf(out, "%s host %s rank %ld, %s %u threads (%s:%u)",
+						fprintf(out, "%s host %s rank %ld, %s %u thread%s (%s:%u)",
 							named > 1 ? ";" : "", o->host, o->rank, o->policy,
-							o->threads, o->file, o->line);
+							o->threads, o->threads == 1 ? "" : "s", o->file, o->line);
 				}
 		fprintf(out, "%s\n", named > 4 ? "; ..." : "");
 	}
@@ -100,11 +101,12 @@ static void hosts_text(FILE *out, const struct cluster *cl, const struct cseries
 	if (md) {
 		fputs("Per host, per-rank rates at ", out);
 		md_cell(out, c->policy);
-		fprintf(out, ", %u threads, %ld ranks (each rank's own rate: never added up):\n\n", c->threads, c->ranks);
+		fprintf(out, ", %u thread%s, %ld rank%s (each rank's own rate: never added up):\n\n", c->threads,
+			c->threads == 1 ? "" : "s", c->ranks, c->ranks == 1 ? "" : "s");
 		fputs("| host | n | min | median | max |\n|---|---:|---:|---:|---:|\n", out);
 	} else {
-		fprintf(out, "  per host, per-rank rates at %s, %u threads, %ld ranks (each rank's own rate: never added up):\n",
-			c->policy, c->threads, c->ranks);
+		fprintf(out, "  per host, per-rank rates at %s, %u thread%s, %ld rank%s (each rank's own rate: never added up):\n",
+			c->policy, c->threads, c->threads == 1 ? "" : "s", c->ranks, c->ranks == 1 ? "" : "s");
 		fprintf(out, "  %-24s %3s %14s %14s %14s\n", "host", "n", "min", "median", "max");
 	}
 	for (h = 0; h < c->nhosts; h++) {

@@ -178,20 +178,27 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 		f->warning[f->nwarnings++].kind = KIND; \
 	} while (0)
 	if (s->unverified)
-		WARN("unverified", "%zu row(s) NOT VERIFIED: their rates are not to be trusted", s->unverified);
+		WARN("unverified", "%zu row%s NOT VERIFIED: %s not to be trusted", s->unverified,
+		     s->unverified == 1 ? "" : "s", s->unverified == 1 ? "its rate is" : "their rates are");
 	if (s->unchecked)
-		WARN("unchecked", "%zu row(s) UNCHECKED: a worker's output was never checked", s->unchecked);
+		WARN("unchecked", "%zu row%s UNCHECKED: a worker's output was never checked", s->unchecked,
+		     s->unchecked == 1 ? "" : "s");
 	if (s->misplaced)
-		WARN("placement", "%zu row(s) ran off their planned PUs (placement not honoured)", s->misplaced);
+		WARN("placement", "%zu row%s ran off %s planned PUs (placement not honoured)", s->misplaced,
+		     s->misplaced == 1 ? "" : "s", s->misplaced == 1 ? "its" : "their");
 	if (over)
-		WARN("oversubscribed", "%zu point(s) have more threads than the %u PUs (oversubscribed)", over, s->pus);
+		WARN("oversubscribed", "%zu point%s more threads than the %u PU%s (oversubscribed)", over,
+		     over == 1 ? " has" : "s have", s->pus, s->pus == 1 ? "" : "s");
 	if (s->busy)
-		WARN("busy", "%zu point(s) measured on a busy machine (steal or other work on their PUs over %d%%): read them with care",
-		     s->busy, DATASET_BUSY_PCT);
+		WARN("busy", "%zu point%s measured on a busy machine (steal or other work on %s PUs over %d%%): read %s with care",
+		     s->busy, s->busy == 1 ? "" : "s", s->busy == 1 ? "its" : "their", DATASET_BUSY_PCT,
+		     s->busy == 1 ? "it" : "them");
 	if (few)
-		WARN("few_repeats", "%zu point(s) have fewer than 3 repeats: medians are weak", few);
+		WARN("few_repeats", "%zu point%s fewer than 3 repeats: %s weak", few,
+		     few == 1 ? " has" : "s have", few == 1 ? "its median is" : "their medians are");
 	if (wide)
-		WARN("spread", "%zu point(s) spread over 10%% of their median (noisy machine?)", wide);
+		WARN("spread", "%zu point%s over 10%% of %s median (noisy machine?)", wide,
+		     wide == 1 ? " spreads" : "s spread", wide == 1 ? "its" : "their");
 	if (s->no_one_thread)
 		WARN("no_one_thread", "no 1-thread point for some policy: no speedup or efficiency for it (n/a)");
 #undef WARN
@@ -884,8 +891,8 @@ static int emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bo
 							 : "== cutoffs between backends\n");
 			header = true;
 		}
-		fprintf(out, "%s%s %s, %s, %u threads%s%s: ", fmt == FMT_MARKDOWN ? "- " : "  ",
-			ka->workload, ka->algorithm, x->policy, x->threads,
+		fprintf(out, "%s%s %s, %s, %u thread%s%s%s: ", fmt == FMT_MARKDOWN ? "- " : "  ",
+			ka->workload, ka->algorithm, x->policy, x->threads, x->threads == 1 ? "" : "s",
 			ds->multi_host ? ", host " : "", ds->multi_host ? ka->host : "");
 		if (y->found)
 			fprintf(out, "%s overtakes %s above ~%.0f %s\n", above, below, y->cut,
@@ -1013,7 +1020,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (ds.bad_lines)
-		fprintf(stderr, "%s: %u malformed line(s) skipped, named above\n", PROG, ds.bad_lines);
+		fprintf(stderr, "%s: %u malformed line%s skipped, named above\n", PROG, ds.bad_lines,
+			ds.bad_lines == 1 ? "" : "s");
 	ret = 0;
 out:
 	if (notes)

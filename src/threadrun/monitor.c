@@ -537,8 +537,9 @@ void monitor_summarise(const struct monitor *m, struct monitor_summary *s)
 #define WARN(...) \
 	used += (size_t)snprintf(s->warnings + used, used < sizeof(s->warnings) ? sizeof(s->warnings) - used : 0, __VA_ARGS__)
 	if (s->threads_off_plan)
-		WARN("%u thread(s) seen off their planned PU (%lu samples); ", s->threads_off_plan,
-		     s->off_plan);
+		WARN("%u thread%s seen off %s planned PU (%lu sample%s); ", s->threads_off_plan,
+		     s->threads_off_plan == 1 ? "" : "s", s->threads_off_plan == 1 ? "its" : "their",
+		     s->off_plan, s->off_plan == 1 ? "" : "s");
 	if (s->busy_unplanned)
 		WARN("%u CPU(s) busy though no worker was planned there (other load on the machine?); ",
 		     s->busy_unplanned);

@@ -83,11 +83,11 @@ static void print_text(FILE *out, pl_topology_t topo, const struct pl_plan *plan
 	unsigned i;
 	int v[4];
 
-	fprintf(out, "# topology: %s (%u cores, %u PUs, %u usable)%s\n", f->desc, f->cores, f->pus,
-		f->usable, f->thissystem ? "" : " -- not this machine, plan only");
+	fprintf(out, "# topology: %s (%u core%s, %u PU%s, %u usable)%s\n", f->desc, f->cores,
+		f->cores == 1 ? "" : "s", f->pus, f->pus == 1 ? "" : "s", f->usable, f->thissystem ? "" : " -- not this machine, plan only");
 	print_who(out, who, f);
-	fprintf(out, "# policy: %s, %u workers on %u PUs%s\n", policy, plan->nworkers,
-		plan->distinct, plan->wrapped ? " (wrapped round-robin)" : "");
+	fprintf(out, "# policy: %s, %u worker%s on %u PU%s%s\n", policy, plan->nworkers,
+		plan->nworkers == 1 ? "" : "s", plan->distinct, plan->distinct == 1 ? "" : "s", plan->wrapped ? " (wrapped round-robin)" : "");
 	fprintf(out, "%-6s %5s %5s %7s %5s\n", "worker", "pu", "core", "package", "numa");
 	for (i = 0; i < plan->nworkers; i++) {
 		if (plan->pu[i] < 0) {

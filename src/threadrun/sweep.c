@@ -274,8 +274,9 @@ static void show_progress(struct progress *pg, unsigned threads, const char *pol
 	clock_text(now_s() - pg->start, el, sizeof(el));
 	if (pg->ran)
 		clock_text(pg->busy / pg->ran * left, eta, sizeof(eta));
-	fprintf(stderr, "%s%s: sweep [%u/%u] %u threads, %s, repeat %u: %s; %s elapsed, ETA %s%s",
-		pg->tty ? "\r\033[K" : "", PROG, pg->index, pg->total, threads, policy, repeat,
+	fprintf(stderr, "%s%s: sweep [%u/%u] %u thread%s, %s, repeat %u: %s; %s elapsed, ETA %s%s",
+		pg->tty ? "\r\033[K" : "", PROG, pg->index, pg->total, threads, threads == 1 ? "" : "s",
+		policy, repeat,
 		program, el, eta, pg->tty ? "" : "\n");
 	fflush(stderr);
 }
@@ -500,8 +501,9 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 				}
 				if (st < 0 || r.status) {
 					failed++;
-					fprintf(stderr, "%s%s: sweep: run %u of %u (%u threads, %s, repeat %u) failed: %s; output in %s\n",
-						pg.tty ? "\n" : "", PROG, pg.index, pg.total, o->counts[j], name,
+					fprintf(stderr, "%s%s: sweep: run %u of %u (%u thread%s, %s, repeat %u) failed: %s; output in %s\n",
+						pg.tty ? "\n" : "", PROG, pg.index, pg.total, o->counts[j],
+						o->counts[j] == 1 ? "" : "s", name,
 						rep, st < 0 ? err : r.signal ? strsignal(r.signal) : "nonzero exit",
 						log);
 					if (st < 0 && r.status >= 126)

@@ -285,8 +285,8 @@ static void warn_launcher_pus(const struct launcher_id *id, pl_topology_t topo, 
 	if (!id->launcher || !pl_topology_is_thissystem(topo) || usable >= workers)
 		return;
 	warn(warns, nwarn, room,
-	     "the %s launcher gave this rank %u usable PU%s for %u workers: give each rank %u, with mpirun --bind-to none or --map-by ppr:1:node:PE=%u, or srun -c %u",
-	     id->launcher, usable, usable == 1 ? "" : "s", workers, workers, workers, workers);
+	     "the %s launcher gave this rank %u usable PU%s for %u worker%s: give each rank %u, with mpirun --bind-to none or --map-by ppr:1:node:PE=%u, or srun -c %u",
+	     id->launcher, usable, usable == 1 ? "" : "s", workers, workers == 1 ? "" : "s", workers, workers, workers);
 }
 
 static const char *get_env(const char *name)
@@ -321,7 +321,8 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 		return r.status ? r.status : 1;
 	}
 	if (!a->quiet) {
-		fprintf(stderr, "%s: %s: %u workers, %s: ", PROG, a->argv[0], plan->nworkers, policy);
+		fprintf(stderr, "%s: %s: %u worker%s, %s: ", PROG, a->argv[0], plan->nworkers,
+			plan->nworkers == 1 ? "" : "s", policy);
 		if (r.signal)
 			fprintf(stderr, "killed by signal %d (%s)", r.signal, strsignal(r.signal));
 		else
@@ -446,8 +447,8 @@ int main(int argc, char **argv)
 	}
 	if (plan->wrapped)
 		warn(warns, &nwarn, 3,
-		     "%u workers on %u PUs of policy %s: wrapping round-robin, up to %u per PU (--strict refuses)",
-		     plan->nworkers, plan->distinct, name,
+		     "%u workers on %u PU%s of policy %s: wrapping round-robin, up to %u per PU (--strict refuses)",
+		     plan->nworkers, plan->distinct, plan->distinct == 1 ? "" : "s", name,
 		     (plan->nworkers + plan->distinct - 1) / plan->distinct);
 	/* Which rank this is and the PUs it was given, before anything is bound. */
 	if (run_env_identify(&id, &cpuset, false) < 0) {

@@ -55,7 +55,7 @@ check "overlap 5%: n/a, reason 'ranks overlapped 5%: run under threadrun-mpi' (g
 check "overlap 5%: the text says n/a, no cluster rate and no sum (2000)" \
 	bash -c 'grep -Eq "^compact +2 +2 +n/a .*ranks overlapped 5%: run under threadrun-mpi" "$1" && ! grep -q 2000 "$1"' _ "$tmp/out"
 check "overlap 5%: a warning names the overlap" \
-	grep -q "warning: 1 cluster measurement(s) whose ranks did not run together (overlap under 90%, the least 5%)" "$tmp/out"
+	grep -q "warning: 1 cluster measurement whose ranks did not run together (overlap under 90%, the least 5%)" "$tmp/out"
 
 # threadrun's own rows of a foreign program (runs/s, ops 1): 2 runs / 0.5 s.
 { echo $head; row h0 compact 1 0 J9 0 2 "" 1 0.48 0 480000 | sed 's/,rsa-sign,evp,2048,bits,/,(run),threadrun,,,/; s/,ops\/s,/,runs\/s,/'
@@ -95,7 +95,7 @@ check "rows without t_start: n/a, 'no measurement windows: rows from an older ve
 { echo $head; row h0 compact 2 0 J7 0 2 yes 1000 1.0 0 1000000; row h1 compact 2 0 J7 1 2 no 1000 1.0 0 1000000; } >"$tmp/nosync.csv"
 "$report" "$tmp/nosync.csv" >"$tmp/out" 2>/dev/null
 check "start_sync no: the row is named" \
-	grep -q "1 row(s) not synchronised (start_sync no.*host h1 rank 1, compact 2 threads (.*nosync.csv:3)" "$tmp/out"
+	grep -q "1 row not synchronised (start_sync no.*host h1 rank 1, compact 2 threads (.*nosync.csv:3)" "$tmp/out"
 check "start_sync no: counted in --cluster's unsynced" test "$(clu "$tmp/nosync.csv" unsynced)" = 1
 
 # Four ranks on two hosts, host b at half the rate: b is the slowest host.

@@ -27,7 +27,7 @@ check "text: the busy points say so, with the busiest row's figures" bash -c \
 	 grep -q '^c1 .* 4 .*(oversubscribed)  busy (steal 0\.0%, others 30\.0%)\$' '$tmp/text' &&
 	 grep -q '^scatter .* 2 .*0\.75  busy (steal 12\.5%, others 2\.0%)\$' '$tmp/text'"
 check "text: the series' warning counts them" \
-	grep -q 'warning: .*3 point(s) measured on a busy machine (steal or other work on their PUs over 5%)' "$tmp/text"
+	grep -q 'warning: .*3 points measured on a busy machine (steal or other work on their PUs over 5%)' "$tmp/text"
 threadreport -f markdown "$data" >"$tmp/md" 2>/dev/null
 check "markdown: the note column" bash -c \
 	"grep -qxF '| c1 | 2 | 200 | 190 | 210 | 3 | 2.00 | 1.00 | busy (steal 0.0%, others 47.0%) |' '$tmp/md' &&

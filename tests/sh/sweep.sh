@@ -20,7 +20,7 @@ check "--resume of a complete sweep skips all 12" grep -q 'sweep done: 0 runs, 0
 threadrun -q --sweep 1,2 -o "$tmp/fail.csv" -- sh -c 'test "$THREADRUN_THREADS" != 1' 2>"$tmp/err"
 st=$?
 check "a failing run makes the sweep exit 1 (got $st)" [ $st -eq 1 ]
-check "the failure is reported with where to look" grep -q 'run 1 of 2 (1 threads, compact, repeat 0) failed' "$tmp/err"
+check "the failure is reported with where to look" grep -q 'run 1 of 2 (1 thread, compact, repeat 0) failed' "$tmp/err"
 check "both runs are recorded, with their status" bash -c \
 	"[ \"\$(results_get '$tmp/fail.csv' threads status | tr '\n' ' ')\" = \$'1\t1 2\t0 ' ]"
 

@@ -118,9 +118,9 @@ void report_progress(FILE *out, const struct job *job, const struct run_result *
 {
 	char size[32];
 
-	fprintf(out, "t2accel: %s %s: %llu ops by %u workers in %.2f s wall (%.2f s user, %.2f s sys)%s%s\n",
+	fprintf(out, "t2accel: %s %s: %llu ops by %u worker%s in %.2f s wall (%.2f s user, %.2f s sys)%s%s\n",
 		algo_mode_label(job->algo, job->mode), report_size_text(job, size, sizeof(size)),
-		(unsigned long long)r->ops, r->nworkers, r->wall_s, r->user_s, r->sys_s,
+		(unsigned long long)r->ops, r->nworkers, r->nworkers == 1 ? "" : "s", r->wall_s, r->user_s, r->sys_s,
 		!r->verified ? ", NOT VERIFIED" : r->unchecked ? ", UNCHECKED" : ", verified",
 		r->interrupted ? ", interrupted" : "");
 }

@@ -328,8 +328,8 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		results_row_set(&row, RC_NOTE, "%u of %u workers made no check", r->unchecked,
 				r->nworkers);
 	else if (env->nplan && r->nworkers > env->nplan)
-		results_row_set(&row, RC_NOTE, "wrapped: %u workers on %u planned PUs", r->nworkers,
-				env->nplan);
+		results_row_set(&row, RC_NOTE, "wrapped: %u workers on %u planned PU%s", r->nworkers,
+				env->nplan, env->nplan == 1 ? "" : "s");
 	ret = worker_row_append(path, &row, &wr, err, sizeof(err));
 	if (ret < 0)
 		msg_error(PROG, "%s", err);

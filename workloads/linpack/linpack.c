@@ -370,8 +370,9 @@ static void print_summary(const struct opts *o, const struct run_env *env, const
 
 	if (run_env_format_plan(env, env->nthreads, plan, sizeof(plan)) < 0)
 		snprintf(plan, sizeof(plan), "(long list)");
-	printf("linpack: N %u, NB %u, variant %u (%s), %u threads, policy %s, planned CPUs %s\n",
-	       o->n, o->nb, o->variant, lu_variants[o->variant].name, env->nthreads, env->policy, plan);
+	printf("linpack: N %u, NB %u, variant %u (%s), %u thread%s, policy %s, planned CPUs %s\n",
+	       o->n, o->nb, o->variant, lu_variants[o->variant].name, env->nthreads,
+	       env->nthreads == 1 ? "" : "s", env->policy, plan);
 	if (!r->singular_at)
 		printf("best %.1f MFLOPS, median %.1f MFLOPS over %u rep%s (flops: %s); %.3f s wall, %.3f s user, %.3f s sys; residual %.4g (%s)\n",
 		       r->best_mflops, r->median_mflops, o->reps, o->reps == 1 ? "" : "s",

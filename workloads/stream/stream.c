@@ -214,8 +214,8 @@ static int size_arrays(struct opts *o, unsigned nworkers)
 	if (!o->n_set)
 		o->n = llc ? rule : FALLBACK_ELEMENTS;
 	if (o->n < nworkers) {
-		msg_error(PROG, "elements: %llu is fewer than the %u workers, allowed %u..%llu",
-			  (unsigned long long)o->n, nworkers, nworkers,
+		msg_error(PROG, "elements: %llu is fewer than the %u worker%s, allowed %u..%llu",
+			  (unsigned long long)o->n, nworkers, nworkers == 1 ? "" : "s", nworkers,
 			  (unsigned long long)MAX_ELEMENTS);
 		return -1;
 	}
@@ -527,9 +527,10 @@ int main(int argc, char **argv)
 			cpu_track_init(&st[k].tracks[i], run_env_planned(&env, i));
 	}
 	if (!o.quiet)
-		printf("stream: %llu elements per array (%.1f MiB each, %.1f MiB in all), %u workers, policy %s, %u iterations\n",
+		printf("stream: %llu elements per array (%.1f MiB each, %.1f MiB in all), %u worker%s, policy %s, %u iteration%s\n",
 		       (unsigned long long)o.n, (double)o.n * 8 / (1 << 20),
-		       3.0 * (double)o.n * 8 / (1 << 20), x.nworkers, env.policy, o.ntimes);
+		       3.0 * (double)o.n * 8 / (1 << 20), x.nworkers, x.nworkers == 1 ? "" : "s",
+		       env.policy, o.ntimes, o.ntimes == 1 ? "" : "s");
 	if (measure(&o, &env, &x, st))
 		goto out;
 	/* Test-only fault switch: a wrong element must fail the check. */
