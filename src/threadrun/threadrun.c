@@ -109,7 +109,7 @@ static const struct opt_spec options[] = {
 	  .implied = MONITOR_DEFAULT_S },
 	{ OPT_CALLBACK(0, "metric", "RE", add_metric, "[NAME=]RE: the rate is group 1 of the last output line matching RE (ERE); repeatable") },
 	{ OPT_CALLBACK(0, "unit", "UNIT", add_unit, "--metric's unit (default value): one for all, or one per --metric in order") },
-	{ OPT_FLAG('q', "quiet", A(quiet), "no summary line on stderr; with --monitor, its warnings only") },
+	{ OPT_FLAG('q', "quiet", A(quiet), "results only: no line of threadrun's own (summary, sweep progress; with --monitor, only its warnings); warnings stay") },
 	{ OPT_ACTION('h', 'h', "help", "show this help") },
 };
 

@@ -76,7 +76,7 @@ static const struct opt_spec options[] = {
 		   "PKCS#11: accept a PIN file others can read, a module others can write") },
 	{ OPT_STRING('o', "results", "FILE", O(results), "append result rows to FILE (default: threadrun's file)"),
 	  .output_only = true },
-	{ OPT_FLAG('q', "quiet", O(quiet), "print the table only"), .output_only = true },
+	{ OPT_FLAG('q', "quiet", O(quiet), "results only: the table, without the header, progress and per-worker lines; warnings stay"), .output_only = true },
 	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
 	{ OPT_ACTION(ACT_LIST, 0, "list", "print the algorithm table, one tab-separated line each, and exit") },
 	{ OPT_ACTION(ACT_HELP, 'h', "help", "show this help") },

@@ -50,7 +50,7 @@ static const struct opt_spec options[] = {
 	  .type = OPT_TYPE_STRING },
 	{ 'o', 'o', "results", "FILE", "append one row per kernel to FILE (default: threadrun's file)",
 	  .type = OPT_TYPE_STRING, .output_only = true },
-	{ 'q', 'q', "quiet", NULL, "print the table only", .type = OPT_TYPE_FLAG, .output_only = true },
+	{ 'q', 'q', "quiet", NULL, "results only: the table, without the header line; warnings stay", .type = OPT_TYPE_FLAG, .output_only = true },
 	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
 	{ 'h', 'h', "help", NULL, "show this help" },
 };
