@@ -483,11 +483,12 @@ static void print_cluster(struct wrapper *w, const struct post *all)
 		if (all[i].row_status && failed < 0)
 			failed = i;
 	}
-	printf("%s: %s, %s threads, %s, repeat %s: %d ranks, ", PROG,
-	       key_field(w->sync_key, 0, label, sizeof(label)),
-	       key_field(w->sync_key, 3, threads, sizeof(threads)),
+	/* Filled first: the noun's ending reads it within the same call. */
+	key_field(w->sync_key, 3, threads, sizeof(threads));
+	printf("%s: %s, %s thread%s, %s, repeat %s: %d rank%s, ", PROG,
+	       key_field(w->sync_key, 0, label, sizeof(label)), threads, strcmp(threads, "1") ? "s" : "",
 	       key_field(w->sync_key, 2, policy, sizeof(policy)),
-	       key_field(w->sync_key, 1, repeat, sizeof(repeat)), w->ranks);
+	       key_field(w->sync_key, 1, repeat, sizeof(repeat)), w->ranks, w->ranks == 1 ? "" : "s");
 	if (failed >= 0)
 		printf("cluster rate n/a (rank %d failed, status %d)", failed,
 		       (int)all[failed].row_status);

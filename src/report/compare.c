@@ -517,13 +517,14 @@ static size_t warnings(const struct compare *k, struct warning *w)
 	if (k->few) {
 		w[n].kind = "few_repeats";
 		snprintf(w[n++].text, sizeof(w[0].text),
-			 "%zu configuration(s) have fewer than 3 repeats on a side: their ratios are weak", k->few);
+			 "%zu configuration%s fewer than 3 repeats on a side: %s weak", k->few,
+			 k->few == 1 ? " has" : "s have", k->few == 1 ? "its ratio is" : "their ratios are");
 	}
 	if (k->overlap) {
 		w[n].kind = "no_difference";
 		snprintf(w[n++].text, sizeof(w[0].text),
-			 "%zu configuration(s) have a ratio range that includes 1.00: no difference measured there",
-			 k->overlap);
+			 "%zu configuration%s a ratio range that includes 1.00: no difference measured there",
+			 k->overlap, k->overlap == 1 ? " has" : "s have");
 	}
 	for (int s = 0; s < 2; s++)
 		if (k->unverified[s]) {

@@ -575,8 +575,8 @@ void monitor_print(const struct monitor *m, FILE *out, bool quiet)
 
 	monitor_summarise(m, &s);
 	if (!quiet) {
-		fprintf(out, "monitor: %u samples over %.2f s, %.0f context switches/s, %.0f interrupts/s; sampler cost %.2f%% of one CPU\n",
-			s.samples, secs, secs > 0 ? (double)(m->ctxt - m->ctxt0) / secs : 0,
+		fprintf(out, "monitor: %u sample%s over %.2f s, %.0f context switches/s, %.0f interrupts/s; sampler cost %.2f%% of one CPU\n",
+			s.samples, s.samples == 1 ? "" : "s", secs, secs > 0 ? (double)(m->ctxt - m->ctxt0) / secs : 0,
 			secs > 0 ? (double)(m->intr_total - m->intr_total0) / secs : 0, s.cost_pct);
 		fprintf(out, "%-5s %7s %7s %7s %7s %7s %9s %8s\n", "CPU", "%usr", "%sys", "%irq", "%steal",
 			"%idle", "intr/s", "planned");

@@ -73,7 +73,7 @@ check "configurations of one side are listed, not dropped" bash -c \
 	"grep -qx '  before only: t2accel sha256, 1024 bytes, scatter, 2 threads: median 400 bytes/s, n 1' '$tmp/out' &&
 	 grep -qx '  after only: t2accel sha256, 1024 bytes, scatter, 4 threads: median 900 bytes/s, n 1' '$tmp/out'"
 check "weak and overlapping ratios are warned of" bash -c \
-	"grep -q 'warning: 1 configuration(s) have fewer than 3 repeats' '$tmp/out' && grep -q 'warning: 1 configuration(s) have a ratio range that includes 1.00' '$tmp/out'"
+	"grep -q 'warning: 1 configuration has fewer than 3 repeats' '$tmp/out' && grep -q 'warning: 1 configuration has a ratio range that includes 1.00' '$tmp/out'"
 threadreport -f tsv --compare $B $A >"$tmp/h.tsv" 2>/dev/null
 check "tsv: every configuration, one side's cells empty where it measured none" bash -c \
 	"[ \"\$(tcol '$tmp/h.tsv' measured algorithm size threads ratio ratio_min ratio_max before_n after_n smallest largest | tr '\t' ' ')\" = \"\$(printf '%s\n' \
