@@ -405,13 +405,17 @@ int pl_topology_describe(pl_topology_t topo, char *buf, size_t len)
 {
 	int n = hwloc_topology_export_synthetic(topo->topo, buf, len,
 			HWLOC_TOPOLOGY_EXPORT_SYNTHETIC_FLAG_NO_ATTRS);
+	unsigned cores, pus;
+	int packages;
 
 	if (n >= 0 && (size_t)n < len)
 		return 0;
 	/* Asymmetric machines have no synthetic form: give the counts. */
-	n = snprintf(buf, len, "%d packages, %u cores, %u PUs",
-		     hwloc_get_nbobjs_by_type(topo->topo, HWLOC_OBJ_PACKAGE),
-		     pl_topology_get_nbcores(topo), pl_topology_get_nbpus(topo));
+	packages = hwloc_get_nbobjs_by_type(topo->topo, HWLOC_OBJ_PACKAGE);
+	cores = pl_topology_get_nbcores(topo);
+	pus = pl_topology_get_nbpus(topo);
+	n = snprintf(buf, len, "%d package%s, %u core%s, %u PU%s", packages, packages == 1 ? "" : "s",
+		     cores, cores == 1 ? "" : "s", pus, pus == 1 ? "" : "s");
 	return n >= 0 && (size_t)n < len ? 0 : -1;
 }
 

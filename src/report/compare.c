@@ -867,8 +867,8 @@ int compare_report(char **files, int nfiles, const char *by, enum format fmt, bo
 		goto out;
 	}
 	if (!by && nfiles != 2) {
-		msg_error(PROG, "compare: %d file(s) given, allowed exactly two (BEFORE AFTER); "
-			  "--compare-by COL selects the sides from any files", nfiles);
+		msg_error(PROG, "compare: %d file%s given, allowed exactly two (BEFORE AFTER); "
+			  "--compare-by COL selects the sides from any files", nfiles, nfiles == 1 ? "" : "s");
 		goto out;
 	}
 	/* Notes on the files wait until the comparison stands: an error is

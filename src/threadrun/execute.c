@@ -505,8 +505,8 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 		ret = -1;
 	if (!ret && failed) {
 		if (failed > 1)
-			snprintf(err, errlen, "%s; and %u more metric(s) without a figure (the rows' notes say why)",
-				 why ? why : "metric: out of memory", failed - 1);
+			snprintf(err, errlen, "%s; and %u more metric%s without a figure (the rows' notes say why)",
+				 why ? why : "metric: out of memory", failed - 1, failed - 1 == 1 ? "" : "s");
 		else
 			snprintf(err, errlen, "%s", why ? why : "metric: out of memory");
 		ret = -1;

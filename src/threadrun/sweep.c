@@ -518,8 +518,9 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 		char el[32];
 
 		clock_text(now_s() - pg.start, el, sizeof(el));
-		fprintf(stderr, "%s%s: sweep done: %u runs, %u failed, %u skipped (already in %s); %s; rows in %s, output in %s\n",
-			pg.tty ? "\n" : "", PROG, pg.total - skipped - busy, failed, skipped, ex.results,
+		fprintf(stderr, "%s%s: sweep done: %u run%s, %u failed, %u skipped (already in %s); %s; rows in %s, output in %s\n",
+			pg.tty ? "\n" : "", PROG, pg.total - skipped - busy,
+			pg.total - skipped - busy == 1 ? "" : "s", failed, skipped, ex.results,
 			el, ex.results, log);
 	}
 	if (busy)

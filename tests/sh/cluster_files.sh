@@ -230,7 +230,7 @@ rank 1 2 jobA threadrun --sweep 1 --resume -o "$tmp/claim.csv" -- sh -c "$prog" 
 st=$?
 wait $pid
 check "rank 1 measures while rank 0 holds its claim (exit $st)" bash -c \
-	"[ $st -eq 0 ] && [ -e '$tmp/mark.done' ] && grep -q 'sweep done: 1 runs, 0 failed, 0 skipped' '$tmp/err'"
+	"[ $st -eq 0 ] && [ -e '$tmp/mark.done' ] && grep -q 'sweep done: 1 run, 0 failed, 0 skipped' '$tmp/err'"
 
 # A file system without locks: one message naming the file and suggesting
 # one file per host, before anything runs where it can be found early.

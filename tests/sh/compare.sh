@@ -144,8 +144,8 @@ bad() { # NAME EXPECTED-TEXT ARGS...
 bad "files that share no configuration" "share no configuration" --compare $B $d/compare-none.csv
 bad "a missing file" "cannot read '/nonexistent.csv'" --compare $B /nonexistent.csv
 bad "an empty file" "is empty" --compare $d/empty.csv $A
-bad "three files" "3 file(s) given, allowed exactly two" --compare $B $A $A
-bad "one file" "1 file(s) given, allowed exactly two" --compare $B
+bad "three files" "3 files given, allowed exactly two" --compare $B $A $A
+bad "one file" "1 file given, allowed exactly two" --compare $B
 bad "a column not known" "column 'cpus' not known, choices are: host backend impl versions" --compare-by cpus $B
 bad "a column of one value" "column 'backend' has only one value" --compare-by backend $B
 sed 's/,evp,/,kernel,/' $B >"$tmp/third.csv"

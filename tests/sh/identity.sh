@@ -29,7 +29,7 @@ check "a workload run alone makes its own run id" \
 # --resume matches the config: other arguments are measured.
 threadrun -q --sweep 1 -o "$tmp/r.csv" -- t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
 threadrun --sweep 1 --resume -o "$tmp/r.csv" -- t2accel -q -a sha1 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
-check "--resume with other arguments measures" grep -q 'sweep done: 1 runs, 0 failed, 0 skipped' "$tmp/err"
+check "--resume with other arguments measures" grep -q 'sweep done: 1 run, 0 failed, 0 skipped' "$tmp/err"
 check "--resume with other arguments: sha1 is in the file" bash -c \
 	"results_get '$tmp/r.csv' algorithm | grep -qx sha1"
 threadrun --sweep 1 --resume -o "$tmp/r.csv" -- t2accel -a sha1 -s 16 -d 0.05 2>"$tmp/err" >/dev/null

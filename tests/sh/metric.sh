@@ -86,7 +86,7 @@ check "no match, single run: one line naming it" \
 threadrun -q -o "$tmp/s2.csv" --metric 'A=a: ([0-9]+)' --metric 'B=b: ([0-9]+)' --metric 'C=c: ([0-9]+)' \
 	1 sh -c 'echo b: 2' >/dev/null 2>"$tmp/s2.err"
 check "two metrics without a figure: exit 1 ($?), one line naming the first and counting the other" \
-	[ "$?:$(cat "$tmp/s2.err")" = "1:threadrun: metric 'A': no line of the output matched 'a: ([0-9]+)'; and 1 more metric(s) without a figure (the rows' notes say why)" ]
+	[ "$?:$(cat "$tmp/s2.err")" = "1:threadrun: metric 'A': no line of the output matched 'a: ([0-9]+)'; and 1 more metric without a figure (the rows' notes say why)" ]
 check "two metrics without a figure: the third is measured" \
 	[ "$(results_get "$tmp/s2.csv" algorithm rate status | grep -v '^(run)' | tr '\t\n' ', ')" = "A,,1 B,2,0 C,,1 " ]
 
