@@ -113,7 +113,7 @@ static const struct opt_spec options[] = {
 	{ OPT_ACTION('h', 'h', "help", "show this help") },
 };
 
-static const char usage[] = "[options] N PROGRAM [ARGS...]\n"
+static const char usage[] = "[options] N [--] PROGRAM [ARGS...]\n"
 			    "       threadrun --sweep LIST [-p POLICIES] [--repeat R] [-o FILE] -- PROGRAM [ARGS...]";
 static const char help_after[] =
 	"Runs PROGRAM with N workers placed by the policy.  PROGRAM is looked up among\n"
@@ -225,8 +225,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 		goto bad;
 	a->argc = argc - optind - 1;
 	a->argv = argv + optind + 1;
+	/* N -- PROGRAM, as hwloc-bind and numactl take it. */
+	if (a->argc > 0 && strcmp(a->argv[0], "--") == 0) {
+		a->argc--;
+		a->argv++;
+	}
 	if (a->argc == 0 && !a->dry_run) {
-		snprintf(err, sizeof(err), "program: missing, usage: %s [options] N PROGRAM [ARGS...]", PROG);
+		snprintf(err, sizeof(err), "program: missing, usage: %s [options] N [--] PROGRAM [ARGS...]", PROG);
 		goto bad;
 	}
 	ret = 0;
