@@ -24,6 +24,8 @@ struct execute {
 	int output_fd;          /* the program's stdout and stderr go here; -1: inherited */
 	double monitor;         /* --monitor interval in seconds, 0: off */
 	bool quiet;             /* the monitor prints its warnings only */
+	bool omp_note;          /* name the user's OMP_* settings the first run replaces */
+	char **omp_user;        /* their values (NULL: unset), named once, then cleared */
 	int series;             /* the monitor's time series, beside the results; -1 */
 	char *config;           /* the program's canonical config, for every row of a run */
 	char *series_path;      /* FILE[.rankN].monitor.csv */

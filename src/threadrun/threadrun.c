@@ -119,7 +119,9 @@ static const char help_after[] =
 	"Runs PROGRAM with N workers placed by the policy.  PROGRAM is looked up among\n"
 	"threadrun's own programs (t2accel, linpack) and then on PATH.  It gets\n"
 	"OMP_NUM_THREADS, OMP_PLACES (the plan as {3},{5},...), OMP_PROC_BIND=close and\n"
-	"THREADRUN_PLAN/_POLICY/_RESULTS/_THREADS, so any OpenMP program is placed.\n"
+	"THREADRUN_PLAN/_POLICY/_RESULTS/_THREADS, so any OpenMP program is placed;\n"
+	"a user's own OMP_* that the plan replaces are named on stderr (not with -q).\n"
+	"A -- before PROGRAM is taken, as hwloc-bind and numactl take it.\n"
 	"\n"
 	"-n --format csv, tsv or json prints the plan for programs: one record per\n"
 	"worker (worker, pu, core, package, numa) with the policy, the topology, its\n"
@@ -304,7 +306,7 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 		      struct args *a, struct launcher_id *id, char **cpuset, const struct outfile *of)
 {
 	struct execute ex = { .topo = topo, .output_fd = -1, .monitor = a->monitor,
-			      .always_row = a->monitor > 0, .quiet = a->quiet,
+			      .always_row = a->monitor > 0, .quiet = a->quiet, .omp_note = !a->quiet,
 			      .metrics = &a->metrics, .id = *id, .cpuset = *cpuset,
 			      .identified = true, .tag = of->tag };
 	struct launch_result r = { 0 };
