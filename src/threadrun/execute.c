@@ -278,6 +278,26 @@ static bool own_program(const char *path)
 	return own;
 }
 
+const char *execute_own_results(char *const argv[])
+{
+	char path[PATH_MAX], err[PATH_MAX + 128];
+	const char *file = NULL;
+
+	if (!argv[0] || launch_resolve(argv[0], path, sizeof(path), err, sizeof(err)) != 0 ||
+	    !own_program(path))
+		return NULL;
+	/* The last one wins, as opt_parse takes it; -- ends the options. */
+	for (size_t i = 1; argv[i] && strcmp(argv[i], "--") != 0; i++) {
+		if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--results") == 0) && argv[i + 1])
+			file = argv[++i];
+		else if (strncmp(argv[i], "--results=", 10) == 0)
+			file = argv[i] + 10;
+		else if (strncmp(argv[i], "-o", 2) == 0)
+			file = argv[i] + 2;
+	}
+	return file && *file ? file : NULL;
+}
+
 /* Ask a program of the project's own for its config: PATH --print-config
  * ARGS, its one line of output.  NULL when it gives none (bad arguments:
  * the run itself says what is wrong). */

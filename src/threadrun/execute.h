@@ -51,6 +51,13 @@ struct execute {
 int execute_prepare(struct execute *ex, char *const argv[], const char *results, char *err,
 		    size_t errlen);
 
+/*
+ * The FILE of a program of the project's own given its own -o FILE,
+ * -oFILE, --results FILE or --results=FILE (the last; options end at --),
+ * as a pointer into ARGV; NULL for any other program or none given.
+ */
+const char *execute_own_results(char *const argv[]);
+
 /* Close what execute_prepare opened. */
 void execute_finish(struct execute *ex);
 

@@ -140,6 +140,11 @@ static const char help_after[] =
 	"finished row and --resume carries on where it stopped (skipping what a\n"
 	"live sweep on FILE is measuring).\n"
 	"\n"
+	"One results file per run: when PROGRAM is one of threadrun's own and is given\n"
+	"its own -o FILE (or --results) and threadrun none, FILE is the run's file\n"
+	"(threadrun's rows, FILE.log, FILE.monitor.csv); when threadrun's -o differs,\n"
+	"one note on stderr says where each row goes.\n"
+	"\n"
 	"-o FILE takes %h (the host name up to its first dot), %r (the rank under\n"
 	"mpirun or srun, else 0) and %% (a %): -o 'results/cluster-%h.csv' gives\n"
 	"each node of a cluster job its own file.  Ranks that share one FILE keep\n"
@@ -405,6 +410,7 @@ int main(int argc, char **argv)
 	unsigned nwarn = 0;
 	struct outfile of = { .rank = -1 };
 	struct args a;
+	const char *own;
 	int ret;
 
 	datafile_stdio_init(PROG);
@@ -414,6 +420,12 @@ int main(int argc, char **argv)
 		ret = ret < 0 ? 0 : ret;
 		goto out;
 	}
+	/* One results file per run: a program of ours given its own -o makes
+	 * that the run's file when threadrun has none (a %% in it would mean
+	 * another file to threadrun, so that one only gets the note below). */
+	own = a.argc > 0 ? execute_own_results(a.argv) : NULL;
+	if (own && !a.results && !strchr(own, '%'))
+		a.results = own;
 	/* -o's %h and %r, once: the program, FILE.log and the rest get the
 	 * file this process writes. */
 	ret = outfile_setup(&of, a.results, err, sizeof(err));
@@ -421,6 +433,9 @@ int main(int argc, char **argv)
 		msg_error(PROG, "%s", err);
 		goto out;
 	}
+	if (own && (!of.results || strcmp(own, of.results) != 0) && !a.quiet)
+		fprintf(stderr, "%s: note: %s's rows go to %s (its -o), threadrun's rows to %s\n",
+			PROG, a.argv[0], own, of.results ? of.results : "its default file");
 	if (a.sweep) {
 		ret = sweep_main(&a, &of);
 		goto out;
