@@ -423,7 +423,7 @@ int main(int argc, char **argv)
 	/* One results file per run: a program of ours given its own -o makes
 	 * that the run's file when threadrun has none (a %% in it would mean
 	 * another file to threadrun, so that one only gets the note below). */
-	own = a.argc > 0 ? execute_own_results(a.argv) : NULL;
+	own = a.argc > 0 && !a.dry_run ? execute_own_results(a.argv) : NULL;
 	if (own && !a.results && !strchr(own, '%'))
 		a.results = own;
 	/* -o's %h and %r, once: the program, FILE.log and the rest get the
