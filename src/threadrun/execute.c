@@ -60,6 +60,40 @@ out:
 	return ret;
 }
 
+/* The OpenMP variables the plan sets (or unsets): a user's own are named. */
+static const char *const omp_vars[] = { "OMP_NUM_THREADS", "OMP_PLACES", "OMP_PROC_BIND" };
+#define NOMP (sizeof(omp_vars) / sizeof(omp_vars[0]))
+
+/* Keep the user's OMP_* values before any run replaces them.  -1: no memory. */
+static int omp_save(struct execute *ex)
+{
+	ex->omp_user = calloc(NOMP, sizeof(*ex->omp_user));
+	if (!ex->omp_user)
+		return -1;
+	for (size_t i = 0; i < NOMP; i++) {
+		const char *v = getenv(omp_vars[i]);
+
+		if (v && !(ex->omp_user[i] = strdup(v)))
+			return -1;
+	}
+	return 0;
+}
+
+/* After the first export: one line for each user value the plan changed
+ * (a user who set OMP_PLACES expects it to hold), then forget them all. */
+static void omp_note(const struct execute *ex)
+{
+	for (size_t i = 0; ex->omp_user && i < NOMP; i++) {
+		const char *now = getenv(omp_vars[i]);
+
+		if (ex->omp_user[i] && ex->omp_note && (!now || strcmp(now, ex->omp_user[i]) != 0))
+			fprintf(stderr, "threadrun: note: replacing %s=%s (the plan %s it)\n",
+				omp_vars[i], ex->omp_user[i], now ? "sets" : "unsets");
+		free(ex->omp_user[i]);
+		ex->omp_user[i] = NULL;
+	}
+}
+
 /* Default results file: THREADRUN_RESULTS, else results/runs.csv of the
  * project threadrun was built in.  Returns the name (BUF or the variable's). */
 static const char *default_results(char *buf, size_t len)
@@ -244,6 +278,26 @@ static bool own_program(const char *path)
 	return own;
 }
 
+const char *execute_own_results(char *const argv[])
+{
+	char path[PATH_MAX], err[PATH_MAX + 128];
+	const char *file = NULL;
+
+	if (!argv[0] || launch_resolve(argv[0], path, sizeof(path), err, sizeof(err)) != 0 ||
+	    !own_program(path))
+		return NULL;
+	/* The last one wins, as opt_parse takes it; -- ends the options. */
+	for (size_t i = 1; argv[i] && strcmp(argv[i], "--") != 0; i++) {
+		if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--results") == 0) && argv[i + 1])
+			file = argv[++i];
+		else if (strncmp(argv[i], "--results=", 10) == 0)
+			file = argv[i] + 10;
+		else if (strncmp(argv[i], "-o", 2) == 0)
+			file = argv[i] + 2;
+	}
+	return file && *file ? file : NULL;
+}
+
 /* Ask a program of the project's own for its config: PATH --print-config
  * ARGS, its one line of output.  NULL when it gives none (bad arguments:
  * the run itself says what is wrong). */
@@ -335,6 +389,10 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 	int st;
 
 	ex->series = -1;
+	if (omp_save(ex) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return 1;
+	}
 	st = launch_resolve(argv[0], ex->path, sizeof(ex->path), err, errlen);
 	if (st)
 		return st;
@@ -383,6 +441,10 @@ void execute_finish(struct execute *ex)
 	run_env_identity_free(&ex->id, &ex->cpuset);
 	free(ex->config);
 	ex->config = NULL;
+	for (size_t i = 0; ex->omp_user && i < NOMP; i++)
+		free(ex->omp_user[i]);
+	free(ex->omp_user);
+	ex->omp_user = NULL;
 	free(ex->series_path);
 	ex->series_path = NULL;
 	if (ex->series >= 0)
@@ -453,6 +515,7 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 		r->status = 1;
 		return -1;
 	}
+	omp_note(ex);
 	/* --metric: the output passes through a tap that reads the figures. */
 	if (ex->metrics && ex->metrics->n) {
 		sa.tap = metric_tap_open(ex->metrics, out_fd >= 0 ? out_fd : 1,

@@ -24,6 +24,8 @@ struct execute {
 	int output_fd;          /* the program's stdout and stderr go here; -1: inherited */
 	double monitor;         /* --monitor interval in seconds, 0: off */
 	bool quiet;             /* the monitor prints its warnings only */
+	bool omp_note;          /* name the user's OMP_* settings the first run replaces */
+	char **omp_user;        /* their values (NULL: unset), named once, then cleared */
 	int series;             /* the monitor's time series, beside the results; -1 */
 	char *config;           /* the program's canonical config, for every row of a run */
 	char *series_path;      /* FILE[.rankN].monitor.csv */
@@ -48,6 +50,13 @@ struct execute {
  */
 int execute_prepare(struct execute *ex, char *const argv[], const char *results, char *err,
 		    size_t errlen);
+
+/*
+ * The FILE of a program of the project's own given its own -o FILE,
+ * -oFILE, --results FILE or --results=FILE (the last; options end at --),
+ * as a pointer into ARGV; NULL for any other program or none given.
+ */
+const char *execute_own_results(char *const argv[]);
 
 /* Close what execute_prepare opened. */
 void execute_finish(struct execute *ex);

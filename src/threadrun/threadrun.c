@@ -113,13 +113,15 @@ static const struct opt_spec options[] = {
 	{ OPT_ACTION('h', 'h', "help", "show this help") },
 };
 
-static const char usage[] = "[options] N PROGRAM [ARGS...]\n"
+static const char usage[] = "[options] N [--] PROGRAM [ARGS...]\n"
 			    "       threadrun --sweep LIST [-p POLICIES] [--repeat R] [-o FILE] -- PROGRAM [ARGS...]";
 static const char help_after[] =
 	"Runs PROGRAM with N workers placed by the policy.  PROGRAM is looked up among\n"
 	"threadrun's own programs (t2accel, linpack) and then on PATH.  It gets\n"
 	"OMP_NUM_THREADS, OMP_PLACES (the plan as {3},{5},...), OMP_PROC_BIND=close and\n"
-	"THREADRUN_PLAN/_POLICY/_RESULTS/_THREADS, so any OpenMP program is placed.\n"
+	"THREADRUN_PLAN/_POLICY/_RESULTS/_THREADS, so any OpenMP program is placed;\n"
+	"a user's own OMP_* that the plan replaces are named on stderr (not with -q).\n"
+	"A -- before PROGRAM is taken, as hwloc-bind and numactl take it.\n"
 	"\n"
 	"-n --format csv, tsv or json prints the plan for programs: one record per\n"
 	"worker (worker, pu, core, package, numa) with the policy, the topology, its\n"
@@ -137,6 +139,11 @@ static const char help_after[] =
 	"run's rows as it ends and its output to FILE.log; Ctrl-C keeps every\n"
 	"finished row and --resume carries on where it stopped (skipping what a\n"
 	"live sweep on FILE is measuring).\n"
+	"\n"
+	"One results file per run: when PROGRAM is one of threadrun's own and is given\n"
+	"its own -o FILE (or --results) and threadrun none, FILE is the run's file\n"
+	"(threadrun's rows, FILE.log, FILE.monitor.csv); when threadrun's -o differs,\n"
+	"one note on stderr says where each row goes.\n"
 	"\n"
 	"-o FILE takes %h (the host name up to its first dot), %r (the rank under\n"
 	"mpirun or srun, else 0) and %% (a %): -o 'results/cluster-%h.csv' gives\n"
@@ -225,8 +232,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 		goto bad;
 	a->argc = argc - optind - 1;
 	a->argv = argv + optind + 1;
+	/* N -- PROGRAM, as hwloc-bind and numactl take it. */
+	if (a->argc > 0 && strcmp(a->argv[0], "--") == 0) {
+		a->argc--;
+		a->argv++;
+	}
 	if (a->argc == 0 && !a->dry_run) {
-		snprintf(err, sizeof(err), "program: missing, usage: %s [options] N PROGRAM [ARGS...]", PROG);
+		snprintf(err, sizeof(err), "program: missing, usage: %s [options] N [--] PROGRAM [ARGS...]", PROG);
 		goto bad;
 	}
 	ret = 0;
@@ -299,7 +311,7 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 		      struct args *a, struct launcher_id *id, char **cpuset, const struct outfile *of)
 {
 	struct execute ex = { .topo = topo, .output_fd = -1, .monitor = a->monitor,
-			      .always_row = a->monitor > 0, .quiet = a->quiet,
+			      .always_row = a->monitor > 0, .quiet = a->quiet, .omp_note = !a->quiet,
 			      .metrics = &a->metrics, .id = *id, .cpuset = *cpuset,
 			      .identified = true, .tag = of->tag };
 	struct launch_result r = { 0 };
@@ -399,6 +411,7 @@ int main(int argc, char **argv)
 	unsigned nwarn = 0;
 	struct outfile of = { .rank = -1 };
 	struct args a;
+	const char *own;
 	int ret;
 
 	datafile_stdio_init(PROG);
@@ -408,6 +421,12 @@ int main(int argc, char **argv)
 		ret = ret < 0 ? 0 : ret;
 		goto out;
 	}
+	/* One results file per run: a program of ours given its own -o makes
+	 * that the run's file when threadrun has none (a %% in it would mean
+	 * another file to threadrun, so that one only gets the note below). */
+	own = a.argc > 0 && !a.dry_run ? execute_own_results(a.argv) : NULL;
+	if (own && !a.results && !strchr(own, '%'))
+		a.results = own;
 	/* -o's %h and %r, once: the program, FILE.log and the rest get the
 	 * file this process writes. */
 	ret = outfile_setup(&of, a.results, err, sizeof(err));
@@ -415,6 +434,9 @@ int main(int argc, char **argv)
 		msg_error(PROG, "%s", err);
 		goto out;
 	}
+	if (own && (!of.results || strcmp(own, of.results) != 0) && !a.quiet)
+		fprintf(stderr, "%s: note: %s's rows go to %s (its -o), threadrun's rows to %s\n",
+			PROG, a.argv[0], own, of.results ? of.results : "its default file");
 	if (a.sweep) {
 		ret = sweep_main(&a, &of);
 		goto out;
