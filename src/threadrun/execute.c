@@ -458,7 +458,8 @@ static int series_mark(int fd, unsigned threads, const char *policy, unsigned re
 	char *text;
 	int len, ret;
 
-	len = asprintf(&text, "# run %u threads, %s, repeat %u\n", threads, policy, repeat);
+	len = asprintf(&text, "# run %u thread%s, %s, repeat %u\n", threads,
+		       threads == 1 ? "" : "s", policy, repeat);
 	if (len < 0)
 		return -1;
 	ret = datafile_append(fd, monitor_series_header, text, (size_t)len);

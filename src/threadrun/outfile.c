@@ -1,8 +1,11 @@
 /* -o's pattern and the per-rank files of a cluster job. */
 #define _GNU_SOURCE
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "launcher.h"
@@ -134,4 +137,31 @@ void outfile_clear(struct outfile *of)
 {
 	free(of->results);
 	of->results = NULL;
+}
+
+/* The real directory of NAME and its last part, into DIR and *BASE; -1
+ * when the directory cannot be resolved. */
+static int split_real(const char *name, char *copy, size_t len, char *dir,
+		      const char **base)
+{
+	if ((size_t)snprintf(copy, len, "%s", name) >= len)
+		return -1;
+	*base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	return realpath(dirname(copy), dir) ? 0 : -1;
+}
+
+bool outfile_same(const char *a, const char *b)
+{
+	char ca[PATH_MAX], cb[PATH_MAX], da[PATH_MAX], db[PATH_MAX];
+	const char *ba, *bb;
+	struct stat sa, sb;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	if (split_real(a, ca, sizeof(ca), da, &ba) < 0 ||
+	    split_real(b, cb, sizeof(cb), db, &bb) < 0)
+		return false;
+	return strcmp(da, db) == 0 && strcmp(ba, bb) == 0;
 }

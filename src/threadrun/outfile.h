@@ -36,4 +36,11 @@ void outfile_clear(struct outfile *of);
 int outfile_expand(const char *pattern, const char *host, long rank, char **out,
 		   bool *has_rank, char *err, size_t errlen);
 
+/*
+ * Whether names A and B are one file: the same text, the same existing file
+ * (device and inode), or names of a file not there yet in the same directory
+ * (`x.csv` and `./x.csv`).
+ */
+bool outfile_same(const char *a, const char *b);
+
 #endif

@@ -434,7 +434,7 @@ int main(int argc, char **argv)
 		msg_error(PROG, "%s", err);
 		goto out;
 	}
-	if (own && (!of.results || strcmp(own, of.results) != 0) && !a.quiet)
+	if (own && (!of.results || !outfile_same(own, of.results)) && !a.quiet)
 		fprintf(stderr, "%s: note: %s's rows go to %s (its -o), threadrun's rows to %s\n",
 			PROG, a.argv[0], own, of.results ? of.results : "its default file");
 	if (a.sweep) {
