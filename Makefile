@@ -209,6 +209,7 @@ bench: deps all $(BIN)/bench/openblas_lu
 	$(Q)workloads/stream/bench-stream
 	$(Q)src/report/bench-report
 	$(Q)tests/bench/bench-plan
+	$(Q)tests/bench/bench-launch
 
 # The OpenBLAS peer, for the benchmark only (libopenblas-dev, liblapacke-dev).
 $(BIN)/bench/openblas_lu: workloads/linpack/bench/openblas_lu.c $(LU_OBJ) $(LIBS)

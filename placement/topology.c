@@ -276,6 +276,36 @@ hwloc_obj_t pl_pu_by_os(pl_topology_t topo, unsigned os_index)
 	return NULL;
 }
 
+/* What a plan does not read, left out of loading: distances, memory
+ * attributes and CPU kinds (hwloc 2.8 and later), and hwloc's plugins (PCI,
+ * OpenCL, GL, libxml2: the built-in XML parser reads hwloc's XML).  The
+ * plugins and the libraries they pull in were most of a launch's cost. */
+#if HWLOC_API_VERSION >= 0x00020800
+#define LIGHT_FLAGS (HWLOC_TOPOLOGY_FLAG_NO_DISTANCES | HWLOC_TOPOLOGY_FLAG_NO_MEMATTRS | \
+		     HWLOC_TOPOLOGY_FLAG_NO_CPUKINDS)
+#else
+#define LIGHT_FLAGS 0
+#endif
+#define PLUGINS_NOT_NEEDED "hwloc_pci,hwloc_opencl,hwloc_gl,hwloc_xml_libxml,hwloc_cuda," \
+			   "hwloc_nvml,hwloc_rsmi,hwloc_levelzero"
+
+/* hwloc_topology_init() with plugins kept from loading: hwloc reads
+ * HWLOC_PLUGINS_BLACKLIST when its first topology is made, so it is set
+ * for that call only (drop_hwloc_env() has removed a user's own) and never
+ * reaches the program threadrun starts. */
+static int init_without_plugins(hwloc_topology_t *topo)
+{
+	int ret, saved;
+
+	if (setenv("HWLOC_PLUGINS_BLACKLIST", PLUGINS_NOT_NEEDED, 1) < 0)
+		return -1;
+	ret = hwloc_topology_init(topo);
+	saved = errno;
+	unsetenv("HWLOC_PLUGINS_BLACKLIST");
+	errno = saved;
+	return ret;
+}
+
 int pl_topology_load(pl_topology_t topo)
 {
 	if (topo->loaded) {
@@ -286,14 +316,14 @@ int pl_topology_load(pl_topology_t topo)
 		pl_set_error(topo, ENOMEM, "topology: out of memory");
 		return -1;
 	}
-	if (hwloc_topology_init(&topo->topo) < 0) {
+	if (init_without_plugins(&topo->topo) < 0) {
 		pl_set_error(topo, errno, "topology: hwloc init failed: %s", strerror(errno));
 		return -1;
 	}
 	/* Plans need no caches; leaving them out also keeps descriptions short. */
 	hwloc_topology_set_cache_types_filter(topo->topo, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_icache_types_filter(topo->topo, HWLOC_TYPE_FILTER_KEEP_NONE);
-	hwloc_topology_set_flags(topo->topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+	hwloc_topology_set_flags(topo->topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED | LIGHT_FLAGS);
 	if (select_source(topo) < 0)
 		return -1;
 	if (hwloc_topology_load(topo->topo) < 0) {
