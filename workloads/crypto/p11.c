@@ -50,6 +50,9 @@ static const struct { CK_RV rv; const char *name; } rv_names[] = {
 	{ CKR_BUFFER_TOO_SMALL, "CKR_BUFFER_TOO_SMALL" },
 	{ CKR_CRYPTOKI_NOT_INITIALIZED, "CKR_CRYPTOKI_NOT_INITIALIZED" },
 	{ CKR_CRYPTOKI_ALREADY_INITIALIZED, "CKR_CRYPTOKI_ALREADY_INITIALIZED" },
+	/* NSS's vendor codes (CKR_NSS + 1, + 2): its databases would not open. */
+	{ 0xCE534351ul, "CKR_NSS_CERTDB_FAILED" },
+	{ 0xCE534352ul, "CKR_NSS_KEYDB_FAILED" },
 };
 
 const char *p11_rv_name(CK_RV rv)
@@ -519,6 +522,11 @@ static int load_module(struct p11 *p, const char *path, char *err, size_t errlen
  * initialisation string (ARGS, NULL when none was given). */
 static int init_failed(struct p11 *p, CK_RV rv, const char *args, char *err, size_t errlen)
 {
+	if (rv == 0xCE534351ul || rv == 0xCE534352ul) {
+		snprintf(err, errlen, "module: C_Initialize failed: %s: NSS's softokn cannot open the database its --module-args name; configdir='' with flags=noCertDB,noModDB uses none",
+			 p11_rv_name(rv));
+		return BE_USAGE;
+	}
 	if (rv != CKR_ARGUMENTS_BAD) {
 		snprintf(err, errlen, "module: C_Initialize failed: %s", p11_rv_name(rv));
 		return BE_FAIL;
@@ -602,6 +610,15 @@ int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errl
 	 * corrupts memory under threads.  pReserved carries what NSS's softokn
 	 * (and p11-kit's x-init-reserved) pass a module. */
 	init_args = o->module_args ? o->module_args : ref.args;
+	/* NSS's softokn (3.87) dereferences a configdir it was not given unless
+	 * told to open no database: refused here, not left to crash. */
+	if (init_args && dlsym(p->dl, "NSC_GetFunctionList") && !strcasestr(init_args, "configdir=") &&
+	    !strcasestr(init_args, "nocertdb")) {
+		snprintf(err, errlen, "module-args: NSS's softokn needs configdir='DIR' or flags=noCertDB in '%.200s' (it crashes without), e.g. \"%s\"",
+			 init_args, P11_NSS_NO_DB);
+		ret = BE_USAGE;
+		goto fail;
+	}
 	args.pReserved = (CK_VOID_PTR)init_args;
 	rv = p->f->C_Initialize(&args);
 	if (rv != CKR_OK) {
@@ -613,6 +630,7 @@ int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errl
 			  existing_token(p, o, path, pin, pinlen, err, errlen);
 	if (ret != BE_OK)
 		goto fail;
+	p->slot_set = true;
 	if (p->f->C_GetMechanismList(p->slot, NULL, &p->nmechs) == CKR_OK &&
 	    (p->mechs = calloc(p->nmechs + 1, sizeof(*p->mechs))) &&
 	    p->f->C_GetMechanismList(p->slot, p->mechs, &p->nmechs) != CKR_OK)
@@ -631,7 +649,8 @@ fail:
 void p11_close(struct p11 *p)
 {
 	if (p->f && p->initialized) {
-		p->f->C_CloseAllSessions(p->slot);
+		if (p->slot_set)
+			p->f->C_CloseAllSessions(p->slot);
 		p->f->C_Finalize(NULL);
 	}
 	if (p->dl)

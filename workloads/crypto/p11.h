@@ -22,6 +22,7 @@ struct p11 {
 	CK_FUNCTION_LIST_PTR f;
 	bool initialized;
 	CK_SLOT_ID slot;
+	bool slot_set;              /* slot is the token's (not a default 0) */
 	CK_SESSION_HANDLE login;    /* kept open: the token stays logged in */
 	struct p11_home home;       /* the throwaway token's, dir NULL if none */
 	char impl[384];             /* module, library version, token, slot */
