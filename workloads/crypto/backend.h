@@ -31,6 +31,7 @@ struct backend_opts {
 	const char *module;     /* PKCS#11 module: path, p11-kit name or file name; NULL
 				 * for the default */
 	const char *module_args; /* C_Initialize's pReserved (NSS's configuration) */
+	const char *module_dir; /* NAME.module files, instead of p11-kit's */
 	bool slot_set;
 	uint64_t slot;
 	const char *token_label;

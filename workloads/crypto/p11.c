@@ -581,7 +581,13 @@ int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errl
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	if (o->module && (ret = p11_module_find(o->module, &ref, err, errlen)) != BE_OK)
+	if (o->module_dir && !o->module) {
+		snprintf(err, errlen, "--module-dir goes with --module NAME");
+		ret = BE_USAGE;
+		goto fail;
+	}
+	if (o->module &&
+	    (ret = p11_module_find(o->module, o->module_dir, &ref, err, errlen)) != BE_OK)
 		goto fail;
 	path = o->module ? ref.path : p11_default_module();
 	if (!path) {

@@ -152,14 +152,15 @@ out:
 	return ret;
 }
 
-/* The user's home, as p11-kit finds it; NULL for a set-id program, which
- * p11-kit keeps out of the user's files too. */
+/* The user's home, as p11-kit finds it; NULL where p11-kit (0.24) reads no
+ * user files: a set-id program, root, P11_NO_USER_CONFIG set. */
 static const char *home_dir(void)
 {
 	const char *h = getenv("HOME");
 	struct passwd *pw;
 
-	if (getuid() != geteuid() || getgid() != getegid())
+	if (getuid() != geteuid() || getgid() != getegid() || getuid() == 0 ||
+	    getenv("P11_NO_USER_CONFIG"))
 		return NULL;
 	if (h && h[0])
 		return h;
@@ -214,23 +215,27 @@ static bool kit_name_ok(const char *name)
 	return true;
 }
 
-/* NAME.module in the user's, the system's and the package's directories.
- * 1 found (R filled), 0 not registered, or a BE_ code with ERR. */
-static int kit_lookup(const char *name, struct p11_module_ref *r, char *err, size_t errlen)
+/* NAME.module in DIR, else in the user's, the system's and the package's
+ * directories.  1 found (R filled), 0 not registered, or a BE_ code with
+ * ERR. */
+static int kit_lookup(const char *name, const char *dir, struct p11_module_ref *r, char *err,
+		      size_t errlen)
 {
-	char *vals[NFIELDS] = { NULL }, *path, *user_dir;
-	const char *home = home_dir(), *dirs[3];
+	char *vals[NFIELDS] = { NULL }, *path, *user_dir = NULL;
+	const char *home = home_dir(), *dirs[3] = { dir, NULL, NULL };
 	bool user, system, found = false;
 	size_t i;
 	int ret = 0;
 
 	if (!kit_name_ok(name))
 		return 0;
-	user_mode(home, &user, &system);
-	user_dir = user ? join(home, user_modules, "") : NULL;
-	dirs[0] = user_dir;
-	dirs[1] = system ? system_modules : NULL;
-	dirs[2] = system ? package_modules : NULL;
+	if (!dir) {
+		user_mode(home, &user, &system);
+		user_dir = user ? join(home, user_modules, "") : NULL;
+		dirs[0] = user_dir;
+		dirs[1] = system ? system_modules : NULL;
+		dirs[2] = system ? package_modules : NULL;
+	}
 	for (i = 0; i < 3; i++) {
 		if (!dirs[i] || !dirs[i][0] || !(path = join(dirs[i], name, ".module")))
 			continue;
@@ -299,26 +304,32 @@ static char *file_lookup(const char *name, char *where, size_t wlen)
 	return path;
 }
 
-int p11_module_find(const char *name, struct p11_module_ref *r, char *err, size_t errlen)
+int p11_module_find(const char *name, const char *dir, struct p11_module_ref *r, char *err,
+		    size_t errlen)
 {
 	char where[1024];
+	struct stat st;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
+	if (dir && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		snprintf(err, errlen, "module-dir: '%s' is not a directory", dir);
+		return BE_USAGE;
+	}
 	/* A path (or nothing) is taken as given: check_module says what is wrong. */
 	if (!name[0] || strchr(name, '/')) {
 		r->path = strdup(name);
 		goto done;
 	}
-	ret = kit_lookup(name, r, err, errlen);
+	ret = kit_lookup(name, dir, r, err, errlen);
 	if (ret == 1)
 		return BE_OK;
 	if (ret)
 		return ret;
 	r->path = file_lookup(name, where, sizeof(where));
 	if (!r->path) {
-		snprintf(err, errlen, "module: '%s' is neither a p11-kit module (p11-kit list-modules) nor a file in %s",
-			 name, where);
+		snprintf(err, errlen, "module: '%s' is neither a p11-kit module (%s) nor a file in %s",
+			 name, dir ? "no NAME.module in --module-dir" : "p11-kit list-modules", where);
 		return BE_SKIP;
 	}
 done:

@@ -17,13 +17,17 @@ struct p11_module_ref {
 };
 
 /*
- * Resolve NAME into R.  A bad line in a .module file costs that line (one
+ * Resolve NAME into R, looking up module names in DIR (--module-dir) when
+ * it is not NULL, else where p11-kit does: the user's
+ * ~/.config/pkcs11/modules (not for root, as p11-kit), the system's and
+ * the package's directories, the first file that sets a field winning.  A bad line in a .module file costs that line (one
  * warning on stderr, naming the file and line, never its text).  BE_OK;
- * BE_SKIP (a name nothing answers to here, a module p11-kit has disabled)
- * or BE_USAGE (a remote module) with the message in ERR.  R is freed with
+ * BE_SKIP (a name nothing answers to here, a module disabled or remote) or
+ * BE_USAGE (DIR not a directory) with the message in ERR.  R is freed with
  * p11_module_ref_free whatever the result.
  */
-int p11_module_find(const char *name, struct p11_module_ref *r, char *err, size_t errlen);
+int p11_module_find(const char *name, const char *dir, struct p11_module_ref *r, char *err,
+		    size_t errlen);
 void p11_module_ref_free(struct p11_module_ref *r);
 
 #endif

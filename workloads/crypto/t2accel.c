@@ -72,6 +72,8 @@ static const struct opt_spec options[] = {
 		     "PKCS#11 module: a path, a p11-kit module name or a file name (default: SoftHSM2, on a temporary token)") },
 	{ OPT_STRING(0, "module-args", "STRING", O(beo.module_args),
 		     "PKCS#11: the module's C_Initialize string (pReserved), as NSS's softokn needs; default: the p11-kit module's x-init-reserved") },
+	{ OPT_STRING(0, "module-dir", "DIR", O(beo.module_dir),
+		     "PKCS#11: look --module NAME up as DIR/NAME.module (p11-kit's format) instead of in p11-kit's directories") },
 	{ OPT_U64(0, "slot", "N", O(beo.slot), 0, UINT32_MAX, "PKCS#11: use the existing token in slot N"),
 	  .seen = OPT_SEEN(struct opts, beo.slot_set) },
 	{ OPT_STRING(0, "token-label", "LABEL", O(beo.token_label), "PKCS#11: use the existing token labelled LABEL") },
