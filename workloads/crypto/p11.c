@@ -501,7 +501,7 @@ static int load_module(struct p11 *p, const char *path, char *err, size_t errlen
 {
 	CK_C_GetFunctionList get;
 
-	p->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	p->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!p->dl) {
 		snprintf(err, errlen, "module: '%s' cannot be loaded: %s", path, dlerror());
 		return BE_USAGE;
