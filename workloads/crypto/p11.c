@@ -409,8 +409,8 @@ static int existing_token(struct p11 *p, const struct backend_opts *o, const cha
 			return BE_OK;
 	}
 	if (!pinlen) {
-		snprintf(err, errlen, "PIN: token '%s' in slot %lu needs a login: give its user PIN in T2ACCEL_PIN or --pin-file FILE",
-			 label, (unsigned long)p->slot);
+		snprintf(err, errlen, "PIN: token '%s' in slot %lu needs a login: give its user PIN in T2ACCEL_PIN or --pin-file FILE, or another --slot; its tokens: %s",
+			 label, (unsigned long)p->slot, tokens);
 		return BE_USAGE;
 	}
 	if (pin_fits(p, pinlen, err, errlen) < 0)
