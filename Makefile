@@ -11,6 +11,14 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
            $(shell pkg-config --cflags $(PKGS))
 # PKCS#11 types and constants only: modules are dlopen()ed, nothing links.
 P11_CFLAGS := $(shell pkg-config --cflags p11-kit-1)
+# Where p11-kit finds module files and modules: --module NAME looks there
+# (the system's module files are under sysconfdir, as libp11-kit has them).
+P11_VAR = "$(shell pkg-config --variable=$(1) p11-kit-1)$(2)"
+P11_CFLAGS += -DP11_KIT_PACKAGE_MODULES='$(call P11_VAR,p11_module_configs)' \
+	      -DP11_KIT_SYSTEM_MODULES='$(call P11_VAR,sysconfdir,/pkcs11/modules)' \
+	      -DP11_KIT_SYSTEM_CONFIG='$(call P11_VAR,sysconfdir,/pkcs11/pkcs11.conf)' \
+	      -DP11_KIT_MODULE_PATH='$(call P11_VAR,p11_module_path)' \
+	      -DP11_KIT_LIBDIR='$(call P11_VAR,libdir)'
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 OMPFLAGS := -fopenmp
 

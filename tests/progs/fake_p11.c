@@ -13,6 +13,11 @@
  *   wrong:N      the N-th C_Digest and every one after it return CKR_OK
  *                with one bit of the digest flipped (a token that lies)
  *   wrong-after:S  the same for every C_Digest from S seconds on
+ *   notoken      no slot holds a token
+ *   need-args    C_Initialize returns CKR_ARGUMENTS_BAD without an
+ *                initialisation string (pReserved), as NSS's softokn does
+ * With FAKE_P11_ARGS=FILE, C_Initialize writes the string it was given in
+ * pReserved to FILE, one line ("(none)" for none).
  * The token takes PINs of 4..8 bytes.  With FAKE_P11_LOGINS=FILE, every
  * C_Login call appends one line "C_Login" to FILE (never the PIN), so a test
  * can prove a refused PIN never reached the token.
@@ -20,6 +25,7 @@
  */
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,8 +53,17 @@ static void pad(CK_UTF8CHAR *dst, size_t len, const char *s)
 
 static CK_RV fake_initialize(CK_VOID_PTR args)
 {
-	(void)args;
+	const char *log = getenv("FAKE_P11_ARGS");
+	const char *init = args ? ((CK_C_INITIALIZE_ARGS *)args)->pReserved : NULL;
+	FILE *f;
+
 	clock_gettime(CLOCK_MONOTONIC, &started);
+	if (log && (f = fopen(log, "w"))) {
+		fprintf(f, "%s\n", init ? init : "(none)");
+		fclose(f);
+	}
+	if (!strcmp(fail_mode(), "need-args") && !init)
+		return CKR_ARGUMENTS_BAD;
 	return strcmp(fail_mode(), "initialize") ? CKR_OK : CKR_GENERAL_ERROR;
 }
 
@@ -71,7 +86,10 @@ static CK_RV fake_get_info(CK_INFO_PTR info)
 
 static CK_RV fake_get_slot_list(CK_BBOOL present, CK_SLOT_ID_PTR list, CK_ULONG_PTR n)
 {
-	(void)present;
+	if (present && !strcmp(fail_mode(), "notoken")) {
+		*n = 0;
+		return CKR_OK;
+	}
 	if (list && *n < 1) {
 		*n = 1;
 		return CKR_BUFFER_TOO_SMALL;

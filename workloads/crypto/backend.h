@@ -28,7 +28,10 @@ struct job {
 
 /* What the command line says about the backend. */
 struct backend_opts {
-	const char *module;     /* PKCS#11 module path, NULL for the default */
+	const char *module;     /* PKCS#11 module: path, p11-kit name or file name; NULL
+				 * for the default */
+	const char *module_args; /* C_Initialize's pReserved (NSS's configuration) */
+	const char *module_dir; /* NAME.module files, instead of p11-kit's */
 	bool slot_set;
 	uint64_t slot;
 	const char *token_label;

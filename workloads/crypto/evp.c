@@ -56,8 +56,9 @@ static int evp_setup(void **ctxp, const struct backend_opts *o, char *err, size_
 {
 	struct evp_ctx *ctx;
 
-	if (o->module || o->slot_set || o->token_label || o->pin_file || o->insecure_files) {
-		snprintf(err, errlen, "--module, --slot, --token-label, --pin-file and --insecure-files are for -b pkcs11");
+	if (o->module || o->module_args || o->module_dir || o->slot_set || o->token_label ||
+	    o->pin_file || o->insecure_files) {
+		snprintf(err, errlen, "--module, --module-args, --module-dir, --slot, --token-label, --pin-file and --insecure-files are for -b pkcs11");
 		return BE_USAGE;
 	}
 	ctx = calloc(1, sizeof(*ctx));

@@ -13,6 +13,7 @@
 #include <openssl/rand.h>
 
 #include "p11.h"
+#include "p11_conf.h"
 
 static const char *const softhsm_paths[] = {
 	"/usr/lib/softhsm/libsofthsm2.so",
@@ -49,6 +50,9 @@ static const struct { CK_RV rv; const char *name; } rv_names[] = {
 	{ CKR_BUFFER_TOO_SMALL, "CKR_BUFFER_TOO_SMALL" },
 	{ CKR_CRYPTOKI_NOT_INITIALIZED, "CKR_CRYPTOKI_NOT_INITIALIZED" },
 	{ CKR_CRYPTOKI_ALREADY_INITIALIZED, "CKR_CRYPTOKI_ALREADY_INITIALIZED" },
+	/* NSS's vendor codes (CKR_NSS + 1, + 2): its databases would not open. */
+	{ 0xCE534351ul, "CKR_NSS_CERTDB_FAILED" },
+	{ 0xCE534352ul, "CKR_NSS_KEYDB_FAILED" },
 };
 
 const char *p11_rv_name(CK_RV rv)
@@ -73,15 +77,46 @@ const char *p11_default_module(void)
 	return NULL;
 }
 
-/* PKCS#11 strings are blank-padded, not terminated. */
+/* PKCS#11 strings are blank-padded, not terminated; a module's control
+ * bytes never reach a terminal or a row. */
 static void p11_str(char *out, size_t len, const CK_UTF8CHAR *in, size_t inlen)
 {
-	size_t n = inlen < len - 1 ? inlen : len - 1;
+	size_t n = inlen < len - 1 ? inlen : len - 1, i;
 
 	memcpy(out, in, n);
 	while (n && out[n - 1] == ' ')
 		n--;
 	out[n] = '\0';
+	for (i = 0; i < n; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			out[i] = '?';
+}
+
+/* The slots with a token, "slot 1 'NSS Generic Crypto Services', ..." into
+ * BUF for messages; their count.  *HAS: whether SLOT is among them. */
+static CK_ULONG token_list(struct p11 *p, CK_SLOT_ID slot, bool *has, char *buf, size_t len)
+{
+	CK_SLOT_ID ids[256];
+	CK_ULONG n = 256, i;
+	CK_TOKEN_INFO ti;
+	char label[40] = "?";
+	size_t used = 0;
+	int k;
+
+	buf[0] = '\0';
+	*has = false;
+	if (p->f->C_GetSlotList(CK_TRUE, ids, &n) != CKR_OK)
+		return 0;
+	for (i = 0; i < n; i++) {
+		*has |= ids[i] == slot;
+		if (p->f->C_GetTokenInfo(ids[i], &ti) == CKR_OK)
+			p11_str(label, sizeof(label), ti.label, sizeof(ti.label));
+		k = snprintf(buf + used, len - used, "%sslot %lu '%s'", i ? ", " : "",
+			     (unsigned long)ids[i], label);
+		if (k > 0 && (size_t)k < len - used)
+			used += (size_t)k;
+	}
+	return n;
 }
 
 static void random_pin(char *pin, size_t len)
@@ -262,9 +297,10 @@ out:
 	return ret;
 }
 
-/* T2ACCEL_PIN into PIN (unless PIN is NULL), then out of the environment:
- * environ loses every entry of that name, and their bytes are cleared,
- * since /proc/PID/environ shows the strings the process started with. */
+/* T2ACCEL_PIN into PIN (unless PIN is NULL; *LEN stays 0 when there is
+ * none), then out of the environment: environ loses every entry of that
+ * name, and their bytes are cleared, since /proc/PID/environ shows the
+ * strings the process started with. */
 static int take_env_pin(char *pin, size_t *len, char *err, size_t errlen)
 {
 	static const char name[] = "T2ACCEL_PIN=";
@@ -291,16 +327,13 @@ static int take_env_pin(char *pin, size_t *len, char *err, size_t errlen)
 		explicit_bzero(*r, strlen(*r));
 	}
 	*w = NULL;
-	if (!found && pin) {
-		snprintf(err, errlen, "PIN: an existing token needs its user PIN in T2ACCEL_PIN or --pin-file FILE");
-		return -1;
-	}
 	return ret;
 }
 
-/* The user PIN of an existing token (EXISTING): --pin-file, else
- * T2ACCEL_PIN.  Never from the command line, never printed; T2ACCEL_PIN
- * leaves the environment whether it is the PIN or not. */
+/* The user PIN of an existing token (EXISTING), if given: --pin-file, else
+ * T2ACCEL_PIN; whether the token needs one is asked later.  Never from the
+ * command line, never printed; T2ACCEL_PIN leaves the environment whether
+ * it is the PIN or not. */
 static int read_pin(const struct backend_opts *o, bool existing, char *pin, size_t *len, char *err,
 		    size_t errlen)
 {
@@ -337,30 +370,48 @@ static int pin_fits(struct p11 *p, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
-static int existing_token(struct p11 *p, const struct backend_opts *o, const char *pin,
-			  size_t pinlen, char *err, size_t errlen)
+/* The token the user named, logged in when it asks for a login.  BE_SKIP
+ * when the module has no token at all. */
+static int existing_token(struct p11 *p, const struct backend_opts *o, const char *path,
+			  const char *pin, size_t pinlen, char *err, size_t errlen)
 {
-	CK_SLOT_ID ids[256];
-	CK_ULONG n = 256, i;
+	CK_TOKEN_INFO ti;
+	char tokens[512], label[40] = "?";
+	bool has;
 	CK_RV rv;
 
-	if (o->token_label) {
-		if (find_label(p, o->token_label, &p->slot) < 0) {
-			snprintf(err, errlen, "token-label: no token labelled '%s' in this module",
-				 o->token_label);
-			return BE_USAGE;
-		}
-	} else {
-		if (p->f->C_GetSlotList(CK_TRUE, ids, &n) != CKR_OK)
-			n = 0;
-		for (i = 0; i < n && ids[i] != o->slot; i++)
-			;
-		if (i == n) {
-			snprintf(err, errlen, "slot: %llu has no token in this module (%lu slot(s) with a token)",
-				 (unsigned long long)o->slot, (unsigned long)n);
-			return BE_USAGE;
-		}
+	if (!token_list(p, (CK_SLOT_ID)o->slot, &has, tokens, sizeof(tokens))) {
+		snprintf(err, errlen, "module: '%s' offers no slot with a token: nothing to run on", path);
+		return BE_SKIP;
+	}
+	if (o->token_label && find_label(p, o->token_label, &p->slot) < 0) {
+		snprintf(err, errlen, "token-label: no token labelled '%s' in this module; its tokens: %s",
+			 o->token_label, tokens);
+		return BE_USAGE;
+	}
+	if (!o->token_label && !o->slot_set) {
+		snprintf(err, errlen, "module: '%s' is not SoftHSM2: name its token with --slot N or --token-label LABEL; its tokens: %s",
+			 path, tokens);
+		return BE_USAGE;
+	}
+	if (!o->token_label && !has) {
+		snprintf(err, errlen, "slot: %llu has no token in this module; its tokens: %s",
+			 (unsigned long long)o->slot, tokens);
+		return BE_USAGE;
+	}
+	if (!o->token_label)
 		p->slot = (CK_SLOT_ID)o->slot;
+	/* A token that needs no login (NSS's crypto services) gets none: its
+	 * session objects are all the workers use. */
+	if (p->f->C_GetTokenInfo(p->slot, &ti) == CKR_OK) {
+		p11_str(label, sizeof(label), ti.label, sizeof(ti.label));
+		if (!(ti.flags & CKF_LOGIN_REQUIRED))
+			return BE_OK;
+	}
+	if (!pinlen) {
+		snprintf(err, errlen, "PIN: token '%s' in slot %lu needs a login: give its user PIN in T2ACCEL_PIN or --pin-file FILE, or another --slot; its tokens: %s",
+			 label, (unsigned long)p->slot, tokens);
+		return BE_USAGE;
 	}
 	if (pin_fits(p, pinlen, err, errlen) < 0)
 		return BE_USAGE;
@@ -450,7 +501,7 @@ static int load_module(struct p11 *p, const char *path, char *err, size_t errlen
 {
 	CK_C_GetFunctionList get;
 
-	p->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	p->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!p->dl) {
 		snprintf(err, errlen, "module: '%s' cannot be loaded: %s", path, dlerror());
 		return BE_USAGE;
@@ -467,7 +518,32 @@ static int load_module(struct p11 *p, const char *path, char *err, size_t errlen
 	return BE_OK;
 }
 
-static void describe(struct p11 *p, const char *path)
+/* Why C_Initialize failed, and what to give when the module wants an
+ * initialisation string (ARGS, NULL when none was given). */
+static int init_failed(struct p11 *p, CK_RV rv, const char *args, char *err, size_t errlen)
+{
+	if (rv == 0xCE534351ul || rv == 0xCE534352ul) {
+		snprintf(err, errlen, "module: C_Initialize failed: %s: NSS's softokn cannot open the database its --module-args name; configdir='' with flags=noCertDB,noModDB uses none",
+			 p11_rv_name(rv));
+		return BE_USAGE;
+	}
+	if (rv != CKR_ARGUMENTS_BAD) {
+		snprintf(err, errlen, "module: C_Initialize failed: %s", p11_rv_name(rv));
+		return BE_FAIL;
+	}
+	/* NSC_GetFunctionList is NSS's softokn's own name for its entry. */
+	if (!args && dlsym(p->dl, "NSC_GetFunctionList"))
+		snprintf(err, errlen, "module: C_Initialize failed: CKR_ARGUMENTS_BAD: NSS's softokn needs its configuration in --module-args, e.g. \"%s\" (no database; slot 1 is its crypto token)",
+			 P11_NSS_NO_DB);
+	else if (!args)
+		snprintf(err, errlen, "module: C_Initialize failed: CKR_ARGUMENTS_BAD: the module may want an initialisation string: give it in --module-args");
+	else
+		snprintf(err, errlen, "module: C_Initialize failed: CKR_ARGUMENTS_BAD: the module refused its initialisation string '%.200s'",
+			 args);
+	return BE_USAGE;
+}
+
+static void describe(struct p11 *p, const char *path, const char *kit_name)
 {
 	CK_INFO info;
 	CK_TOKEN_INFO ti;
@@ -480,41 +556,52 @@ static void describe(struct p11 *p, const char *path)
 	if (p->f->C_GetTokenInfo(p->slot, &ti) == CKR_OK)
 		p11_str(label, sizeof(label), ti.label, sizeof(ti.label));
 	/* impl names one implementation across runs: a temporary token's label
-	 * and slot change every run, so they stay out of it. */
+	 * and slot change every run, so they stay out of it.  A module found by
+	 * its p11-kit name is named by its file too. */
 	if (p->home.dir)
-		snprintf(p->impl, sizeof(p->impl), "%s %u.%u (%s), module %s, a temporary token", lib,
-			 info.libraryVersion.major, info.libraryVersion.minor, man, path);
+		snprintf(p->impl, sizeof(p->impl), "%s %u.%u (%s), module %s%s%s%s, a temporary token",
+			 lib, info.libraryVersion.major, info.libraryVersion.minor, man, path,
+			 kit_name ? " (p11-kit " : "", kit_name ? kit_name : "", kit_name ? ")" : "");
 	else
-		snprintf(p->impl, sizeof(p->impl), "%s %u.%u (%s), module %s, token '%s' in slot %lu",
-			 lib, info.libraryVersion.major, info.libraryVersion.minor, man, path, label,
-			 (unsigned long)p->slot);
+		snprintf(p->impl, sizeof(p->impl), "%s %u.%u (%s), module %s%s%s%s, token '%s' in slot %lu",
+			 lib, info.libraryVersion.major, info.libraryVersion.minor, man, path,
+			 kit_name ? " (p11-kit " : "", kit_name ? kit_name : "", kit_name ? ")" : "",
+			 label, (unsigned long)p->slot);
 }
 
 int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errlen)
 {
 	CK_C_INITIALIZE_ARGS args = { .flags = CKF_OS_LOCKING_OK };
-	const char *path = o->module ? o->module : p11_default_module();
-	bool existing = o->slot_set || o->token_label;
+	struct p11_module_ref ref = { 0 };
+	const char *path = NULL, *init_args;
+	bool existing = o->slot_set || o->token_label, throwaway;
 	char pin[P11_PIN_MAX];
 	size_t pinlen = 0;
 	CK_RV rv;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
+	if (o->module_dir && !o->module) {
+		snprintf(err, errlen, "--module-dir goes with --module NAME");
+		ret = BE_USAGE;
+		goto fail;
+	}
+	if (o->module &&
+	    (ret = p11_module_find(o->module, o->module_dir, &ref, err, errlen)) != BE_OK)
+		goto fail;
+	path = o->module ? ref.path : p11_default_module();
 	if (!path) {
 		snprintf(err, errlen, "module: SoftHSM2 not found (apt-get install softhsm2), or give --module PATH");
-		return BE_SKIP;
+		ret = BE_SKIP;
+		goto fail;
 	}
 	if ((ret = check_module(path, o->insecure_files, err, errlen)) != BE_OK)
-		return ret;
-	if (!existing && !strstr(path, "softhsm")) {
-		snprintf(err, errlen, "module: '%s' is not SoftHSM2: name its token with --slot or --token-label",
-			 path);
-		return BE_USAGE;
-	}
+		goto fail;
+	throwaway = !existing && strstr(path, "softhsm");
 	if (o->pin_file && !existing) {
 		snprintf(err, errlen, "--pin-file goes with --slot or --token-label (a temporary token has its own PIN)");
-		return BE_USAGE;
+		ret = BE_USAGE;
+		goto fail;
 	}
 	if ((ret = load_module(p, path, err, errlen)) != BE_OK)
 		goto fail;
@@ -523,37 +610,53 @@ int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errl
 		ret = BE_USAGE;
 		goto fail;
 	}
-	if (!existing && (ret = p11_home_make(&p->home, err, errlen)) != BE_OK)
+	if (throwaway && (ret = p11_home_make(&p->home, err, errlen)) != BE_OK)
 		goto fail;
 	/* Without CKF_OS_LOCKING_OK, SoftHSM2 turns its own locking off and
-	 * corrupts memory under threads. */
+	 * corrupts memory under threads.  pReserved carries what NSS's softokn
+	 * (and p11-kit's x-init-reserved) pass a module. */
+	init_args = o->module_args ? o->module_args : ref.args;
+	/* NSS's softokn (3.87) dereferences a configdir it was not given unless
+	 * told to open no database: refused here, not left to crash. */
+	if (init_args && dlsym(p->dl, "NSC_GetFunctionList") && !strcasestr(init_args, "configdir=") &&
+	    !strcasestr(init_args, "nocertdb")) {
+		snprintf(err, errlen, "module-args: NSS's softokn needs configdir='DIR' or flags=noCertDB in '%.200s' (it crashes without), e.g. \"%s\"",
+			 init_args, P11_NSS_NO_DB);
+		ret = BE_USAGE;
+		goto fail;
+	}
+	args.pReserved = (CK_VOID_PTR)init_args;
 	rv = p->f->C_Initialize(&args);
 	if (rv != CKR_OK) {
-		snprintf(err, errlen, "module: C_Initialize failed: %s", p11_rv_name(rv));
-		ret = BE_FAIL;
+		ret = init_failed(p, rv, init_args, err, errlen);
 		goto fail;
 	}
 	p->initialized = true;
-	ret = existing ? existing_token(p, o, pin, pinlen, err, errlen) : throwaway_token(p, err, errlen);
+	ret = throwaway ? throwaway_token(p, err, errlen) :
+			  existing_token(p, o, path, pin, pinlen, err, errlen);
 	if (ret != BE_OK)
 		goto fail;
+	p->slot_set = true;
 	if (p->f->C_GetMechanismList(p->slot, NULL, &p->nmechs) == CKR_OK &&
 	    (p->mechs = calloc(p->nmechs + 1, sizeof(*p->mechs))) &&
 	    p->f->C_GetMechanismList(p->slot, p->mechs, &p->nmechs) != CKR_OK)
 		p->nmechs = 0;
-	describe(p, path);
+	describe(p, path, ref.kit_name);
 	explicit_bzero(pin, sizeof(pin));
+	p11_module_ref_free(&ref);
 	return BE_OK;
 fail:
 	explicit_bzero(pin, sizeof(pin));
 	p11_close(p);
+	p11_module_ref_free(&ref);
 	return ret;
 }
 
 void p11_close(struct p11 *p)
 {
 	if (p->f && p->initialized) {
-		p->f->C_CloseAllSessions(p->slot);
+		if (p->slot_set)
+			p->f->C_CloseAllSessions(p->slot);
 		p->f->C_Finalize(NULL);
 	}
 	if (p->dl)

@@ -22,6 +22,7 @@ struct p11 {
 	CK_FUNCTION_LIST_PTR f;
 	bool initialized;
 	CK_SLOT_ID slot;
+	bool slot_set;              /* slot is the token's (not a default 0) */
 	CK_SESSION_HANDLE login;    /* kept open: the token stays logged in */
 	struct p11_home home;       /* the throwaway token's, dir NULL if none */
 	char impl[384];             /* module, library version, token, slot */
@@ -29,17 +30,25 @@ struct p11 {
 	CK_ULONG nmechs;
 };
 
+/* What NSS's softokn is initialised with to run without a database: its
+ * slot 1 is then the crypto token, which needs no login. */
+#define P11_NSS_NO_DB \
+	"configdir='' certPrefix='' keyPrefix='' secmod='' flags=readOnly,noCertDB,noModDB,forceOpen,optimizeSpace"
+
 /* Where SoftHSM2 lives when --module is not given, or NULL. */
 const char *p11_default_module(void);
 
 /*
- * Load the module, initialise it, find or create the token, log in.  The
- * module must be a regular file only its owner (us or root) can write, in a
+ * Find the module (p11_conf.h), load it, initialise it with --module-args
+ * (else the p11-kit file's x-init-reserved), find or create the token, log
+ * in if the token asks for it.  The module must be a regular file only its owner (us or root) can write, in a
  * directory the same holds for; a PIN file a regular file only its owner
  * can read, unless o->insecure_files.  A PIN is 1..P11_PIN_MAX bytes, and
  * T2ACCEL_PIN leaves the environment once read.
- * Returns BE_OK, or BE_USAGE (a bad module path, slot, label or PIN),
- * BE_FAIL (the module failed), with the message in ERR.  On failure what
+ * Returns BE_OK, or BE_USAGE (a bad module path, slot, label or PIN, an
+ * initialisation string the module wants or refuses), BE_SKIP (no such
+ * module here, a module without a token), BE_FAIL (the module failed),
+ * with the message in ERR.  On failure what
  * was set up is undone (p11_close need not be called).
  */
 int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errlen);
