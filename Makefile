@@ -75,8 +75,14 @@ WORKLOADS := t2accel linpack $(ONEFILE_WORKLOADS)
 WORKLOADS_DEF := -DTHREADRUN_WORKLOADS='"$(WORKLOADS)"'
 $(OBJ)/src/threadrun/execute.o: CFLAGS += $(WORKLOADS_DEF)
 
+# threadrun --pthreads' library, preloaded into the program (src/preload):
+# found beside threadrun, or installed in $(PREFIX)/lib/threadrun/.
+PRELOAD_NAME := libthreadrun-pthreads.so
+PRELOAD_LIB  := $(BIN)/$(PRELOAD_NAME)
+$(OBJ)/src/threadrun/pthreads.o: CFLAGS += -DTHREADRUN_PRELOAD='"$(PRELOAD_NAME)"'
+
 PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport \
-            $(ONEFILE_WORKLOADS:%=$(BIN)/%)
+            $(ONEFILE_WORKLOADS:%=$(BIN)/%) $(PRELOAD_LIB)
 
 # threadrun-mpi, the one program linked with MPI (src/mpi): `make mpi`,
 # and `make` too when mpicc is on PATH; the rest of the build needs no MPI.
@@ -89,7 +95,7 @@ endif
 TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/test_analysis \
               $(BIN)/tests/test_lu $(BIN)/tests/test_metric $(BIN)/tests/test_launcher $(BIN)/tests/omp_where $(BIN)/tests/omp_triad \
               $(BIN)/tests/results_get \
-              $(BIN)/tests/libfakep11.so
+              $(BIN)/tests/libfakep11.so $(BIN)/tests/pthread_where $(BIN)/tests/pthread_where_static
 
 .PHONY: all deps check run bench clean test-progs mutate mpi
 all: $(PROGRAMS)
@@ -124,6 +130,15 @@ $(MPI_PROG): $(OBJ)/src/mpi/threadrun-mpi.o $(LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(MPICC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# Loaded into programs of any build, so never sanitized (a sanitizer's
+# runtime must come first in the program it checks); it takes opt.c's list
+# parser and exports pthread_create alone.
+$(PRELOAD_LIB): src/preload/pthreads_pin.c src/lib/opt.c src/lib/opt.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(filter-out $(SANFLAGS_$(SAN)),$(CFLAGS)) -Isrc/lib -shared -fPIC -fvisibility=hidden \
+		-o $@ src/preload/pthreads_pin.c src/lib/opt.c -ldl -lpthread -lm
 
 $(BIN)/threadreport: $(OBJ)/src/report/threadreport.o $(OBJ)/libreporter.a $(LIBS)
 	@mkdir -p $(dir $@)
@@ -178,6 +193,15 @@ $(BIN)/tests/libfakep11.so: tests/progs/fake_p11.c
 $(BIN)/tests/omp_where: tests/progs/omp_where.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $<
+
+# The pthreads programs threadrun --pthreads places: not sanitized (the
+# library comes first in them); one static, which it must refuse.
+$(BIN)/tests/pthread_where: tests/progs/pthread_where.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(filter-out $(SANFLAGS_$(SAN)),$(CFLAGS)) -o $@ $< -lpthread
+$(BIN)/tests/pthread_where_static: tests/progs/pthread_where.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(filter-out $(SANFLAGS_$(SAN)),$(CFLAGS)) -static -o $@ $< -lpthread
 
 # The program threadrun --metric reads is not under test: no sanitizer
 # (TSan cannot see libgomp's barriers and reports races that are not there).

@@ -16,6 +16,7 @@
 #include "execute.h"
 #include "monitor.h"
 #include "opt.h"
+#include "pthreads.h"
 #include "results.h"
 #include "runenv.h"
 #include "worker.h"
@@ -386,6 +387,7 @@ static char *plain_config(char *const argv[])
 int execute_prepare(struct execute *ex, char *const argv[], const char *results, char *err,
 		    size_t errlen)
 {
+	bool own;
 	int st;
 
 	ex->series = -1;
@@ -396,7 +398,8 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 	st = launch_resolve(argv[0], ex->path, sizeof(ex->path), err, errlen);
 	if (st)
 		return st;
-	ex->config = own_program(ex->path) ? ask_config(ex->path, argv) : NULL;
+	own = own_program(ex->path);
+	ex->config = own ? ask_config(ex->path, argv) : NULL;
 	if (!ex->config)
 		ex->config = plain_config(argv);
 	if (!ex->config) {
@@ -414,6 +417,17 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 		snprintf(ex->results, sizeof(ex->results), "%s", results);
 	if (results_check(ex->results, err, errlen) < 0)
 		return 2;
+	/* After ask_config: LD_PRELOAD is for the program's run alone. */
+	if (ex->pthreads && own && ex->omp_note)
+		fprintf(stderr, "threadrun: note: %s binds each of its workers itself: --pthreads is not needed, no library is preloaded\n",
+			argv[0]);
+	if (ex->pthreads && !own) {
+		st = pthreads_setup(ex->path, argv[0], ex->skip, err, errlen);
+		if (st)
+			return st;
+	}
+	if (!ex->pthreads && !own && ex->omp_note)
+		ex->process_note = pthreads_note(ex->path, argv[0]);
 	if (ex->monitor > 0) {
 		if (asprintf(&ex->series_path, "%s%s.monitor.csv", ex->results,
 			     ex->tag ? ex->tag : "") < 0) {
@@ -441,6 +455,8 @@ void execute_finish(struct execute *ex)
 	run_env_identity_free(&ex->id, &ex->cpuset);
 	free(ex->config);
 	ex->config = NULL;
+	free(ex->process_note);
+	ex->process_note = NULL;
 	for (size_t i = 0; ex->omp_user && i < NOMP; i++)
 		free(ex->omp_user[i]);
 	free(ex->omp_user);
@@ -488,7 +504,7 @@ static void on_started(pid_t pid, void *arg)
 				     sizeof(a->err));
 }
 
-int execute_run(const struct execute *ex, const struct pl_plan *plan, const char *policy,
+int execute_run(struct execute *ex, const struct pl_plan *plan, const char *policy,
 		char *const argv[], unsigned repeat, struct launch_result *r, char *err,
 		size_t errlen)
 {
@@ -517,6 +533,12 @@ int execute_run(const struct execute *ex, const struct pl_plan *plan, const char
 		return -1;
 	}
 	omp_note(ex);
+	/* Once: where the CPU set is not one PU, it is not per thread. */
+	if (ex->process_note && plan->bound && plan->distinct > 1) {
+		fprintf(stderr, "threadrun: note: %s\n", ex->process_note);
+		free(ex->process_note);
+		ex->process_note = NULL;
+	}
 	/* --metric: the output passes through a tap that reads the figures. */
 	if (ex->metrics && ex->metrics->n) {
 		sa.tap = metric_tap_open(ex->metrics, out_fd >= 0 ? out_fd : 1,

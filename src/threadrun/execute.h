@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "launch.h"
 #include "launcher.h"
@@ -26,6 +27,9 @@ struct execute {
 	bool quiet;             /* the monitor prints its warnings only */
 	bool omp_note;          /* name the user's OMP_* settings the first run replaces */
 	char **omp_user;        /* their values (NULL: unset), named once, then cleared */
+	bool pthreads;          /* --pthreads: each thread on its PU, through the preloaded library */
+	uint64_t skip;          /* --skip: bit i, the i-th thread created is not pinned */
+	char *process_note;     /* a program not OpenMP: said once, before the first run on 2+ PUs */
 	int series;             /* the monitor's time series, beside the results; -1 */
 	char *config;           /* the program's canonical config, for every row of a run */
 	char *series_path;      /* FILE[.rankN].monitor.csv */
@@ -45,8 +49,11 @@ struct execute {
  * for it (PROGRAM --print-config ARGS), any other is its base name and
  * its arguments, quoted as opt_quote() does.  Then read which rank of which
  * job threadrun is (one warning when the launcher's environment is bad) and
- * the PUs it was given, which it exports as THREADRUN_CPUSET.  0, or the
- * exit status (1, 2, 126, 127) with a message in ERR.
+ * the PUs it was given, which it exports as THREADRUN_CPUSET.  With
+ * pthreads, set the program up for the preloaded library (pthreads.h; a
+ * program of ours binds its own workers: one note, no library); without,
+ * keep the note a program that is not OpenMP gets (with omp_note).  0, or
+ * the exit status (1, 2, 3, 126, 127) with a message in ERR.
  */
 int execute_prepare(struct execute *ex, char *const argv[], const char *results, char *err,
 		    size_t errlen);
@@ -63,7 +70,8 @@ void execute_finish(struct execute *ex);
 
 /*
  * Run ARGV on PLAN as repeat REPEAT and wait for it, as a run of its own
- * (a new THREADRUN_RUN, shared by the program's rows and threadrun's).  R
+ * (a new THREADRUN_RUN, shared by the program's rows and threadrun's;
+ * the first run on 2 PUs or more says the process note).  R
  * gets its status and times.  With metrics, appends one row per metric (the
  * figure its regex found last in the output; a metric without a figure
  * fails its row and the run, R->status 1).  Appends threadrun's run row when
@@ -71,7 +79,7 @@ void execute_finish(struct execute *ex);
  * API does), or always, with always_row, unless the run was interrupted.  0,
  * or -1 with a message in ERR (R->status says which exit status fits).
  */
-int execute_run(const struct execute *ex, const struct pl_plan *plan, const char *policy,
+int execute_run(struct execute *ex, const struct pl_plan *plan, const char *policy,
 		char *const argv[], unsigned repeat, struct launch_result *r, char *err,
 		size_t errlen);
 

@@ -378,7 +378,8 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 {
 	struct execute ex = { .topo = topo, .always_row = true, .output_fd = -1,
 			      .monitor = o->monitor, .quiet = true, .omp_note = !o->quiet,
-			      .metrics = o->metrics, .tag = o->tag };
+			      .metrics = o->metrics, .tag = o->tag, .pthreads = o->pthreads,
+			      .skip = o->skip };
 	struct progress pg = { .tty = isatty(2), .quiet = o->quiet, .start = now_s() };
 	struct done done = { 0 };
 	struct results_info info;

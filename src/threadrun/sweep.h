@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "metric.h"
 #include "placement.h"
@@ -34,6 +35,8 @@ struct sweep_opts {
 	const char *tag;        /* ".rankN" before .log and .monitor.csv, or NULL */
 	long rank;              /* this process's rank, -1 outside a launcher */
 	struct metric_set *metrics;     /* --metric, or NULL */
+	bool pthreads;          /* --pthreads */
+	uint64_t skip;          /* --skip */
 	char **argv;            /* the program and its arguments */
 };
 

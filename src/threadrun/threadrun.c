@@ -17,6 +17,7 @@
 #include "outfile.h"
 #include "placement.h"
 #include "planprint.h"
+#include "pthreads.h"
 #include "results.h"
 #include "runenv.h"
 #include "launcher.h"
@@ -32,7 +33,8 @@ struct args {
 	const char *allowed;
 	const char *results;
 	unsigned per_core;
-	bool dry_run, strict, quiet, resume;
+	bool dry_run, strict, quiet, resume, pthreads;
+	uint64_t skip;          /* --skip: bit i, the i-th thread created is not pinned */
 	unsigned nthreads;
 	const char *sweep;
 	unsigned repeat;
@@ -81,6 +83,15 @@ static int set_format(const char *arg, void *opts, char *err, size_t errlen)
 	return 0;
 }
 
+/* likwid-pin's skip mask; it only means something with --pthreads. */
+static int set_skip(const char *arg, void *opts, char *err, size_t errlen)
+{
+	struct args *a = opts;
+
+	a->pthreads = true;
+	return pthreads_parse_skip(arg, &a->skip, err, errlen);
+}
+
 /* A plan for another machine is only printed. */
 static int set_topology(const char *arg, void *opts, char *err, size_t errlen)
 {
@@ -101,6 +112,8 @@ static const struct opt_spec options[] = {
 	{ OPT_CALLBACK(0, "format", "FMT", set_format, "-n: the plan as text (default), or csv, tsv, json for programs") },
 	{ OPT_FLAG(0, "strict", A(strict), "refuse more workers than PUs instead of wrapping round-robin") },
 	{ OPT_STRING(0, "allowed", "CPUS", A(allowed), "use only these OS PUs (besides the cgroup and affinity limits)") },
+	{ OPT_FLAG(0, "pthreads", A(pthreads), "one PU per thread of any dynamically linked program: main thread on the first PU, each thread it creates on the next (likwid-pin's way)") },
+	{ OPT_CALLBACK('s', "skip", "MASK", set_skip, "hex mask, bit i set: the i-th thread created is not pinned (likwid-pin's -s; implies --pthreads)") },
 	{ OPT_STRING('o', "results", "FILE", A(results), "results file workloads append to (default results/runs.csv); %h host, %r rank, %% a %") },
 	{ OPT_STRING(0, "sweep", "LIST", A(sweep), "sweep thread counts: 1,2,4,8 or 1-8 or 1-64x2 (doubling); -p takes a comma list") },
 	{ OPT_UNSIGNED(0, "repeat", "R", A(repeat), 1, 10000, "sweep: run every combination R times (default 1)") },
@@ -122,6 +135,14 @@ static const char help_after[] =
 	"THREADRUN_PLAN/_POLICY/_RESULTS/_THREADS, so any OpenMP program is placed;\n"
 	"a user's own OMP_* that the plan replaces are named on stderr (not with -q).\n"
 	"A -- before PROGRAM is taken, as hwloc-bind and numactl take it.\n"
+	"\n"
+	"Any other program gets the plan's PUs as its CPU set, for every thread: one\n"
+	"note says so when it is not OpenMP (not with -q).  --pthreads places its\n"
+	"threads one by one, as likwid-pin does: a preloaded library wraps\n"
+	"pthread_create; the main thread takes the plan's first PU, the threads it\n"
+	"creates the next ones in creation order (round-robin past the plan's end);\n"
+	"-s 0x1 leaves the first thread created (a helper) unpinned.  A statically\n"
+	"linked or setuid program cannot take the library: exit 3.\n"
 	"\n"
 	"-n --format csv, tsv or json prints the plan for programs: one record per\n"
 	"worker (worker, pu, core, package, numa) with the policy, the topology, its\n"
@@ -166,7 +187,8 @@ static const char help_after[] =
 	"passed to all of it, and it and its children end when threadrun ends,\n"
 	"however threadrun ends.  It cannot read the terminal.\n"
 	"\n"
-	"Exit status: the program's; 2 usage error; 126 cannot run it; 127 not found;\n"
+	"Exit status: the program's; 2 usage error; 3 --pthreads cannot reach it;\n"
+	"126 cannot run it; 127 not found;\n"
 	"128+N when it died of signal N.\n";
 
 /* Parse the command line; 0 to go on, else the exit status (help: 0 via -1). */
@@ -313,7 +335,8 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 	struct execute ex = { .topo = topo, .output_fd = -1, .monitor = a->monitor,
 			      .always_row = a->monitor > 0, .quiet = a->quiet, .omp_note = !a->quiet,
 			      .metrics = &a->metrics, .id = *id, .cpuset = *cpuset,
-			      .identified = true, .tag = of->tag };
+			      .identified = true, .tag = of->tag, .pthreads = a->pthreads,
+			      .skip = a->skip };
 	struct launch_result r = { 0 };
 	char err[PATH_MAX + 256];
 	int st;
@@ -350,7 +373,7 @@ static int sweep_main(struct args *a, const struct outfile *of)
 	struct sweep_opts so = { .repeat = a->repeat, .resume = a->resume, .strict = a->strict,
 				 .quiet = a->quiet, .results = of->results, .tag = of->tag,
 				 .rank = of->rank, .argv = a->argv, .monitor = a->monitor,
-				 .metrics = &a->metrics };
+				 .metrics = &a->metrics, .pthreads = a->pthreads, .skip = a->skip };
 	struct pl_policy *pols = NULL;
 	unsigned *counts = NULL, most = 0, i;
 	pl_topology_t topo = NULL;
