@@ -129,7 +129,7 @@ int prog_file_read(const char *path, struct prog_file *pf)
 	unsigned char head[EI_NIDENT + 4];
 	struct stat st;
 	ssize_t got;
-	uint16_t machine;
+	uint16_t machine, type;
 	int fd;
 
 	memset(pf, 0, sizeof(*pf));
@@ -153,13 +153,16 @@ int prog_file_read(const char *path, struct prog_file *pf)
 			snprintf(pf->interp, sizeof(pf->interp), "%s", line + skip);
 		}
 	} else if (got == (ssize_t)sizeof(head) && !memcmp(head, ELFMAG, SELFMAG)) {
-		pf->form = PROG_ELF;
 		pf->elf_class = head[EI_CLASS];
 		pf->elf_data = head[EI_DATA];
+		pf->native = pf->elf_class == NATIVE_CLASS && pf->elf_data == NATIVE_DATA;
+		memcpy(&type, head + EI_NIDENT, sizeof(type));
 		memcpy(&machine, head + EI_NIDENT + 2, sizeof(machine));
 		pf->elf_machine = machine;
-		pf->native = pf->elf_class == NATIVE_CLASS && pf->elf_data == NATIVE_DATA;
-		if (pf->native)
+		/* A program or a library; anything else the exec refuses itself. */
+		if (!pf->native || type == ET_EXEC || type == ET_DYN)
+			pf->form = PROG_ELF;
+		if (pf->form == PROG_ELF && pf->native)
 			elf_read(fd, st.st_size, pf);
 	}
 out:
