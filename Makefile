@@ -43,7 +43,8 @@ endif
 
 # The parts, one library each.  Includes run one way (tests/sh/layout.sh
 # checks it): workloads -> src/lib, placement; src/threadrun -> src/lib,
-# placement; src/report -> src/lib; src/lib -> placement; placement -> none.
+# placement; src/report -> src/lib; src/lib -> placement; src/preload ->
+# src/lib; placement -> none.
 PLACEMENT_SRC := $(wildcard placement/*.c)
 LIB_SRC       := $(wildcard src/lib/*.c)
 LAUNCHER_SRC  := $(filter-out src/threadrun/threadrun.c,$(wildcard src/threadrun/*.c))

@@ -6,8 +6,8 @@
 cd "$(dirname "$0")/../.." || exit 1
 env_page=docs/environment.md out_page=docs/machine-output.md
 
-for p in scatter none; do
-	vars=$(threadrun -q -o "$tmp/r.csv" -p "$p" 1 sh -c 'env' | sed -n 's/^\(\(OMP\|THREADRUN\)_[A-Z_]*\)=.*/\1/p' | sort -u)
+for p in scatter none "scatter -s 0x1"; do
+	vars=$(threadrun -q -o "$tmp/r.csv" -p $p 1 sh -c 'env' | sed -n 's/^\(\(OMP\|THREADRUN\)_[A-Z_]*\)=.*/\1/p' | sort -u)
 	missing=$(for v in $vars; do grep -qF "\`$v\`" "$env_page" || echo "$v"; done)
 	check "policy $p: the $(echo $vars | wc -w) variables threadrun exports are documented${missing:+ (missing: $(echo $missing))}" \
 		bash -c '[ -n "$1" ] && [ -z "$2" ]' _ "$vars" "$missing"

@@ -1,7 +1,8 @@
 # The layout's rules, from the #include lines: each part includes only the
 # parts it may (workloads -> src/lib, placement; src/threadrun -> src/lib,
-# placement; src/report -> src/lib; src/lib -> placement; placement ->
-# nothing of src/), and nothing in the repository points outside it.
+# placement; src/report -> src/lib; src/lib -> placement; src/preload ->
+# src/lib; placement -> nothing of src/), and nothing in the repository
+# points outside it.
 . "$(dirname "$0")/tap.bash"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -27,6 +28,7 @@ check_part "src/lib/" "src/lib/*.c src/lib/*.h" placement
 check_part "src/threadrun/" "src/threadrun/*.c src/threadrun/*.h" src/lib placement
 check_part "src/report/" "src/report/*.c src/report/*.h" src/lib
 check_part "src/mpi/" "src/mpi/*.c" src/lib
+check_part "src/preload/" "src/preload/*.c" src/lib
 for w in workloads/*/; do
 	check_part "${w}" "${w}*.c ${w}*.h" src/lib placement
 done

@@ -82,6 +82,8 @@ refused() { # name expected-text command...
 }
 refused "a static program" "pthread_where_static is statically linked: no loader preloads the library" \
 	threadrun -o "$r" --pthreads 2 pthread_where_static 2
+refused "a sweep of a static program" "is statically linked" \
+	threadrun -o "$r" --sweep 1-2 -s 0x1 -- pthread_where_static 2
 cp "$(command -v pthread_where)" "$tmp/suid"
 if [ "$(id -u)" -eq 0 ] && chown nobody "$tmp/suid" && chmod u+s "$tmp/suid" &&
    [ -z "$(findmnt -n -o OPTIONS -T "$tmp" | grep -w nosuid)" ]; then
