@@ -500,8 +500,8 @@ static void on_started(pid_t pid, void *arg)
 	if (a->tap)
 		metric_tap_started(a->tap);
 	if (a->ex->monitor > 0)
-		a->m = monitor_start(pid, a->ex->monitor, a->plan, a->ex->series, a->err,
-				     sizeof(a->err));
+		a->m = monitor_start(pid, a->ex->monitor, a->plan, a->ex->pthreads, a->ex->series,
+				     a->err, sizeof(a->err));
 }
 
 int execute_run(struct execute *ex, const struct pl_plan *plan, const char *policy,

@@ -49,6 +49,7 @@ struct monitor {
 	const struct pl_plan *plan;
 	int series;             /* the time series file, -1: none */
 	FILE *out;              /* this sample's lines, written whole at its end */
+	bool affinity;          /* --pthreads: a thread's planned PU is the one it is bound to */
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -180,7 +181,32 @@ static int worker_index(const struct monitor *m, const struct thread_seen *t)
 	return n;
 }
 
-static void read_status(const char *dir, struct thread_seen *t)
+/*
+ * With --pthreads the library binds each thread to the PU the plan gives
+ * its creation (src/preload), which the order threads appear in cannot
+ * tell (a skipped helper, a thread that ended unseen): a thread bound to
+ * one PU of the plan is planned there; one on a wider set (a skipped
+ * helper, a thread not bound yet) has no plan.  "Cpus_allowed_list:" of
+ * its status: -1 unless a single PU of the plan.
+ */
+static int bound_pu(const struct monitor *m, const char *v)
+{
+	char *end;
+	long pu;
+
+	v += strspn(v, " \t");
+	if (!isdigit((unsigned char)*v))
+		return -1;
+	pu = strtol(v, &end, 10);
+	if (*end != '\n' || !m->plan->bound)
+		return -1;
+	for (unsigned i = 0; i < m->plan->nworkers; i++)
+		if (m->plan->pu[i] == (int)pu)
+			return (int)pu;
+	return -1;
+}
+
+static void read_status(const struct monitor *m, const char *dir, struct thread_seen *t)
 {
 	char path[128], line[128];
 	FILE *f;
@@ -194,6 +220,8 @@ static void read_status(const char *dir, struct thread_seen *t)
 			t->vcsw = strtoul(line + 24, NULL, 10);
 		else if (!strncmp(line, "nonvoluntary_ctxt_switches:", 27))
 			t->ivcsw = strtoul(line + 27, NULL, 10);
+		else if (m->affinity && !strncmp(line, "Cpus_allowed_list:", 18))
+			t->planned = bound_pu(m, line + 18);
 	}
 	fclose(f);
 }
@@ -245,7 +273,7 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
 	if (!p || sscanf(p, "%d", &cpu) != 1)
 		return;
-	read_status(dir, t);
+	read_status(m, dir, t);
 	t->utime = (double)utime / m->ticks_per_s;
 	t->stime = (double)stime / m->ticks_per_s;
 	t->samples++;
@@ -390,7 +418,7 @@ static void *sampler(void *arg)
 }
 
 struct monitor *monitor_start(pid_t pid, double interval, const struct pl_plan *plan,
-			      int series, char *err, size_t errlen)
+			      bool affinity, int series, char *err, size_t errlen)
 {
 	struct monitor *m = calloc(1, sizeof(*m));
 	unsigned long long ctxt = 0, intr = 0;
@@ -404,6 +432,7 @@ struct monitor *monitor_start(pid_t pid, double interval, const struct pl_plan *
 	m->pid = pid;
 	m->interval = interval;
 	m->plan = plan;
+	m->affinity = affinity;
 	m->series = series;
 	m->ticks_per_s = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
 	if (read_stat(m, m->first, &ctxt, &intr) < 0 || access("/proc/self/task", R_OK) < 0) {

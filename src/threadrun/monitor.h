@@ -33,11 +33,13 @@ struct monitor_summary {
 /*
  * Start sampling PID every INTERVAL seconds.  SERIES, when not -1, is the
  * descriptor of the time series file (results/README.md): each sample is
- * appended whole under its lock.  Returns NULL with a message in ERR
- * when /proc cannot be read (the caller runs on without a monitor).
+ * appended whole under its lock.  With AFFINITY (--pthreads) a thread's
+ * planned PU is the one PU of the plan it is bound to, none when its CPU
+ * set is wider.  Returns NULL with a message in ERR when /proc cannot be
+ * read (the caller runs on without a monitor).
  */
 struct monitor *monitor_start(pid_t pid, double interval, const struct pl_plan *plan,
-			      int series, char *err, size_t errlen);
+			      bool affinity, int series, char *err, size_t errlen);
 
 /* Take the last sample and stop the sampler; PID has been waited for. */
 void monitor_stop(struct monitor *m);

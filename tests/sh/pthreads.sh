@@ -61,8 +61,22 @@ out=$(threadrun -q -o "$r" --sweep 2 --repeat 2 -p list:1,0 -s 0x1 -- pthread_wh
 check "a sweep places every run's threads" \
 	[ "$(grep -c '^worker 0 cpu 1 cpus 1$' "$r.log")" -eq 2 -a "$(grep -c '^worker 1 cpu 0 cpus 0$' "$r.log")" -eq 2 ]
 
+# The monitor takes each thread's planned PU from where the library bound
+# it: the skipped helper and worker 1 (which the order threads appear in
+# would make workers 1 and 2) are not off plan.
+rm -f "$r"
+threadrun --monitor=0.02 -o "$r" -s 0x1 -p list:1,0 2 pthread_where 2 30000000 >/dev/null 2>"$tmp/err"
+st=$?
+seen=$(grep -cE '^[0-9]+ +pthread_where +[0-9]+ +(-|0|1) ' "$tmp/err")
+check "--monitor: the 3 threads seen ($seen), the helper with no plan, none off plan, the run row placement_ok" \
+	bash -c '[ "$1" -eq 0 ] && [ "$2" -eq 3 ] && grep -qE "^[0-9]+ +pthread_where +[0-9]+ +- " "$3" &&
+		 ! grep -q "OFF PLAN" "$3" &&
+		 [ "$(results_get "$4" algorithm placement_ok off_plan)" = "$(printf "(run)\tyes\t0")" ]' _ "$st" "$seen" "$tmp/err" "$r"
+
 # The user's LD_PRELOAD stays, first; the mask reaches the library as a list.
-out=$(LD_PRELOAD=libm.so.6 threadrun -q -o "$r" -s 0x9 2 sh -c 'echo "$LD_PRELOAD|$THREADRUN_PTHREADS_SKIP"')
+# (ASan wants its runtime first in threadrun: the user's list is not.)
+out=$(LD_PRELOAD=libm.so.6 ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 \
+	threadrun -q -o "$r" -s 0x9 2 sh -c 'echo "$LD_PRELOAD|$THREADRUN_PTHREADS_SKIP"')
 check "LD_PRELOAD appended to the user's ($out)" \
 	bash -c '[[ $1 == "libm.so.6:/"*"/libthreadrun-pthreads.so|0,3" ]]' _ "$out"
 
@@ -110,7 +124,7 @@ perl -e 'print pack("a16 S S L Q Q Q L S S S S S S", "\x7fELF\x02\x01\x01", 2, 6
 	pack("q Q q Q q Q q Q q Q", 1, 1 << 62, 1, 5, 1, ~0, 5, 4096, 10, 1 << 63)' >"$tmp/core"
 head -c 3000 "$(command -v pthread_where)" >"$tmp/cut"
 chmod +x "$tmp/bad" "$tmp/core" "$tmp/cut"
-"$tmp/cut" >/dev/null 2>&1
+bash -c '"$1"' _ "$tmp/cut" >/dev/null 2>&1
 direct=$?
 for f in bad:126 core:126 cut:$direct; do
 	for opt in --pthreads -q; do
