@@ -7,8 +7,8 @@
  * The creations listed in THREADRUN_PTHREADS_SKIP (0 = the first thread
  * created) are helper threads: they are not pinned and keep the CPU set
  * the process started with.  Each new thread binds itself, in a start
- * routine of ours, before the program's routine runs: no instant of it
- * runs elsewhere.  Only pthread_create is exported.
+ * routine of ours, before the program's routine runs: none of the
+ * program's code in it runs elsewhere.  Only pthread_create is exported.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -146,21 +146,24 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t *thread,
 							   const pthread_attr_t *attr,
 							   void *(*routine)(void *), void *arg)
 {
+	create_fn *real;
 	struct start *s;
 	int ret;
 
 	pthread_once(&cfg_once, load);
-	if (!cfg.create)
+	/* Before glibc 2.34 libpthread may come later, with a dlopen(). */
+	real = cfg.create ? cfg.create : (create_fn *)dlsym(RTLD_NEXT, "pthread_create");
+	if (!real)
 		return EAGAIN;
 	if (!cfg.plan)
-		return cfg.create(thread, attr, routine, arg);
+		return real(thread, attr, routine, arg);
 	s = malloc(sizeof(*s));
 	if (!s)
 		return EAGAIN;
 	s->routine = routine;
 	s->arg = arg;
 	s->pu = pu_of(__atomic_fetch_add(&created, 1, __ATOMIC_SEQ_CST));
-	ret = cfg.create(thread, attr, start, s);
+	ret = real(thread, attr, start, s);
 	if (ret)
 		free(s);
 	return ret;

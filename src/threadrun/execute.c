@@ -159,7 +159,8 @@ static int append_run_row(const struct execute *ex, const char *run, unsigned *s
 		results_row_set(&row, RC_OFF_PLAN, "%lu", ms->off_plan);
 		results_row_set(&row, RC_SYS_SHARE, "%.2f", ms->sys_share);
 	}
-	results_row_set(&row, RC_NOTE, "the whole run, measured by threadrun%s%s",
+	results_row_set(&row, RC_NOTE, "the whole run, measured by threadrun%s%s%s",
+			ex->preloaded ? "; each thread placed by --pthreads" : "",
 			ms && ms->warnings[0] ? "; monitor: " : "", ms ? ms->warnings : "");
 	ret = append_own_row(ex, run, seq, plan, policy, repeat, r, r->status, &row, err, errlen);
 	results_row_clear(&row);
@@ -425,6 +426,7 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 		st = pthreads_setup(ex->path, argv[0], ex->skip, err, errlen);
 		if (st)
 			return st;
+		ex->preloaded = true;
 	}
 	if (!ex->pthreads && !own && ex->omp_note)
 		ex->process_note = pthreads_note(ex->path, argv[0]);

@@ -29,6 +29,7 @@ struct execute {
 	char **omp_user;        /* their values (NULL: unset), named once, then cleared */
 	bool pthreads;          /* --pthreads: each thread on its PU, through the preloaded library */
 	uint64_t skip;          /* --skip: bit i, the i-th thread created is not pinned */
+	bool preloaded;         /* the library is preloaded (the run row's note says so) */
 	char *process_note;     /* a program not OpenMP: said once, before the first run on 2+ PUs */
 	int series;             /* the monitor's time series, beside the results; -1 */
 	char *config;           /* the program's canonical config, for every row of a run */

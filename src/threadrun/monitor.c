@@ -162,6 +162,14 @@ static struct thread_seen *thread_find(struct monitor *m, pid_t pid, pid_t tid)
 	return t;
 }
 
+/* Clear where T ran: the fields after last_cpu, which a new identity
+ * (a rename, a new binding) starts afresh. */
+static void forget_where(struct thread_seen *t)
+{
+	memset(&t->last_cpu, 0, sizeof(*t) - offsetof(struct thread_seen, last_cpu));
+	t->last_cpu = -1;
+}
+
 /* Which worker a thread is: the project's workloads name their workers
  * "...-wN" and a main thread that does no work "...-main"; any other
  * program's threads count in order of appearance (OpenMP's initial thread
@@ -220,8 +228,15 @@ static void read_status(const struct monitor *m, const char *dir, struct thread_
 			t->vcsw = strtoul(line + 24, NULL, 10);
 		else if (!strncmp(line, "nonvoluntary_ctxt_switches:", 27))
 			t->ivcsw = strtoul(line + 27, NULL, 10);
-		else if (m->affinity && !strncmp(line, "Cpus_allowed_list:", 18))
-			t->planned = bound_pu(m, line + 18);
+		else if (m->affinity && !strncmp(line, "Cpus_allowed_list:", 18)) {
+			/* A new thread runs its first instants under its
+			 * creator's binding: where it ran then is forgotten. */
+			int pu = bound_pu(m, line + 18);
+
+			if (pu != t->planned && t->samples)
+				forget_where(t);
+			t->planned = pu;
+		}
 	}
 	fclose(f);
 }
@@ -255,8 +270,7 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 			/* Where it ran before (a new thread under its parent's
 			 * name, a process before exec) says nothing about the
 			 * worker it now says it is. */
-			memset(&t->last_cpu, 0, sizeof(*t) - offsetof(struct thread_seen, last_cpu));
-			t->last_cpu = -1;
+			forget_where(t);
 			snprintf(t->name, sizeof(t->name), "%s", name);
 			t->worker = worker_index(m, t);
 			t->planned = t->worker >= 0 && m->plan->bound

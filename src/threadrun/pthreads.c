@@ -46,19 +46,21 @@ static int64_t file_offset(const ElfW(Phdr) *loads, unsigned n, uint64_t vaddr)
 	return -1;
 }
 
-/* Whether a DT_NEEDED name at OFF of the string table is an OpenMP runtime. */
+/* Whether the DT_NEEDED name at OFF of the string table (at file offset
+ * STRTAB, STRSZ bytes) is an OpenMP runtime's. */
 static bool needs_openmp(int fd, off_t size, int64_t strtab, uint64_t strsz, uint64_t off)
 {
-	char name[64] = "";
+	char name[64];
+	uint64_t pos = (uint64_t)strtab + off;
 	size_t len = sizeof(name) - 1;
 
-	if (strtab < 0 || off >= strsz)
+	if (strtab < 0 || off >= strsz || pos < off || pos >= (uint64_t)size)
 		return false;
 	if (len > strsz - off)
 		len = (size_t)(strsz - off);
-	if ((uint64_t)strtab + off < (uint64_t)size && len > (uint64_t)size - ((uint64_t)strtab + off))
-		len = (size_t)((uint64_t)size - ((uint64_t)strtab + off));
-	if (read_at(fd, size, (uint64_t)strtab + off, name, len) < 0)
+	if (len > (uint64_t)size - pos)
+		len = (size_t)((uint64_t)size - pos);
+	if (read_at(fd, size, pos, name, len) < 0)
 		return false;
 	name[len] = '\0';
 	for (size_t i = 0; i < sizeof(omp_runtimes) / sizeof(omp_runtimes[0]); i++)
@@ -89,9 +91,10 @@ static void elf_read(int fd, off_t size, struct prog_file *pf)
 			goto out;
 		if (ph.p_type == PT_INTERP)
 			pf->dynamic = true;
-		else if (ph.p_type == PT_DYNAMIC)
-			dyn = ph, has_dyn = true;
-		else if (ph.p_type == PT_LOAD && nloads < MAX_LOADS)
+		else if (ph.p_type == PT_DYNAMIC && !has_dyn) {
+			dyn = ph;
+			has_dyn = true;
+		} else if (ph.p_type == PT_LOAD && nloads < MAX_LOADS)
 			loads[nloads++] = ph;
 	}
 	for (unsigned i = 0; has_dyn && i < MAX_DYN && (i + 1) * sizeof(d) <= dyn.p_filesz; i++) {

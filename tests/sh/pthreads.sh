@@ -68,10 +68,15 @@ rm -f "$r"
 threadrun --monitor=0.02 -o "$r" -s 0x1 -p list:1,0 2 pthread_where 2 30000000 >/dev/null 2>"$tmp/err"
 st=$?
 seen=$(grep -cE '^[0-9]+ +pthread_where +[0-9]+ +(-|0|1) ' "$tmp/err")
-check "--monitor: the 3 threads seen ($seen), the helper with no plan, none off plan, the run row placement_ok" \
-	bash -c '[ "$1" -eq 0 ] && [ "$2" -eq 3 ] && grep -qE "^[0-9]+ +pthread_where +[0-9]+ +- " "$3" &&
-		 ! grep -q "OFF PLAN" "$3" &&
-		 [ "$(results_get "$4" algorithm placement_ok off_plan)" = "$(printf "(run)\tyes\t0")" ]' _ "$st" "$seen" "$tmp/err" "$r"
+name="--monitor: the 3 threads seen ($seen), the helper with no plan, none off plan, the run row placement_ok"
+if [ "$st" -eq 0 ] && [ "$seen" -eq 3 ] && grep -qE "^[0-9]+ +pthread_where +[0-9]+ +- " "$tmp/err" &&
+   ! grep -q "OFF PLAN" "$tmp/err" &&
+   [ "$(results_get "$r" algorithm placement_ok off_plan)" = "$(printf "(run)\tyes\t0")" ] &&
+   results_get "$r" note | grep -q "each thread placed by --pthreads"; then
+	ok "$name"
+else
+	notok "$name" "exit $st" "$(cat "$tmp/err")" "$(results_get "$r" algorithm placement_ok off_plan note)"
+fi
 
 # The user's LD_PRELOAD stays, first; the mask reaches the library as a list.
 # (ASan wants its runtime first in threadrun: the user's list is not.)
