@@ -80,7 +80,8 @@ $(OBJ)/src/threadrun/execute.o: CFLAGS += $(WORKLOADS_DEF)
 # found beside threadrun, or installed in $(PREFIX)/lib/threadrun/.
 PRELOAD_NAME := libthreadrun-pthreads.so
 PRELOAD_LIB  := $(BIN)/$(PRELOAD_NAME)
-$(OBJ)/src/threadrun/pthreads.o: CFLAGS += -DTHREADRUN_PRELOAD='"$(PRELOAD_NAME)"'
+PRELOAD_DEF  := -DTHREADRUN_PRELOAD='"$(PRELOAD_NAME)"'
+$(OBJ)/src/threadrun/pthreads.o: CFLAGS += $(PRELOAD_DEF)
 
 PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport \
             $(ONEFILE_WORKLOADS:%=$(BIN)/%) $(PRELOAD_LIB)
@@ -216,7 +217,7 @@ FUZZ_CC      ?= clang
 bin/fuzz/%: tests/fuzz/%.c $(PLACEMENT_SRC) $(LIB_SRC) $(LAUNCHER_SRC) $(REPORTER_SRC)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-DMAX_SYNTHETIC_PUS=4096ull $(WORKLOADS_DEF) \
+		-DMAX_SYNTHETIC_PUS=4096ull $(WORKLOADS_DEF) $(PRELOAD_DEF) \
 		-Iplacement -Isrc/lib -Isrc/threadrun -Isrc/report \
 		$(shell pkg-config --cflags hwloc) -o $@ $^ $(shell pkg-config --libs hwloc) -lpthread -lm
 
