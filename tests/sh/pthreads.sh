@@ -116,6 +116,16 @@ chmod +x "$tmp/script"
 refused "a script whose interpreter is static" "script's interpreter $(command -v pthread_where_static) is statically linked" \
 	threadrun -o "$r" --pthreads 2 "$tmp/script"
 
+# Installed: the library in <bindir>/../lib/threadrun; missing: exit 3.
+mkdir -p "$tmp/pfx/bin" "$tmp/pfx/lib/threadrun"
+cp "$TEST_BIN/threadrun" "$tmp/pfx/bin/"
+cp "$TEST_BIN/libthreadrun-pthreads.so" "$tmp/pfx/lib/threadrun/"
+out=$("$tmp/pfx/bin/threadrun" -q -o "$r" -s 0x1 -p list:1,0 2 "$(command -v pthread_where)" 2 2>&1)
+check "installed: the library found in ../lib/threadrun" grep -q '^worker 1 cpu 0 cpus 0$' <<<"$out"
+rm "$tmp/pfx/lib/threadrun/libthreadrun-pthreads.so"
+refused "installed without the library" "the library libthreadrun-pthreads.so is neither beside threadrun nor in ../lib/threadrun" \
+	"$tmp/pfx/bin/threadrun" -o "$r" --pthreads 2 "$(command -v pthread_where)" 2
+
 # Hostile files: an ELF header of nonsense (the exec refuses it: 126), a
 # program whose dynamic section runs past its end, with names and string
 # table far outside it (126), a truncated program (it crashes, as it does
