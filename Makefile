@@ -3,6 +3,8 @@
 # under AddressSanitizer+UBSan and ThreadSanitizer, and short fuzzing);
 # `make run` is the main job; `make bench` the benchmarks.  V=1 shows the
 # commands.  SAN=asan or SAN=tsan builds a sanitized tree into bin/SAN.
+# `make install PREFIX=/usr/local DESTDIR=` installs what is built, `make
+# uninstall` (same variables) removes exactly that.
 
 CC      ?= gcc
 PKGS    := hwloc libcrypto
@@ -58,6 +60,19 @@ LINPACK_ARCH  ?= -march=native
 
 LIBS          := $(OBJ)/libthreadrun-lib.a $(OBJ)/libplacement.a
 
+# The version --version prints: `git describe` of this checkout at build
+# time, else the first line of the VERSION file a tarball carries, else
+# "unknown".  The stamp is rewritten only when the string changes, so only
+# then are version.o and the programs rebuilt.
+VERSION := $(shell v=$$( { [ -e .git ] && git describe --tags --always --dirty 2>/dev/null; } || \
+		      head -n 1 VERSION 2>/dev/null); \
+		   case "$$v" in (""|*[!A-Za-z0-9._+~-]*) v=unknown ;; esac; echo "$$v")
+$(OBJ)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	$(Q)echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+$(OBJ)/src/lib/version.o: $(OBJ)/version.stamp
+$(OBJ)/src/lib/version.o: CFLAGS += -DTHREADRUN_VERSION='"$(VERSION)"'
+
 $(OBJ)/placement/%.o:     CFLAGS += -Iplacement
 $(OBJ)/src/lib/%.o:       CFLAGS += -Isrc/lib -Iplacement
 $(OBJ)/src/threadrun/%.o: CFLAGS += -Isrc/threadrun -Isrc/lib -Iplacement
@@ -99,7 +114,7 @@ TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/
               $(BIN)/tests/results_get \
               $(BIN)/tests/libfakep11.so $(BIN)/tests/pthread_where $(BIN)/tests/pthread_where_static
 
-.PHONY: all deps check run bench clean test-progs mutate mpi
+.PHONY: all deps check run bench clean test-progs mutate mpi install uninstall FORCE
 all: $(PROGRAMS)
 test-progs: $(TEST_PROGS)
 
@@ -250,6 +265,54 @@ $(BIN)/bench/openblas_lu: workloads/linpack/bench/openblas_lu.c $(LU_OBJ) $(LIBS
 	$(Q)sh src/install-deps bench
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -Iworkloads/linpack -o $@ $^ -llapacke -lopenblas $(LDLIBS)
+
+# Install (GNU conventions: PREFIX, DESTDIR, BINDIR, ...) what `make` built
+# (SAN= the tree it built): the programs and plot scripts, the docs
+# (their links kept: README.md, docs/, results/README.md), the man pages
+# (man/NAME.N into manN), the bash completion (one file, a link per
+# program) and PRELOAD_LIB when the build has one.  Installed programs find
+# each other beside themselves; they write results/runs.csv under the
+# current directory.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+LIBDIR      ?= $(PREFIX)/lib
+DATADIR     ?= $(PREFIX)/share
+MANDIR      ?= $(DATADIR)/man
+DOCDIR      ?= $(DATADIR)/doc/threadrun
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+INSTALL     ?= install
+PLOT_SCRIPTS := plot/threadplot plot/monitorplot
+DOC_FILES    := README.md $(wildcard docs/*.md) results/README.md
+MAN_PAGES    := $(wildcard man/*.[1-8])
+COMPLETION   := $(wildcard completion/threadrun)
+COMPLETED    := t2accel linpack stream threadreport threadrun-mpi threadplot monitorplot
+# PRELOAD_LIB: set above, where the library is built, or empty.
+PRELOAD_LIB  ?=
+# Every file and link install makes, as uninstall removes them.
+INSTALLED = $(addprefix $(BINDIR)/,$(notdir $(PROGRAMS) $(PLOT_SCRIPTS))) \
+	    $(addprefix $(DOCDIR)/,$(DOC_FILES)) \
+	    $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+	    $(if $(COMPLETION),$(addprefix $(BASHCOMPDIR)/,threadrun $(COMPLETED))) \
+	    $(if $(PRELOAD_LIB),$(LIBDIR)/threadrun/$(notdir $(PRELOAD_LIB)))
+
+install: all $(PRELOAD_LIB)
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/results
+	$(Q)$(INSTALL) -m 755 $(PROGRAMS) $(PLOT_SCRIPTS) $(DESTDIR)$(BINDIR)
+	$(Q)for f in $(DOC_FILES); do $(INSTALL) -m 644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit; done
+	$(Q)for m in $(MAN_PAGES); do s=$${m##*.}; \
+		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s && $(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s || exit; done
+	$(if $(COMPLETION),$(Q)$(INSTALL) -d $(DESTDIR)$(BASHCOMPDIR) && \
+		$(INSTALL) -m 644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/threadrun && \
+		for p in $(COMPLETED); do ln -sfn threadrun $(DESTDIR)$(BASHCOMPDIR)/$$p || exit; done)
+	$(if $(PRELOAD_LIB),$(Q)$(INSTALL) -d $(DESTDIR)$(LIBDIR)/threadrun && \
+		$(INSTALL) -m 644 $(PRELOAD_LIB) $(DESTDIR)$(LIBDIR)/threadrun)
+
+# Only what install made: the files, then the folders of our own it made
+# when they are left empty (never BINDIR, MANDIR and the like).
+uninstall:
+	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)for d in $(DOCDIR)/docs $(DOCDIR)/results $(DOCDIR) $(LIBDIR)/threadrun; do \
+		[ ! -d $(DESTDIR)$$d ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$$d || exit; done
 
 clean:
 	rm -rf bin build tests/out

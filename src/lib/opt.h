@@ -78,6 +78,10 @@ struct opt_spec {
  * (threadrun asks the project's own programs for it). */
 #define OPT_PRINT_CONFIG(i) OPT_ACTION(i, 0, "print-config", \
 	"print the run's canonical configuration (the rows' config column) and exit")
+/* The shared row of every program: the version and the libraries it runs
+ * with (version_print()), then exit. */
+#define OPT_VERSION(i) OPT_ACTION(i, 0, "version", \
+	"print the version and the libraries it runs with, and exit")
 #define OPT_SEEN(type, field) (offsetof(type, field) + 1)
 
 /* What opt_next() returns besides an option's id. */

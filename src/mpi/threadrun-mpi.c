@@ -38,11 +38,13 @@
 #include "gate.h"
 #include "launcher.h"
 #include "runenv.h"
+#include "version.h"
 
 #define PROG "threadrun-mpi"
 
 static const char help[] =
 	"usage: " PROG " [THREADRUN ARGS...]\n"
+	"       " PROG " --version | --help\n"
 	"\n"
 	"Run threadrun (the one beside this program) on every rank of an MPI job,\n"
 	"with the same arguments as threadrun, and start each measurement on all\n"
@@ -713,6 +715,21 @@ static int start_child(struct wrapper *w, const char *path, char **argv)
 	return 0;
 }
 
+/* --version: ours, then the MPI library's first line and the standard it
+ * implements (both may be asked before MPI_Init). */
+static void print_version(void)
+{
+	char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+	int len = 0, major = 0, minor = 0;
+
+	version_print(stdout, PROG);
+	MPI_Get_version(&major, &minor);
+	MPI_Get_library_version(lib, &len);
+	lib[sizeof(lib) - 1] = '\0';
+	lib[strcspn(lib, "\n")] = '\0';
+	printf("MPI %d.%d: %s\n", major, minor, *lib ? lib : "unknown library");
+}
+
 int main(int argc, char **argv)
 {
 	struct wrapper w = { .req_fd = -1, .rep_fd = -1, .sync_round = -1, .printed_round = -1 };
@@ -727,6 +744,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		fputs(help, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		print_version();
 		return 0;
 	}
 	path = find_threadrun();

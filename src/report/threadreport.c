@@ -15,6 +15,7 @@
 #include "verdicts.h"
 #include "opt.h"
 #include "output.h"
+#include "version.h"
 
 #define PROG "threadreport"
 #define STRINGIFY(x) #x
@@ -61,6 +62,7 @@ static const struct opt_spec options[] = {
 		     "compare two groups of rows of any files, told apart by COL "
 		     "(host, backend, impl or versions): COL with exactly two values, "
 		     "or COL=A,COL=B (also COL=A,B) naming before and after") },
+	{ OPT_VERSION('V') },
 	{ OPT_ACTION('h', 'h', "help", "show this help") },
 };
 
@@ -936,6 +938,9 @@ int main(int argc, char **argv)
 		opt_help(&p, stdout, "[-f FORMAT] [--raw] [--cutoffs|--cluster|--hosts] FILE...\n"
 			 "   or: threadreport [-f FORMAT] [--raw] --compare BEFORE.csv AFTER.csv\n"
 			 "   or: threadreport [-f FORMAT] [--raw] --compare-by COL[=A,B] FILE...", help_after);
+		ret = 0;
+	} else if (c == 'V') {
+		version_print(stdout, PROG);
 		ret = 0;
 	}
 	if (c != OPT_END)

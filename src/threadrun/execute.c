@@ -95,18 +95,28 @@ static void omp_note(const struct execute *ex)
 	}
 }
 
-/* Default results file: THREADRUN_RESULTS, else results/runs.csv of the
- * project threadrun was built in.  Returns the name (BUF or the variable's). */
-static const char *default_results(char *buf, size_t len)
-{
-	char dir[PATH_MAX];
+#define DEFAULT_RESULTS_DIR "results"
 
-	if (getenv(ENV_RESULTS) && *getenv(ENV_RESULTS))
-		return getenv(ENV_RESULTS);
-	if (launch_self_dir(dir, sizeof(dir)) < 0 ||
-	    (size_t)snprintf(buf, len, "%s/../results/runs.csv", dir) >= len)
-		snprintf(buf, len, "results/runs.csv");
-	return buf;
+/* Default results file: THREADRUN_RESULTS, else results/runs.csv under the
+ * current directory, wherever threadrun is installed; that results/ is made
+ * when missing, with one note (not with -q).  The name, or NULL with a
+ * message in ERR. */
+static const char *default_results(const struct execute *ex, char *err, size_t errlen)
+{
+	const char *env = getenv(ENV_RESULTS);
+
+	if (env && *env)
+		return env;
+	if (mkdir(DEFAULT_RESULTS_DIR, 0777) == 0) {
+		if (ex->omp_note)
+			fprintf(stderr, "threadrun: note: made directory '%s' for the results (-o FILE or %s names another file)\n",
+				DEFAULT_RESULTS_DIR, ENV_RESULTS);
+	} else if (errno != EEXIST) {
+		snprintf(err, errlen, "results: cannot make directory '%s' for the default file: %s; name another with -o FILE or %s",
+			 DEFAULT_RESULTS_DIR, strerror(errno), ENV_RESULTS);
+		return NULL;
+	}
+	return DEFAULT_RESULTS_DIR "/runs.csv";
 }
 
 /* A row threadrun writes itself, completed and appended through the one
@@ -407,8 +417,8 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 		snprintf(err, errlen, "out of memory");
 		return 2;
 	}
-	if (!results)
-		results = default_results(ex->results, sizeof(ex->results));
+	if (!results && !(results = default_results(ex, err, errlen)))
+		return 2;
 	if (strlen(results) >= sizeof(ex->results)) {
 		snprintf(err, errlen, "results: '%.32s...' (%zu characters): %s, at most %zu", results,
 			 strlen(results), strerror(ENAMETOOLONG), sizeof(ex->results) - 1);

@@ -25,7 +25,8 @@ struct execute {
 	int output_fd;          /* the program's stdout and stderr go here; -1: inherited */
 	double monitor;         /* --monitor interval in seconds, 0: off */
 	bool quiet;             /* the monitor prints its warnings only */
-	bool omp_note;          /* name the user's OMP_* settings the first run replaces */
+	bool omp_note;          /* notes (not with -q): the user's OMP_* settings the first
+	                         * run replaces, the default results/ made */
 	char **omp_user;        /* their values (NULL: unset), named once, then cleared */
 	bool pthreads;          /* --pthreads: each thread on its PU, through the preloaded library */
 	uint64_t skip;          /* --skip: bit i, the i-th thread created is not pinned */
@@ -45,10 +46,11 @@ struct execute {
 
 /*
  * Find the program ARGV[0], check the results file (RESULTS, else
- * THREADRUN_RESULTS, else results/runs.csv of the project) and work out the
- * run's config: a program of the project's own (beside threadrun) is asked
- * for it (PROGRAM --print-config ARGS), any other is its base name and
- * its arguments, quoted as opt_quote() does.  Then read which rank of which
+ * THREADRUN_RESULTS, else results/runs.csv under the current directory,
+ * results/ made when missing) and work out the run's config: a program of
+ * the project's own (beside threadrun) is asked for it (PROGRAM
+ * --print-config ARGS), any other is its base name and its arguments,
+ * quoted as opt_quote() does.  Then read which rank of which
  * job threadrun is (one warning when the launcher's environment is bad) and
  * the PUs it was given, which it exports as THREADRUN_CPUSET.  With
  * pthreads, set the program up for the preloaded library (pthreads.h; a

@@ -21,6 +21,7 @@
 #include "results.h"
 #include "runenv.h"
 #include "launcher.h"
+#include "version.h"
 
 #define PROG "threadrun"
 
@@ -123,6 +124,7 @@ static const struct opt_spec options[] = {
 	{ OPT_CALLBACK(0, "metric", "RE", add_metric, "[NAME=]RE: the rate is group 1 of the last output line matching RE (ERE); repeatable") },
 	{ OPT_CALLBACK(0, "unit", "UNIT", add_unit, "--metric's unit (default value): one for all, or one per --metric in order") },
 	{ OPT_FLAG('q', "quiet", A(quiet), "results only: no line of threadrun's own (summary, sweep progress; with --monitor, only its warnings); warnings stay") },
+	{ OPT_VERSION('V') },
 	{ OPT_ACTION('h', 'h', "help", "show this help") },
 };
 
@@ -203,10 +205,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), OPT_STOP_AT_OPERAND) < 0)
 		return 1;
 	c = opt_parse(&p, argc, argv, a);
-	if (c == 'h') {
+	if (c == 'h')
 		opt_help(&p, stdout, usage, help_after);
+	else if (c == 'V')
+		version_print(stdout, PROG);
+	if (c == 'h' || c == 'V')
 		ret = -1;
-	}
 	if (c != OPT_END)
 		goto out;
 	if (a->per_core && a->policy_text) {

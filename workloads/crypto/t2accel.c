@@ -15,6 +15,7 @@
 #include "placement.h"
 #include "runenv.h"
 #include "runner.h"
+#include "version.h"
 
 #define PROG "t2accel"
 #define MAX_SIZE (64u << 20)
@@ -43,7 +44,7 @@ struct opts {
 };
 
 #define O(field) offsetof(struct opts, field)
-enum { ACT_HELP = 'h', ACT_LIST = 256, ACT_CONFIG };
+enum { ACT_HELP = 'h', ACT_VERSION = 'V', ACT_LIST = 256, ACT_CONFIG };
 
 static int parse_algos(const char *text, void *opts, char *err, size_t errlen);
 static int parse_bits(const char *text, void *opts, char *err, size_t errlen);
@@ -86,6 +87,7 @@ static const struct opt_spec options[] = {
 	{ OPT_FLAG('q', "quiet", O(quiet), "results only: the table, without the header, progress and per-worker lines; warnings stay"), .output_only = true },
 	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
 	{ OPT_ACTION(ACT_LIST, 0, "list", "print the algorithm table, one tab-separated line each, and exit") },
+	{ OPT_VERSION(ACT_VERSION) },
 	{ OPT_ACTION(ACT_HELP, 'h', "help", "show this help") },
 };
 
@@ -269,11 +271,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		opt_help(&p, stdout, "[options]", help_after);
 	else if (c == ACT_LIST)
 		algo_list(stdout);
+	else if (c == ACT_VERSION)
+		version_print(stdout, PROG);
 	else if (c == ACT_CONFIG)
 		o->config = opt_config(&p, argc, argv);
 	if (c == ACT_CONFIG && o->config)
 		printf("%s\n", o->config);
-	if (c == ACT_HELP || c == ACT_LIST || (c == ACT_CONFIG && o->config))
+	if (c == ACT_HELP || c == ACT_LIST || c == ACT_VERSION || (c == ACT_CONFIG && o->config))
 		ret = -1;
 	if (c != OPT_END)
 		goto out;

@@ -14,6 +14,7 @@
 #include "opt.h"
 #include "results.h"
 #include "runenv.h"
+#include "version.h"
 #include "worker.h"
 
 #define PROG "linpack"
@@ -39,7 +40,7 @@ struct opts {
 };
 
 #define O(field) offsetof(struct opts, field)
-enum { ACT_HELP = 'h', ACT_LIST = 256, ACT_CONFIG };
+enum { ACT_HELP = 'h', ACT_VERSION = 'V', ACT_LIST = 256, ACT_CONFIG };
 
 /* "0 classic, 1 region, 2 blocked": the variants as -v takes them. */
 static void variant_names(char *buf, size_t len)
@@ -95,6 +96,7 @@ static const struct opt_spec options[] = {
 	{ OPT_FLAG('q', "quiet", O(quiet), "results only: the result lines, without per-repetition lines and the per-thread table; warnings stay"), .output_only = true },
 	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
 	{ OPT_ACTION(ACT_LIST, 0, "list", "print the variant table, one tab-separated line each, and exit") },
+	{ OPT_VERSION(ACT_VERSION) },
 	{ OPT_ACTION(ACT_HELP, 'h', "help", "show this help") },
 };
 
@@ -143,11 +145,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		opt_help(&p, stdout, "[options] N", help_after);
 	else if (c == ACT_LIST)
 		list_variants(stdout);
-	else if (c == ACT_CONFIG)
+	else if (c == ACT_VERSION) {
+		version_print(stdout, PROG);
+		version_print_openmp(stdout, _OPENMP, (const void *)omp_get_max_threads);
+	} else if (c == ACT_CONFIG)
 		o->config = opt_config(&p, argc, argv);
 	if (c == ACT_CONFIG && o->config)
 		printf("%s\n", o->config);
-	if (c == ACT_HELP || c == ACT_LIST || (c == ACT_CONFIG && o->config))
+	if (c == ACT_HELP || c == ACT_LIST || c == ACT_VERSION || (c == ACT_CONFIG && o->config))
 		ret = -1;
 	if (c != OPT_END)
 		goto out;

@@ -17,6 +17,7 @@
 #include "opt.h"
 #include "results.h"
 #include "runenv.h"
+#include "version.h"
 #include "worker.h"
 
 #define PROG "stream"
@@ -52,6 +53,7 @@ static const struct opt_spec options[] = {
 	  .type = OPT_TYPE_STRING, .output_only = true },
 	{ 'q', 'q', "quiet", NULL, "results only: the table, without the header line; warnings stay", .type = OPT_TYPE_FLAG, .output_only = true },
 	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
+	{ OPT_VERSION('V') },
 	{ 'h', 'h', "help", NULL, "show this help" },
 };
 
@@ -149,6 +151,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'q': o->quiet = true; break;
 		case 'h':
 			opt_help(&p, stdout, "[options]", help_after);
+			ret = -1;
+			goto out;
+		case 'V':
+			version_print(stdout, PROG);
 			ret = -1;
 			goto out;
 		case ACT_CONFIG:
