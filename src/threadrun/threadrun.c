@@ -115,7 +115,7 @@ static const struct opt_spec options[] = {
 	{ OPT_STRING(0, "allowed", "CPUS", A(allowed), "use only these OS PUs (besides the cgroup and affinity limits)") },
 	{ OPT_FLAG(0, "pthreads", A(pthreads), "one PU per thread of a dynamically linked program: main thread on the first, each thread it creates on the next") },
 	{ OPT_CALLBACK('s', "skip", "MASK", set_skip, "hex mask, bit i set: the i-th thread created is not pinned (likwid-pin's -s; implies --pthreads)") },
-	{ OPT_STRING('o', "results", "FILE", A(results), "results file workloads append to (default results/runs.csv); %h host, %r rank, %% a %") },
+	{ OPT_STRING('o', "results", "FILE", A(results), "results file workloads append to (default ./results/runs.csv); %h host, %r rank, %% a %") },
 	{ OPT_STRING(0, "sweep", "LIST", A(sweep), "sweep thread counts: 1,2,4,8 or 1-8 or 1-64x2 (doubling); -p takes a comma list") },
 	{ OPT_UNSIGNED(0, "repeat", "R", A(repeat), 1, 10000, "sweep: run every combination R times (default 1)") },
 	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds") },
