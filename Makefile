@@ -118,6 +118,7 @@ TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/
 all: $(PROGRAMS)
 test-progs: $(TEST_PROGS)
 
+# The packages each job needs, and only those (src/install-deps says which).
 deps:
 	$(Q)sh src/install-deps
 
@@ -140,7 +141,9 @@ $(BIN)/threadrun: $(OBJ)/src/threadrun/threadrun.o $(OBJ)/liblauncher.a $(LIBS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-mpi: $(MPI_PROG)
+mpi:
+	$(Q)sh src/install-deps mpi
+	$(Q)$(MAKE) --no-print-directory $(MPI_PROG)
 $(OBJ)/src/mpi/%.o: CC := $(MPICC)
 $(OBJ)/src/mpi/%.o: CFLAGS += -Isrc/lib
 $(MPI_PROG): $(OBJ)/src/mpi/threadrun-mpi.o $(LIBS)
@@ -236,7 +239,8 @@ bin/fuzz/%: tests/fuzz/%.c $(PLACEMENT_SRC) $(LIB_SRC) $(LAUNCHER_SRC) $(REPORTE
 		-Iplacement -Isrc/lib -Isrc/threadrun -Isrc/report \
 		$(shell pkg-config --cflags hwloc) -o $@ $^ $(shell pkg-config --libs hwloc) -lpthread -lm
 
-check: deps
+check:
+	$(Q)sh src/install-deps check
 	$(Q)$(MAKE) --no-print-directory all test-progs
 	$(Q)$(MAKE) --no-print-directory SAN=asan all test-progs
 	$(Q)$(MAKE) --no-print-directory SAN=tsan all test-progs
@@ -244,7 +248,8 @@ check: deps
 	$(Q)tests/run
 
 # The test of the tests alone (make check runs it too).
-mutate: deps
+mutate:
+	$(Q)sh src/install-deps check
 	$(Q)tests/mutate
 
 run: deps
@@ -252,7 +257,9 @@ run: deps
 	$(Q)src/study
 
 # Benchmarks against the peers (not tests: ratios, never time limits).
-bench: deps all $(BIN)/bench/openblas_lu
+bench:
+	$(Q)sh src/install-deps bench
+	$(Q)$(MAKE) --no-print-directory all $(BIN)/bench/openblas_lu
 	$(Q)workloads/crypto/bench-speed
 	$(Q)workloads/linpack/bench/bench-openblas
 	$(Q)workloads/stream/bench-stream

@@ -4,7 +4,7 @@
 # under the current directory (made when missing, said once), every
 # installed program answers --version, the installed plot scripts find the
 # installed threadreport, and uninstall removes exactly what install put
-# there.
+# there.  And src/install-deps refuses an argument it does not know.
 . "$(dirname "$0")/tap.bash"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 san=${TEST_SAN:-}
@@ -126,3 +126,10 @@ check "make install DESTDIR=D PREFIX=/opt/...: exit $st, everything under D" bas
 	 [ -z \"\$(find '$d' ! -type d ! -path '$d/opt/threadrun-test/*')\" ]"
 mk uninstall DESTDIR="$d" PREFIX=/opt/threadrun-test >/dev/null 2>&1
 check "make uninstall DESTDIR=D: no file left under D" [ -z "$(find "$d" ! -type d)" ]
+
+# install-deps: an argument it does not know is refused before anything is
+# installed.
+sh "$top/src/install-deps" check chek >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "install-deps check chek: exit $st, one line naming it and the choices: $(head -n 1 "$tmp/err")" bash -c \
+	"[ $st -eq 2 ] && [ ! -s '$tmp/out' ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q \"'chek' not known, choices are: check, bench, mpi\" '$tmp/err'"
