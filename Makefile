@@ -237,7 +237,7 @@ bin/fuzz/%: tests/fuzz/%.c $(PLACEMENT_SRC) $(LIB_SRC) $(LAUNCHER_SRC) $(REPORTE
 	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-DMAX_SYNTHETIC_PUS=4096ull $(WORKLOADS_DEF) $(PRELOAD_DEF) \
 		-Iplacement -Isrc/lib -Isrc/threadrun -Isrc/report \
-		$(shell pkg-config --cflags hwloc) -o $@ $^ $(shell pkg-config --libs hwloc) -lpthread -lm
+		$(shell pkg-config --cflags $(PKGS)) -o $@ $^ $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
 check:
 	$(Q)sh src/install-deps check
