@@ -293,10 +293,11 @@ DOC_FILES    := README.md $(wildcard docs/*.md) results/README.md
 MAN_PAGES    := $(wildcard man/*.[1-8])
 COMPLETION   := $(wildcard completion/threadrun)
 COMPLETED    := t2accel linpack stream threadreport threadrun-mpi threadplot monitorplot
-# PRELOAD_LIB: set above, where the library is built, or empty.
-PRELOAD_LIB  ?=
+# PRELOAD_LIB (set above, where it is built) goes to LIBDIR/threadrun,
+# where an installed threadrun looks for it (BINDIR/../lib/threadrun).
+INSTALL_PROGS := $(filter-out $(PRELOAD_LIB),$(PROGRAMS))
 # Every file and link install makes, as uninstall removes them.
-INSTALLED = $(addprefix $(BINDIR)/,$(notdir $(PROGRAMS) $(PLOT_SCRIPTS))) \
+INSTALLED = $(addprefix $(BINDIR)/,$(notdir $(INSTALL_PROGS) $(PLOT_SCRIPTS))) \
 	    $(addprefix $(DOCDIR)/,$(DOC_FILES)) \
 	    $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
 	    $(if $(COMPLETION),$(addprefix $(BASHCOMPDIR)/,threadrun $(COMPLETED))) \
@@ -304,7 +305,7 @@ INSTALLED = $(addprefix $(BINDIR)/,$(notdir $(PROGRAMS) $(PLOT_SCRIPTS))) \
 
 install: all $(PRELOAD_LIB)
 	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/results
-	$(Q)$(INSTALL) -m 755 $(PROGRAMS) $(PLOT_SCRIPTS) $(DESTDIR)$(BINDIR)
+	$(Q)$(INSTALL) -m 755 $(INSTALL_PROGS) $(PLOT_SCRIPTS) $(DESTDIR)$(BINDIR)
 	$(Q)for f in $(DOC_FILES); do $(INSTALL) -m 644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit; done
 	$(Q)for m in $(MAN_PAGES); do s=$${m##*.}; \
 		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s && $(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s || exit; done

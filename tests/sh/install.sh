@@ -32,6 +32,14 @@ check "every program and plot script is in PREFIX/bin:${missing:- all there}" [ 
 check "the docs are in PREFIX/share/doc/threadrun, their links kept" \
 	test -f "$p/share/doc/threadrun/README.md" -a -f "$p/share/doc/threadrun/docs/exit-codes.md" \
 	-a -f "$p/share/doc/threadrun/results/README.md"
+if [ -f "$bin/libthreadrun-pthreads.so" ]; then
+	check "the --pthreads library is in PREFIX/lib/threadrun, not in PREFIX/bin" \
+		test -f "$p/lib/threadrun/libthreadrun-pthreads.so" -a ! -e "$p/bin/libthreadrun-pthreads.so"
+	(cd "$tmp" && THREADRUN_RESULTS=$tmp/pt.csv PATH=$plain_path "$p/bin/threadrun" -q --pthreads 1 /bin/true) \
+		>/dev/null 2>"$tmp/err"
+	st=$?
+	check "... the installed threadrun --pthreads finds it: exit $st $(head -n 1 "$tmp/err")" [ $st -eq 0 ]
+fi
 
 # The issue's run: another directory, no results file named anywhere.
 w=$tmp/work
