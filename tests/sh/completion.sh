@@ -107,11 +107,15 @@ algs=$($bin/t2accel --list | cut -f1 | tr '\n' ' ')
 got=$(comp plain t2accel -a "" | grep -vx all | tr '\n' ' ')
 check "t2accel -a completes t2accel --list's algorithms (and all): '${algs% }' (got '${got% }')" \
 	bash -c '[ "$(tr " " "\n" <<<"$1" | sort | xargs)" = "$(tr " " "\n" <<<"$2" | sort | xargs)" ] && [ -n "$1" ]' _ "$algs" "$got"
+# Policies: every one completed is one threadrun takes (planning for a T2),
+# and every word of --help's -p line that threadrun takes is completed.
+t2='numa:1 package:1 core:8 pu:8'
+takes() { $bin/threadrun -t "$t2" -p "$1" 1 >/dev/null 2>&1; }
+offered=$(comp plain threadrun -p "")
+bad=$(for w in $offered; do [[ $w == *: ]] && w=${w}0; takes "$w" || echo "$w(refused by threadrun)"; done)
 line=$($bin/threadrun --help | grep -E '^ +-p, --policy')
-bad=$(for w in $(comp plain threadrun -p ""); do
-	case $w in c[0-9]*) grep -qw cK <<<"$line" ;; *:) grep -qF " $w" <<<"$line" ;; *) grep -qw -- "$w" <<<"$line" ;; esac ||
-		echo "$w"; done)
-for w in $(sed 's/^ *-p, --policy POLICY *//; s/(.*//; s/,/ /g; s/ or / /g' <<<"$line"); do
-	case $w in cK | list:*) ;; *) comp plain threadrun -p "" | grep -qx -- "$w" || bad="$bad $w(not completed)" ;; esac
+for w in $(sed 's/^ *-p, --policy POLICY *//; s/[,()]/ /g' <<<"$line"); do
+	[[ $w =~ ^[a-z][a-z0-9:]*$ ]] && takes "$w" && ! grep -qx -- "$w" <<<"$offered" && bad="$bad $w(not completed)"
 done
-check "threadrun -p completes the policies of threadrun --help${bad:+ (differ: $(echo $bad))}" [ -z "$bad" ]
+check "threadrun -p completes $(echo $offered | wc -w) policies, each one threadrun takes, and those of its --help${bad:+ (differ: $(echo $bad))}" \
+	bash -c '[ -n "$1" ] && [ -z "$2" ]' _ "$offered" "$bad"
