@@ -6,6 +6,9 @@
 # `make install PREFIX=/usr/local DESTDIR=` installs what is built, `make
 # uninstall` (same variables) removes exactly that.
 
+# `make` alone builds every program (the version stamp's rule comes first).
+.DEFAULT_GOAL := all
+
 CC      ?= gcc
 PKGS    := hwloc libcrypto
 CFLAGS  ?= -O2 -g
