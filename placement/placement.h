@@ -52,10 +52,35 @@ int pl_topology_load(pl_topology_t topo);
 const char *pl_topology_get_ignored_env(pl_topology_t topo);
 
 /*
- * Narrow the usable PUs to those of CPULIST (OS indices, "0,8,16-23").  A PU
- * that does not exist, or is not allowed here, is an error (EINVAL).
+ * Narrow the usable PUs to those of CPUS, a CPU set as
+ * pl_topology_parse_cpus() reads it ("0,8,16-23", "core:0-3", "pu:1").  A PU
+ * named by OS index that does not exist, or is not allowed here, is an error
+ * (EINVAL), and so is a location with no usable PU.
  */
-int pl_topology_restrict(pl_topology_t topo, const char *cpulist);
+int pl_topology_restrict(pl_topology_t topo, const char *cpus);
+
+/*
+ * Read a CPU set: comma-separated elements, each an OS index or range of OS
+ * indices ("8", "16-23", "7-4" descending) or an hwloc location as
+ * hwloc-calc reads it: TYPE:INDEX[.TYPE:INDEX...] with logical indices, each
+ * level counted inside the objects of the one before ("core:0-3", "pu:0",
+ * "package:1.core:0-1", "numa:0"); INDEX is N, N-M, N- (to the last), N:C (C
+ * objects from N), all, odd or even.  A location stands for the usable PUs
+ * of its objects, objects in index order and each one's PUs in logical
+ * order; elements keep the order written.  Store the OS indices in a new
+ * *OUT (the caller frees it) and return how many, or -1 with the message in
+ * pl_topology_get_error().  WHAT names the set in messages ("list",
+ * "allowed").
+ */
+int pl_topology_parse_cpus(pl_topology_t topo, const char *text, const char *what,
+			   unsigned **out);
+
+/*
+ * Check the syntax of a CPU set as pl_topology_parse_cpus() reads it,
+ * without a topology: 0, or -1 (EINVAL) with a message naming the bad value
+ * and what is accepted in ERR.
+ */
+int pl_cpus_check(const char *text, char *err, size_t errlen);
 
 /* Free the handle and everything it holds.  NULL is accepted. */
 void pl_topology_destroy(pl_topology_t topo);
@@ -103,22 +128,56 @@ enum pl_policy_kind {
 	PL_POLICY_PERCORE,
 	PL_POLICY_LIST,
 	PL_POLICY_NONE,
+	PL_POLICY_OPENMP,   /* OMP_PROC_BIND over OMP_PLACES, as libgomp places threads */
+	PL_POLICY_LIKWID,   /* a likwid-pin CPU expression */
 };
+
+/* OpenMP's binding (OMP_PROC_BIND) and places (OMP_PLACES) words. */
+enum pl_omp_bind { PL_OMP_CLOSE, PL_OMP_SPREAD, PL_OMP_PRIMARY };
+enum pl_omp_places { PL_OMP_THREADS, PL_OMP_CORES, PL_OMP_SOCKETS };
 
 struct pl_policy {
 	enum pl_policy_kind kind;
 	unsigned per_core;  /* PL_POLICY_PERCORE: strands per core */
 	unsigned *list;     /* PL_POLICY_LIST: OS indices in the order given */
 	unsigned nlist;
+	char *spec;         /* PL_POLICY_LIST with hwloc locations, PL_POLICY_LIKWID:
+	                     * the text, resolved on the topology a plan is for */
+	enum pl_omp_bind bind;      /* PL_POLICY_OPENMP */
+	enum pl_omp_places places;  /* PL_POLICY_OPENMP */
 };
 
 /*
- * Parse a policy name: compact, scatter, none, cK (K strands per core) or
- * list:CPUS.  On failure write a message naming the value and what is
- * accepted to ERR and return -1 (EINVAL).  Release with pl_policy_clear().
+ * Parse a policy name: compact, scatter, none, cK (K strands per core),
+ * list:CPUS (a CPU set, pl_topology_parse_cpus()) or a CPU set that starts
+ * with an hwloc location (core:0-3); OpenMP's BIND[:PLACES] (close, spread,
+ * primary or master; threads, cores or sockets); likwid-pin's expressions
+ * (N:0-3, S0:0-3, M0:0-1, L:S0:0-3, E:N:8:1:2, S:scatter, N, S1, joined by
+ * @).  Only the syntax is checked: what a CPU set or an expression names is
+ * resolved by pl_plan_compute().  On failure write a message naming the
+ * value and what is accepted to ERR and return -1 (EINVAL).  Release with
+ * pl_policy_clear().
  */
 int pl_policy_parse(const char *text, struct pl_policy *policy,
 		    char *err, size_t errlen);
+
+/* True when TEXT starts a policy whose value is a comma list (a
+ * CPU set, a likwid-pin domain list), so that it runs to the end of a
+ * comma-separated list of policies. */
+bool pl_policy_takes_list(const char *text);
+
+/*
+ * The other tools' spellings a policy or a CPU set accepts, for help
+ * tables: TOOL ("likwid-pin"), THEIRS (how it is written there, "-c
+ * S0:0-3") and OURS (what it is here).  Returns the table and its length in
+ * *N.
+ */
+struct pl_spelling {
+	const char *tool;
+	const char *theirs;
+	const char *ours;
+};
+const struct pl_spelling *pl_policy_spellings(size_t *n);
 
 /* Write the canonical name of POLICY ("c2", "list:0,8,16") to BUF; ENOSPC
  * when LEN is too small. */

@@ -4,6 +4,11 @@
 
 #include "placement.h"
 
+/* Most entries one CPU list or CPU set may expand to. */
+#define PL_MAX_LIST 65536u
+/* Most levels of one hwloc location (machine.package.numa.die.core.pu...). */
+#define PL_MAX_LEVELS 8u
+
 struct pl_topology {
 	hwloc_topology_t topo;
 	char *source;           /* NULL: this machine; else synthetic or XML */
@@ -15,6 +20,32 @@ struct pl_topology {
 	char *note;             /* what load ignored, or NULL */
 	char err[512];
 };
+
+/* A growing list of OS indices. */
+struct pl_ulist {
+	unsigned *v;
+	size_t n, cap;
+};
+
+/* Append V; -1 with errno (E2BIG past PL_MAX_LIST entries, ENOMEM). */
+int pl_ulist_add(struct pl_ulist *l, unsigned v);
+
+/* Check the syntax of a likwid-pin expression: 0, or -1 with a message. */
+int pl_likwid_check(const char *text, char *err, size_t errlen);
+
+/* True when TEXT is written as a likwid-pin expression (it may still be a
+ * bad one): E:..., L:..., N, N:..., S0, S0:..., M0:..., S:scatter... */
+bool pl_likwid_looks(const char *text);
+
+/* The OS indices of the likwid-pin expression TEXT on TOPO's usable PUs,
+ * appended to OUT; -1 with the message in TOPO. */
+int pl_likwid_resolve(pl_topology_t topo, const char *text, struct pl_ulist *out);
+
+/* Place NWORKERS workers as libgomp places OpenMP threads with BIND over
+ * PLACES made of TOPO's usable PUs: OUT[i] is worker i's OS index.  -1
+ * with the message in TOPO. */
+int pl_openmp_place(pl_topology_t topo, enum pl_omp_bind bind, enum pl_omp_places places,
+		    unsigned nworkers, int *out);
 
 /* Record a message for pl_topology_get_error() and set errno to ERR. */
 void pl_set_error(pl_topology_t topo, int err, const char *fmt, ...)

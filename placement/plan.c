@@ -139,20 +139,39 @@ static int base_scatter(pl_topology_t topo, unsigned want, struct base *b)
 	return 0;
 }
 
-static int base_list(pl_topology_t topo, const struct pl_policy *policy, struct base *b)
+static int base_list(pl_topology_t topo, const unsigned *list, unsigned n, struct base *b)
 {
 	unsigned i;
 
-	if (policy->nlist == 0) {
+	if (n == 0) {
 		pl_set_error(topo, EINVAL, "list: the CPU list is empty");
 		return -1;
 	}
-	for (i = 0; i < policy->nlist; i++) {
-		if (pl_check_pu(topo, policy->list[i], "list") < 0)
+	for (i = 0; i < n; i++) {
+		if (pl_check_pu(topo, list[i], "list") < 0)
 			return -1;
-		b->pu[b->n++] = (int)policy->list[i];
+		b->pu[b->n++] = (int)list[i];
 	}
 	return 0;
+}
+
+/* The OS indices a CPU set with hwloc locations or a likwid-pin
+ * expression stands for on TOPO, in a new *OUT; -1 with the message. */
+static int resolve_policy(pl_topology_t topo, const struct pl_policy *policy, unsigned **out)
+{
+	struct pl_ulist l = { 0 };
+	int n;
+
+	*out = NULL;
+	if (policy->kind == PL_POLICY_LIST)
+		return pl_topology_parse_cpus(topo, policy->spec, "list", out);
+	if (pl_likwid_resolve(topo, policy->spec, &l) < 0) {
+		free(l.v);
+		return -1;
+	}
+	n = (int)l.n;
+	*out = l.v;
+	return n;
 }
 
 static unsigned count_distinct(const int *pu, unsigned n)
@@ -175,9 +194,10 @@ int pl_plan_compute(pl_topology_t topo, const struct pl_policy *policy,
 {
 	struct pl_plan *plan = NULL;
 	struct base b = { 0 };
-	unsigned size, i;
+	unsigned size, i, nlist = policy->nlist, *resolved = NULL;
+	const unsigned *list = policy->list;
 	char *name;
-	int ret = -1;
+	int n, ret = -1;
 
 	topo->err[0] = '\0';
 	if (nworkers < 1 || nworkers > PL_MAX_WORKERS) {
@@ -185,9 +205,18 @@ int pl_plan_compute(pl_topology_t topo, const struct pl_policy *policy,
 			     nworkers, PL_MAX_WORKERS);
 		return -1;
 	}
+	if ((policy->kind == PL_POLICY_LIST && policy->spec) || policy->kind == PL_POLICY_LIKWID) {
+		n = resolve_policy(topo, policy, &resolved);
+		if (n < 0)
+			return -1;
+		list = resolved;
+		nlist = (unsigned)n;
+	}
 	size = pl_topology_get_nbpus(topo);
-	if (policy->kind == PL_POLICY_LIST && policy->nlist > size)
-		size = policy->nlist;
+	if (nlist > size)
+		size = nlist;
+	if (policy->kind == PL_POLICY_OPENMP && nworkers > size)
+		size = nworkers;
 	plan = calloc(1, sizeof(*plan));
 	b.pu = calloc(size, sizeof(*b.pu));
 	if (!plan || !b.pu)
@@ -210,11 +239,19 @@ int pl_plan_compute(pl_topology_t topo, const struct pl_policy *policy,
 	case PL_POLICY_COMPACT: ret = base_compact(topo, &b); break;
 	case PL_POLICY_PERCORE: ret = base_percore(topo, policy->per_core, &b); break;
 	case PL_POLICY_SCATTER: ret = base_scatter(topo, nworkers, &b); break;
-	case PL_POLICY_LIST:    ret = base_list(topo, policy, &b); break;
+	case PL_POLICY_LIST:
+	case PL_POLICY_LIKWID:  ret = base_list(topo, list, nlist, &b); break;
+	case PL_POLICY_OPENMP:
+		ret = pl_openmp_place(topo, policy->bind, policy->places, nworkers, b.pu);
+		b.n = nworkers;
+		break;
 	}
 	if (ret < 0)
 		goto out;
 	ret = -1;
+	/* OpenMP's own placement of T threads on fewer PUs shares them. */
+	if (policy->kind == PL_POLICY_OPENMP && count_distinct(b.pu, nworkers) < nworkers)
+		b.n = count_distinct(b.pu, nworkers);
 	if (nworkers > b.n) {
 		if (flags & PL_PLAN_STRICT) {
 			name = pl_policy_strdup(policy);
@@ -227,7 +264,7 @@ int pl_plan_compute(pl_topology_t topo, const struct pl_policy *policy,
 		plan->wrapped = true;
 	}
 	for (i = 0; i < nworkers; i++)
-		plan->pu[i] = b.pu[i % b.n];
+		plan->pu[i] = policy->kind == PL_POLICY_OPENMP ? b.pu[i] : b.pu[i % b.n];
 	plan->distinct = count_distinct(plan->pu, nworkers);
 	*planp = plan;
 	plan = NULL;
@@ -236,6 +273,7 @@ out:
 	if (ret < 0 && !topo->err[0])
 		pl_set_error(topo, errno ? errno : ENOMEM, "plan: out of memory");
 	free(b.pu);
+	free(resolved);
 	pl_plan_destroy(plan);
 	return ret;
 }

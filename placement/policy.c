@@ -5,12 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "placement.h"
+#include "placement_private.h"
 
 /* Highest OS index a CPU list may name (Linux's own limit is 8192 today). */
 #define PL_MAX_OS_INDEX 65535u
-/* Most entries one CPU list may expand to. */
-#define PL_MAX_LIST 65536u
 
 static const struct policy_form {
 	const char *prefix;     /* the name, or the prefix of a form with a value */
@@ -26,7 +24,115 @@ static const struct policy_form {
 
 const char *pl_policy_choices(void)
 {
-	return "compact, scatter, none, cK (K strands per core, e.g. c2), list:CPUS (e.g. list:0,8,16-23)";
+	return "compact, scatter, none, cK (K strands per core, e.g. c2), list:CPUS (e.g. "
+	       "list:0,8,16-23), hwloc locations (core:0-3), OpenMP's close, spread, primary[:cores], "
+	       "likwid-pin's S0:0-3, E:N:8:1:2 (see --help)";
+}
+
+/* OpenMP's words: OMP_PROC_BIND's and OMP_PLACES's. */
+static const struct { const char *name; enum pl_omp_bind bind; } omp_binds[] = {
+	{ "close", PL_OMP_CLOSE }, { "spread", PL_OMP_SPREAD },
+	{ "primary", PL_OMP_PRIMARY }, { "master", PL_OMP_PRIMARY },
+};
+static const char *const omp_places[] = { "threads", "cores", "sockets" };
+static const char *const omp_bind_names[] = { "close", "spread", "primary" };
+
+static const struct pl_spelling spellings[] = {
+	{ "hwloc-bind", "core:0-3",            "list:core:0-3, or core:0-3: the PUs of cores 0-3 (logical), core by core" },
+	{ "hwloc-bind", "package:1.core:0-1",  "the PUs of cores 0-1 of package 1" },
+	{ "hwloc-bind", "numa:0, pu:0-3",      "the PUs of NUMA node 0; PUs 0-3 (logical indices)" },
+	{ "OpenMP",     "OMP_PROC_BIND=close OMP_PLACES=cores",   "close:cores: one worker per core in order, then packed as libgomp does" },
+	{ "OpenMP",     "OMP_PROC_BIND=spread OMP_PLACES=cores",  "spread:cores: cores spread evenly over the machine" },
+	{ "OpenMP",     "OMP_PROC_BIND=spread (no OMP_PLACES)",   "spread (= spread:threads): PUs spread evenly" },
+	{ "OpenMP",     "OMP_PROC_BIND=primary|master OMP_PLACES=sockets", "primary:sockets: every worker on the first socket" },
+	{ "likwid-pin", "-c 0-3",              "list:0-3 (OS indices)" },
+	{ "likwid-pin", "-c N:0-3",            "N:0-3: PUs 0-3 of the node, physical cores first" },
+	{ "likwid-pin", "-c S0:0-3",           "S0:0-3: PUs 0-3 of socket (package) 0, physical cores first" },
+	{ "likwid-pin", "-c M1:0-3",           "M1:0-3: PUs 0-3 of NUMA domain 1, physical cores first" },
+	{ "likwid-pin", "-c E:N:8:1:2",        "E:N:8:1:2: 8 PUs, 1 of every 2 in logical order (COUNT:CHUNK:STRIDE)" },
+	{ "likwid-pin", "-c S:scatter",        "S:scatter: the sockets in turn, physical cores first" },
+	{ "likwid-pin", "-c S0:0-1@S1:0-1",    "S0:0-1@S1:0-1: expressions joined in order" },
+};
+
+const struct pl_spelling *pl_policy_spellings(size_t *n)
+{
+	*n = sizeof(spellings) / sizeof(spellings[0]);
+	return spellings;
+}
+
+/* OpenMP's BIND[:PLACES]: 1 when TEXT is one, 0 when it is not, -1 for a
+ * bind word with bad places. */
+static int parse_openmp(const char *text, struct pl_policy *policy, char *err, size_t errlen)
+{
+	const char *colon = strchr(text, ':');
+	size_t len = colon ? (size_t)(colon - text) : strlen(text), i;
+
+	for (i = 0; i < sizeof(omp_binds) / sizeof(omp_binds[0]); i++)
+		if (strlen(omp_binds[i].name) == len && strncmp(text, omp_binds[i].name, len) == 0)
+			break;
+	if (i == sizeof(omp_binds) / sizeof(omp_binds[0]))
+		return 0;
+	policy->kind = PL_POLICY_OPENMP;
+	policy->bind = omp_binds[i].bind;
+	policy->places = PL_OMP_THREADS;
+	if (!colon)
+		return 1;
+	for (i = 0; i < sizeof(omp_places) / sizeof(omp_places[0]); i++)
+		if (strcmp(colon + 1, omp_places[i]) == 0) {
+			policy->places = (enum pl_omp_places)i;
+			return 1;
+		}
+	snprintf(err, errlen, "policy '%s': OpenMP places '%s' not known, choices are: threads, cores, sockets",
+		 text, colon + 1);
+	return -1;
+}
+
+/* A CPU set that starts with an hwloc location ("core:0-3"). */
+static bool starts_location(const char *text)
+{
+	const char *colon = strchr(text, ':');
+	union hwloc_obj_attr_u attr;
+	hwloc_obj_type_t type;
+	char word[32];
+
+	if (!colon || colon == text || (size_t)(colon - text) >= sizeof(word))
+		return false;
+	memcpy(word, text, (size_t)(colon - text));
+	word[colon - text] = '\0';
+	return hwloc_type_sscanf(word, &type, &attr, sizeof(attr)) == 0;
+}
+
+bool pl_policy_takes_list(const char *text)
+{
+	return strncmp(text, "list:", 5) == 0 || isdigit((unsigned char)*text) ||
+	       (pl_likwid_looks(text) && strchr(text, ':') && strncmp(text, "E:", 2) != 0 &&
+		!strstr(text, ":scatter")) ||
+	       (!pl_likwid_looks(text) && starts_location(text));
+}
+
+/* A CPU set as a list policy: OS indices only are kept as a list, one
+ * with hwloc locations as its text (resolved on the topology). */
+static int parse_set(const char *text, const char *value, struct pl_policy *policy, char *err,
+		     size_t errlen)
+{
+	int n;
+
+	policy->kind = PL_POLICY_LIST;
+	if (strchr(value, ':')) {
+		if (pl_cpus_check(value, err, errlen) < 0)
+			return -1;
+		policy->spec = strdup(value);
+		if (!policy->spec) {
+			snprintf(err, errlen, "policy '%s': out of memory", text);
+			return -1;
+		}
+		return 0;
+	}
+	n = pl_cpulist_parse(value, &policy->list, err, errlen);
+	if (n < 0)
+		return -1;
+	policy->nlist = (unsigned)n;
+	return 0;
 }
 
 /* Parse an unsigned decimal at *P (digits only: no sign or space, as every
@@ -128,7 +234,6 @@ int pl_policy_parse(const char *text, struct pl_policy *policy, char *err,
 	const char *value;
 	size_t i;
 	long k;
-	int n;
 
 	memset(policy, 0, sizeof(*policy));
 	for (i = 0; i < sizeof(policy_forms) / sizeof(policy_forms[0]); i++) {
@@ -158,14 +263,33 @@ int pl_policy_parse(const char *text, struct pl_policy *policy, char *err,
 			policy->per_core = (unsigned)k;
 			return 0;
 		}
-		n = pl_cpulist_parse(value, &policy->list, err, errlen);
-		if (n < 0)
-			return -1;
-		policy->nlist = (unsigned)n;
+		return parse_set(text, value, policy, err, errlen);
+	}
+	switch (parse_openmp(text, policy, err, errlen)) {
+	case 1: return 0;
+	case -1: goto fail;
+	}
+	if (pl_likwid_looks(text)) {
+		if (pl_likwid_check(text, err, errlen) < 0)
+			goto fail;
+		policy->kind = PL_POLICY_LIKWID;
+		policy->spec = strdup(text);
+		if (!policy->spec) {
+			snprintf(err, errlen, "policy '%s': out of memory", text);
+			goto fail;
+		}
+		return 0;
+	}
+	/* likwid-pin's OS indices (-c 0-3) and hwloc's locations (core:0-3). */
+	if (isdigit((unsigned char)*text) || starts_location(text)) {
+		if (parse_set(text, text, policy, err, errlen) < 0)
+			goto fail;
 		return 0;
 	}
 	snprintf(err, errlen, "policy '%s' not known, choices are: %s", text,
 		 pl_policy_choices());
+fail:
+	pl_policy_clear(policy);
 	errno = EINVAL;
 	return -1;
 }
@@ -181,7 +305,15 @@ int pl_policy_name(const struct pl_policy *policy, char *buf, size_t len)
 	case PL_POLICY_SCATTER: n = snprintf(buf, len, "scatter"); break;
 	case PL_POLICY_NONE:    n = snprintf(buf, len, "none"); break;
 	case PL_POLICY_PERCORE: n = snprintf(buf, len, "c%u", policy->per_core); break;
+	case PL_POLICY_OPENMP:
+		n = snprintf(buf, len, "%s:%s", omp_bind_names[policy->bind], omp_places[policy->places]);
+		break;
+	case PL_POLICY_LIKWID: n = snprintf(buf, len, "%s", policy->spec); break;
 	case PL_POLICY_LIST:
+		if (policy->spec) {
+			n = snprintf(buf, len, "list:%s", policy->spec);
+			break;
+		}
 		n = snprintf(buf, len, "list:");
 		for (i = 0; i < policy->nlist && n >= 0 && (size_t)n < len; i++) {
 			used = (size_t)n;
@@ -200,7 +332,8 @@ int pl_policy_name(const struct pl_policy *policy, char *buf, size_t len)
 char *pl_policy_strdup(const struct pl_policy *policy)
 {
 	/* "list:" and at most 10 digits and a comma per entry. */
-	size_t len = 32 + (policy->kind == PL_POLICY_LIST ? (size_t)policy->nlist * 11 : 0);
+	size_t len = 32 + (policy->kind == PL_POLICY_LIST ? (size_t)policy->nlist * 11 : 0) +
+		     (policy->spec ? strlen(policy->spec) : 0);
 	char *buf = malloc(len);
 
 	if (buf && pl_policy_name(policy, buf, len) < 0) {
@@ -213,5 +346,6 @@ char *pl_policy_strdup(const struct pl_policy *policy)
 void pl_policy_clear(struct pl_policy *policy)
 {
 	free(policy->list);
+	free(policy->spec);
 	memset(policy, 0, sizeof(*policy));
 }

@@ -341,7 +341,7 @@ int pl_topology_load(pl_topology_t topo)
 	return 0;
 }
 
-int pl_topology_restrict(pl_topology_t topo, const char *cpulist)
+int pl_topology_restrict(pl_topology_t topo, const char *cpus)
 {
 	unsigned *pus = NULL;
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
@@ -349,16 +349,11 @@ int pl_topology_restrict(pl_topology_t topo, const char *cpulist)
 
 	if (!set)
 		return -1;
-	n = pl_cpulist_parse(cpulist, &pus, topo->err, sizeof(topo->err));
-	if (n < 0) {
-		errno = EINVAL;
+	n = pl_topology_parse_cpus(topo, cpus, "allowed", &pus);
+	if (n < 0)
 		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		if (pl_check_pu(topo, pus[i], "allowed") < 0)
-			goto out;
+	for (i = 0; i < n; i++)
 		hwloc_bitmap_set(set, pus[i]);
-	}
 	hwloc_bitmap_and(topo->usable, topo->usable, set);
 	ret = 0;
 out:

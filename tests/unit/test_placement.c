@@ -277,7 +277,9 @@ static void policy_parsing(void **state)
 	assert_string_equal(name, "list:3,1,2");
 	pl_policy_clear(&p);
 
-	static const char *const bad[] = { "", "spread", "cores", "c0", "c2x", "c", "list:",
+	static const char *const bad[] = { "", "spreads", "cores", "c0", "c2x", "c", "list:",
+					   "spread:", "close:cores:x", "E:N:0", "S0:x", "C0:0-1", "S:0",
+					   "foo:1", "core:", "core:3-1", "list:core:1,,2", "N@",
 					   "list:a", "list:1-", "list:1,,2", "list:-1",
 					   "list:99999999", "COMPACT", "compact ", "list:0-70000" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -287,9 +289,101 @@ static void policy_parsing(void **state)
 		assert_true(strlen(err) > 10);
 		pl_policy_clear(&p);
 	}
-	assert_int_equal(pl_policy_parse("spread", &p, err, sizeof(err)), -1);
-	assert_string_equal(err, "policy 'spread' not known, choices are: compact, scatter, none, "
-				 "cK (K strands per core, e.g. c2), list:CPUS (e.g. list:0,8,16-23)");
+	assert_int_equal(pl_policy_parse("spreads", &p, err, sizeof(err)), -1);
+	assert_string_equal(err, "policy 'spreads' not known, choices are: compact, scatter, none, "
+				 "cK (K strands per core, e.g. c2), list:CPUS (e.g. list:0,8,16-23), "
+				 "hwloc locations (core:0-3), OpenMP's close, spread, primary[:cores], "
+				 "likwid-pin's S0:0-3, E:N:8:1:2 (see --help)");
+	/* The other tools' spellings, by canonical name. */
+	static const char *const named[][2] = {
+		{ "spread", "spread:threads" }, { "master:sockets", "primary:sockets" },
+		{ "close:cores", "close:cores" }, { "core:0-1", "list:core:0-1" },
+		{ "list:core:0,pu:3", "list:core:0,pu:3" }, { "0-2", "list:0,1,2" },
+		{ "S0:0-1", "S0:0-1" }, { "E:N:4:1:2", "E:N:4:1:2" }, { "S:scatter", "S:scatter" },
+	};
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		if (pl_policy_parse(named[i][0], &p, err, sizeof(err)) < 0)
+			fail_msg("policy '%s' refused: %s", named[i][0], err);
+		pl_policy_name(&p, name, sizeof(name));
+		assert_string_equal(name, named[i][1]);
+		pl_policy_clear(&p);
+	}
+}
+
+/* hwloc locations as hwloc-calc reads them, OpenMP's places as libgomp
+ * fills them, likwid-pin's expressions as likwid reads them. */
+static void foreign_spellings(void **state)
+{
+	static const char *const topo = "numa:2 package:2 core:4 pu:2";
+	static const struct {
+		const char *policy;
+		unsigned n;
+		int want[8];
+		bool wrapped;
+	} cases[] = {
+		{ "core:0-1", 4, { 0, 1, 2, 3 }, false },
+		{ "package:1.core:0-1", 4, { 8, 9, 10, 11 }, false },
+		{ "package:1.core:1-2.pu:1", 2, { 11, 13 }, false },
+		{ "core:odd", 4, { 2, 3, 6, 7 }, false },
+		{ "core:1:2", 4, { 2, 3, 4, 5 }, false },
+		{ "numa:1.core:0", 2, { 16, 17 }, false },
+		{ "list:pu:5,0,core:15", 4, { 5, 0, 30, 31 }, false },
+		{ "spread", 4, { 0, 8, 16, 24 }, false },
+		{ "spread:cores", 3, { 0, 12, 22 }, false },
+		{ "close:cores", 4, { 0, 2, 4, 6 }, false },
+		{ "close", 4, { 0, 1, 2, 3 }, false },
+		{ "primary:cores", 3, { 0, 1, 0 }, true },
+		{ "spread:sockets", 8, { 0, 1, 8, 9, 16, 17, 24, 25 }, false },
+		{ "S0:0-3", 4, { 0, 2, 4, 6 }, false },
+		{ "S1:0-1", 2, { 8, 10 }, false },
+		{ "N:0-3", 4, { 0, 2, 4, 6 }, false },
+		{ "M1:4-5", 2, { 24, 26 }, false },
+		{ "E:N:8:1:2", 8, { 0, 2, 4, 6, 8, 10, 12, 14 }, false },
+		{ "E:S1:4:2:4", 4, { 8, 9, 12, 13 }, false },
+		{ "E:S0:6:1:4", 6, { 0, 4, 0, 4, 0, 4 }, false },
+		{ "S:scatter", 4, { 0, 8, 16, 24 }, false },
+		{ "S0:0-1@S1:0-1", 4, { 0, 2, 8, 10 }, false },
+		{ "S1", 2, { 8, 9 }, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_plan(topo, NULL, cases[i].policy, cases[i].n, cases[i].want,
+			    cases[i].wrapped);
+	/* Within --allowed: locations keep their usable PUs. */
+	expect_plan(topo, "core:0,core:2", "core:0-2", 4, (const int[]){ 0, 1, 4, 5 }, false);
+	expect_plan(topo, "pu:1", "compact", 1, (const int[]){ 1 }, false);
+}
+
+static void foreign_errors(void **state)
+{
+	pl_topology_t t = load("numa:2 package:2 core:4 pu:2", NULL);
+	static const char *const bad[][2] = {
+		{ "core:40", "core 40 does not exist here, there are 16 cores (logical indices 0..15)" },
+		{ "package:1.numa:0", "there is no numa there" },
+		{ "l3:0", "there is no l3 in this topology" },
+		{ "S9:0", "domain S9 does not exist here" },
+		{ "S0:0-8", "9 indices for a domain of 8 usable PUs" },
+		{ "S0:8", "index 8 is past the domain's 8 usable PUs" },
+		{ "E:S0:2:1:1:8", "offset 8 is past the domain's 8 usable PUs" },
+	};
+	struct pl_policy p;
+	struct pl_plan *plan;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(pl_policy_parse(bad[i][0], &p, err, sizeof(err)), 0);
+		if (pl_plan_compute(t, &p, 2, 0, &plan) == 0)
+			fail_msg("policy '%s' planned", bad[i][0]);
+		if (!strstr(pl_topology_get_error(t), bad[i][1]))
+			fail_msg("policy '%s': '%s' lacks '%s'", bad[i][0], pl_topology_get_error(t),
+				 bad[i][1]);
+		pl_policy_clear(&p);
+	}
+	assert_int_equal(pl_topology_restrict(t, "core:0-1,pu:99"), -1);
+	assert_non_null(strstr(pl_topology_get_error(t), "pu 99 does not exist here"));
+	pl_topology_destroy(t);
 }
 
 static void formatting(void **state)
@@ -454,6 +548,8 @@ int main(void)
 		cmocka_unit_test(bad_sources),
 		cmocka_unit_test(policy_parsing),
 		cmocka_unit_test(formatting),
+		cmocka_unit_test(foreign_spellings),
+		cmocka_unit_test(foreign_errors),
 		cmocka_unit_test(bind_here),
 		cmocka_unit_test(disallowed_pus),
 		cmocka_unit_test(scatter_matches_distrib),

@@ -1,0 +1,363 @@
+/*
+ * CPU sets as users write them: OS indices ("0,8,16-23") and hwloc
+ * locations as hwloc-calc reads them ("core:0-3", "package:1.core:0-1"),
+ * read once for the syntax (no topology) and once to resolve them.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "placement_private.h"
+
+/* The highest logical index a location may name. */
+#define MAX_LOGICAL 65535u
+
+#define CPUS_ACCEPTED "OS indices and ranges (0,8,16-23) or hwloc locations TYPE:INDEX[.TYPE:INDEX] " \
+		      "(core:0-3, pu:0, package:1.core:0-1, numa:0; INDEX is N, N-M, N-, N:C, all, odd or even)"
+
+/* One level of a location: its type and which of the objects it counts. */
+struct level {
+	hwloc_obj_type_t type;
+	char name[32];          /* the type as written */
+	enum { IDX_RANGE, IDX_ALL, IDX_ODD, IDX_EVEN } how;
+	unsigned first, last;   /* IDX_RANGE; last UINT_MAX: to the end */
+	bool open;              /* N-: to the last object */
+};
+
+int pl_ulist_add(struct pl_ulist *l, unsigned v)
+{
+	unsigned *grown;
+
+	if (l->n == l->cap) {
+		if (l->cap >= PL_MAX_LIST) {
+			errno = E2BIG;
+			return -1;
+		}
+		l->cap = l->cap ? l->cap * 2 : 16;
+		grown = realloc(l->v, l->cap * sizeof(*l->v));
+		if (!grown)
+			return -1;
+		l->v = grown;
+	}
+	l->v[l->n++] = v;
+	return 0;
+}
+
+/* Digits at *P, at most MAX: the value, -1 when none, -2 when above MAX. */
+static long digits(const char **p, unsigned long max)
+{
+	unsigned long v = 0;
+	bool over = false;
+	const char *s = *p;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	for (; isdigit((unsigned char)*s); s++) {
+		if (v > max)
+			over = true;
+		else
+			v = v * 10 + (unsigned long)(*s - '0');
+	}
+	*p = s;
+	return over || v > max ? -2 : (long)v;
+}
+
+/* Types with PUs below them: not I/O devices, not Misc. */
+static bool cpu_type(hwloc_obj_type_t t)
+{
+	return !hwloc_obj_type_is_io(t) && t != HWLOC_OBJ_MISC;
+}
+
+/* Read one level "TYPE:INDEX" of the location at *P (up to '.', ',' or the
+ * end); -1 with a message naming ELEM. */
+static int parse_level(const char **p, const char *elem, size_t elen, struct level *lv,
+		       char *err, size_t errlen)
+{
+	const char *s = *p, *colon = strchr(s, ':');
+	union hwloc_obj_attr_u attr;
+	char type[32];
+	long a, b;
+	size_t tl;
+
+	if (!colon || colon == s || (size_t)(colon - s) >= sizeof(type) ||
+	    memchr(s, ',', (size_t)(colon - s)) || memchr(s, '.', (size_t)(colon - s)))
+		goto bad;
+	tl = (size_t)(colon - s);
+	memcpy(type, s, tl);
+	type[tl] = '\0';
+	memcpy(lv->name, type, tl + 1);
+	if (hwloc_type_sscanf(type, &lv->type, &attr, sizeof(attr)) < 0 || !cpu_type(lv->type)) {
+		snprintf(err, errlen,
+			 "CPU set '%.*s': '%s' is not an hwloc object type, accepted: pu, core, package (socket), numa (node), machine, die, group, l1..l3",
+			 (int)elen, elem, type);
+		return -1;
+	}
+	s = colon + 1;
+	lv->open = false;
+	if (strncmp(s, "all", 3) == 0 || strncmp(s, "odd", 3) == 0 || strncmp(s, "even", 4) == 0) {
+		lv->how = *s == 'a' ? IDX_ALL : *s == 'o' ? IDX_ODD : IDX_EVEN;
+		s += *s == 'e' ? 4 : 3;
+	} else {
+		lv->how = IDX_RANGE;
+		a = digits(&s, MAX_LOGICAL);
+		if (a < 0)
+			goto bad_index;
+		b = a;
+		if (*s == '-') {
+			s++;
+			if (*s == '\0' || *s == '.' || *s == ',') {
+				lv->open = true;
+			} else {
+				b = digits(&s, MAX_LOGICAL);
+				if (b < 0)
+					goto bad_index;
+				if (b < a) {
+					snprintf(err, errlen,
+						 "CPU set '%.*s': range %ld-%ld of %s goes down, give the lower logical index first",
+						 (int)elen, elem, a, b, type);
+					return -1;
+				}
+			}
+		} else if (*s == ':') {
+			s++;
+			b = digits(&s, MAX_LOGICAL);
+			if (b < 1)
+				goto bad_index;
+			b = a + b - 1;
+		}
+		lv->first = (unsigned)a;
+		lv->last = (unsigned)b;
+	}
+	if (*s != '\0' && *s != '.' && *s != ',')
+		goto bad_index;
+	*p = s;
+	return 0;
+bad_index:
+	snprintf(err, errlen,
+		 "CPU set '%.*s': index of %s not valid, accepted: N, N-M, N-, N:C (logical indices 0..%u), all, odd or even",
+		 (int)elen, elem, type, MAX_LOGICAL);
+	return -1;
+bad:
+	snprintf(err, errlen, "CPU set '%.*s' is not valid, accepted: %s", (int)elen, elem,
+		 CPUS_ACCEPTED);
+	return -1;
+}
+
+/* Read the levels of the location ELEM (ELEN characters). */
+static int parse_location(const char *elem, size_t elen, struct level *lv, unsigned *nlv,
+			  char *err, size_t errlen)
+{
+	const char *p = elem;
+
+	*nlv = 0;
+	for (;;) {
+		if (*nlv == PL_MAX_LEVELS) {
+			snprintf(err, errlen, "CPU set '%.*s': more than %u levels", (int)elen, elem,
+				 PL_MAX_LEVELS);
+			return -1;
+		}
+		if (parse_level(&p, elem, elen, &lv[(*nlv)++], err, errlen) < 0)
+			return -1;
+		if (*p != '.')
+			return 0;
+		p++;
+	}
+}
+
+static bool selected(const struct level *lv, unsigned i)
+{
+	switch (lv->how) {
+	case IDX_ALL: return true;
+	case IDX_ODD: return i % 2 == 1;
+	case IDX_EVEN: return i % 2 == 0;
+	case IDX_RANGE: return i >= lv->first && (lv->open || i <= lv->last);
+	}
+	return false;
+}
+
+/* Append the usable PUs of the objects LV[0] names inside PARENT, going
+ * down the further levels; -1 with a message. */
+static int resolve(pl_topology_t topo, const struct level *lv, unsigned nlv,
+		   hwloc_const_cpuset_t parent, const char *elem, size_t elen, struct pl_ulist *out)
+{
+	hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topo->topo);
+	int depth = hwloc_get_type_depth(topo->topo, lv->type);
+	const char *name = lv->name;
+	hwloc_obj_t obj = NULL, pu;
+	unsigned i = 0, want;
+	int nobjs;
+
+	if (depth == HWLOC_TYPE_DEPTH_UNKNOWN || depth == HWLOC_TYPE_DEPTH_MULTIPLE) {
+		pl_set_error(topo, EINVAL, "CPU set '%.*s': %s %s in this topology", (int)elen, elem,
+			     depth == HWLOC_TYPE_DEPTH_UNKNOWN ? "there is no" : "more than one level of",
+			     name);
+		return -1;
+	}
+	nobjs = hwloc_get_nbobjs_by_depth(topo->topo, depth);
+	for (int k = 0; k < nobjs; k++) {
+		obj = hwloc_get_obj_by_depth(topo->topo, depth, (unsigned)k);
+		/* The objects hwloc-calc counts: inside PARENT, and allowed. */
+		if (!obj->cpuset || hwloc_bitmap_iszero(obj->cpuset) ||
+		    !hwloc_bitmap_isincluded(obj->cpuset, parent) ||
+		    !hwloc_bitmap_intersects(obj->cpuset, allowed))
+			continue;
+		if (selected(lv, i)) {
+			if (nlv > 1) {
+				if (resolve(topo, lv + 1, nlv - 1, obj->cpuset, elem, elen, out) < 0)
+					return -1;
+			} else {
+				pu = NULL;
+				while ((pu = hwloc_get_next_obj_inside_cpuset_by_type(topo->topo, obj->cpuset,
+										HWLOC_OBJ_PU, pu)))
+					if (hwloc_bitmap_isset(topo->usable, pu->os_index) &&
+					    pl_ulist_add(out, pu->os_index) < 0) {
+						pl_set_error(topo, errno, "CPU set '%.*s': %s", (int)elen,
+							     elem, errno == E2BIG ? "too many PUs" :
+							     "out of memory");
+						return -1;
+					}
+			}
+		}
+		i++;
+	}
+	if (i == 0) {
+		pl_set_error(topo, EINVAL, "CPU set '%.*s': there is no %s there", (int)elen, elem,
+			     name);
+		return -1;
+	}
+	want = lv->open ? lv->first : lv->last;
+	if (lv->how == IDX_RANGE && want >= i) {
+		pl_set_error(topo, EINVAL,
+			     "CPU set '%.*s': %s %u does not exist here, there %s %u %s%s (logical indices 0..%d)",
+			     (int)elen, elem, name, want, i == 1 ? "is" : "are", i, name,
+			     i == 1 ? "" : "s", (int)i - 1);
+		return -1;
+	}
+	return 0;
+}
+
+/* Add the PU of OS index OS, checked on TOPO when there is one. */
+static int add_os(pl_topology_t topo, const char *what, unsigned os, struct pl_ulist *out,
+		  char *err, size_t errlen)
+{
+	if (topo && pl_check_pu(topo, os, what) < 0) {
+		snprintf(err, errlen, "%s", topo->err);
+		return -1;
+	}
+	if (pl_ulist_add(out, os) < 0) {
+		snprintf(err, errlen, "%s: %s", what, errno == E2BIG ? "too many PUs" : "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Walk TEXT element by element: OS elements through pl_cpulist_parse()
+ * (checked against TOPO when there is one), locations through the levels
+ * (resolved when TOPO is given). */
+static int walk(pl_topology_t topo, const char *text, const char *what, struct pl_ulist *out,
+		char *err, size_t errlen)
+{
+	struct level lv[PL_MAX_LEVELS];
+	const char *p = text, *end;
+	unsigned *os = NULL, nlv;
+	size_t len, before;
+	char *elem;
+	int n;
+
+	if (!*text || !strchr(text, ':')) {
+		/* OS indices only: the CPU list, with its own messages. */
+		n = pl_cpulist_parse(text, &os, err, errlen);
+		if (n < 0)
+			return -1;
+		for (int i = 0; i < n; i++) {
+			if (add_os(topo, what, os[i], out, err, errlen) < 0) {
+				free(os);
+				return -1;
+			}
+		}
+		free(os);
+		return 0;
+	}
+	for (;;) {
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		if (len == 0) {
+			snprintf(err, errlen, "CPU set '%s' has an empty element at character %zu",
+				 text, (size_t)(p - text) + 1);
+			return -1;
+		}
+		if (isdigit((unsigned char)*p)) {
+			elem = strndup(p, len);
+			if (!elem) {
+				snprintf(err, errlen, "CPU set: out of memory");
+				return -1;
+			}
+			n = pl_cpulist_parse(elem, &os, err, errlen);
+			free(elem);
+			if (n < 0)
+				return -1;
+			for (int i = 0; i < n; i++) {
+				if (add_os(topo, what, os[i], out, err, errlen) < 0) {
+					free(os);
+					return -1;
+				}
+			}
+			free(os);
+			os = NULL;
+		} else {
+			if (parse_location(p, len, lv, &nlv, err, errlen) < 0)
+				return -1;
+			before = out->n;
+			if (topo) {
+				if (resolve(topo, lv, nlv, hwloc_topology_get_complete_cpuset(topo->topo), p,
+					    len, out) < 0) {
+					snprintf(err, errlen, "%s", topo->err);
+					return -1;
+				}
+				if (out->n == before) {
+					char *set = NULL;
+
+					hwloc_bitmap_list_asprintf(&set, topo->usable);
+					snprintf(err, errlen,
+						 "%s: %.*s has no usable PU here (cpuset, affinity or --allowed), allowed PUs are %s",
+						 what, (int)len, p, set ? set : "?");
+					free(set);
+					return -1;
+				}
+			}
+		}
+		if (!end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+int pl_cpus_check(const char *text, char *err, size_t errlen)
+{
+	struct pl_ulist l = { 0 };
+	int ret = walk(NULL, text, "CPU set", &l, err, errlen);
+
+	free(l.v);
+	if (ret < 0)
+		errno = EINVAL;
+	return ret;
+}
+
+int pl_topology_parse_cpus(pl_topology_t topo, const char *text, const char *what,
+			   unsigned **out)
+{
+	struct pl_ulist l = { 0 };
+	char err[sizeof(topo->err)];
+
+	*out = NULL;
+	topo->err[0] = '\0';
+	if (walk(topo, text, what, &l, err, sizeof(err)) < 0) {
+		pl_set_error(topo, EINVAL, "%s", err);
+		free(l.v);
+		return -1;
+	}
+	*out = l.v;
+	return (int)l.n;
+}
