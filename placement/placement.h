@@ -169,13 +169,14 @@ bool pl_policy_takes_list(const char *text);
 /*
  * The other tools' spellings a policy or a CPU set accepts, for help
  * tables: TOOL ("likwid-pin"), THEIRS (how it is written there, "-c
- * S0:0-3") and OURS (what it is here).  Returns the table and its length in
- * *N.
+ * S0:0-3"), OURS (the policy here, "same" when it is THEIRS) and MEANING.
+ * Returns the table and its length in *N.
  */
 struct pl_spelling {
 	const char *tool;
 	const char *theirs;
 	const char *ours;
+	const char *meaning;
 };
 const struct pl_spelling *pl_policy_spellings(size_t *n);
 

@@ -38,20 +38,21 @@ static const char *const omp_places[] = { "threads", "cores", "sockets" };
 static const char *const omp_bind_names[] = { "close", "spread", "primary" };
 
 static const struct pl_spelling spellings[] = {
-	{ "hwloc-bind", "core:0-3",            "list:core:0-3, or core:0-3: the PUs of cores 0-3 (logical), core by core" },
-	{ "hwloc-bind", "package:1.core:0-1",  "the PUs of cores 0-1 of package 1" },
-	{ "hwloc-bind", "numa:0, pu:0-3",      "the PUs of NUMA node 0; PUs 0-3 (logical indices)" },
-	{ "OpenMP",     "OMP_PROC_BIND=close OMP_PLACES=cores",   "close:cores: one worker per core in order, then packed as libgomp does" },
-	{ "OpenMP",     "OMP_PROC_BIND=spread OMP_PLACES=cores",  "spread:cores: cores spread evenly over the machine" },
-	{ "OpenMP",     "OMP_PROC_BIND=spread (no OMP_PLACES)",   "spread (= spread:threads): PUs spread evenly" },
-	{ "OpenMP",     "OMP_PROC_BIND=primary|master OMP_PLACES=sockets", "primary:sockets: every worker on the first socket" },
-	{ "likwid-pin", "-c 0-3",              "list:0-3 (OS indices)" },
-	{ "likwid-pin", "-c N:0-3",            "N:0-3: PUs 0-3 of the node, physical cores first" },
-	{ "likwid-pin", "-c S0:0-3",           "S0:0-3: PUs 0-3 of socket (package) 0, physical cores first" },
-	{ "likwid-pin", "-c M1:0-3",           "M1:0-3: PUs 0-3 of NUMA domain 1, physical cores first" },
-	{ "likwid-pin", "-c E:N:8:1:2",        "E:N:8:1:2: 8 PUs, 1 of every 2 in logical order (COUNT:CHUNK:STRIDE)" },
-	{ "likwid-pin", "-c S:scatter",        "S:scatter: the sockets in turn, physical cores first" },
-	{ "likwid-pin", "-c S0:0-1@S1:0-1",    "S0:0-1@S1:0-1: expressions joined in order" },
+	{ "hwloc-bind", "core:0-3",                       "core:0-3",        "the PUs of cores 0-3 (logical indices), core by core" },
+	{ "hwloc-bind", "package:1.core:0-1",             "same",            "the PUs of cores 0-1 of package 1" },
+	{ "hwloc-bind", "numa:0",                         "same",            "the PUs of NUMA node 0" },
+	{ "OpenMP",     "PROC_BIND=close PLACES=cores",   "close:cores",     "a core each in order, packed as libgomp packs past the last" },
+	{ "OpenMP",     "PROC_BIND=spread PLACES=cores",  "spread:cores",    "cores spread evenly, as libgomp's subpartitions" },
+	{ "OpenMP",     "PROC_BIND=spread",               "spread",          "spread:threads (libgomp's default places): PUs spread evenly" },
+	{ "OpenMP",     "PROC_BIND=primary PLACES=sockets", "primary:sockets", "(or master:) every worker on the first socket's PUs" },
+	{ "likwid-pin", "-c 0-3",                         "0-3",             "list:0-3, OS indices" },
+	{ "likwid-pin", "-c N:0-3",                       "N:0-3",           "indices 0-3 of the node's PUs, physical cores first" },
+	{ "likwid-pin", "-c S0:0-3",                      "S0:0-3",          "the same in socket (package) 0; L:S0:0-3 alike" },
+	{ "likwid-pin", "-c M1:0-3",                      "M1:0-3",          "the same in NUMA domain 1" },
+	{ "likwid-pin", "-c E:N:8:1:2",                   "E:N:8:1:2",       "COUNT 8, CHUNK 1 every STRIDE 2 PUs of N in logical order" },
+	{ "likwid-pin", "-c S:scatter",                   "S:scatter",       "the sockets in turn, physical cores first (M:, N: alike)" },
+	{ "likwid-pin", "-c S0:0-1@S1:0-1",               "same",            "expressions one after the other" },
+	{ "likwid-pin", "-c C0:0-3",                      "(none)",          "cache domains: threadrun reads no caches" },
 };
 
 const struct pl_spelling *pl_policy_spellings(size_t *n)

@@ -21,44 +21,51 @@
 #include "runenv.h"
 #include "worker.h"
 
-/* Export the launcher -> program contract (docs/environment.md). */
-static int export_env(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
-		      const char *results)
+int execute_plan_env(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
+		     const char *results, const char *cpuset, execute_env_fn put, void *arg)
 {
 	size_t len = (size_t)plan->nworkers * 16 + 16;
-	char *list = malloc(len), num[32], desc[256];
+	char *list = malloc(len), *places = malloc(len), num[32], cores[32], pus[32], desc[256];
 	int ret = -1;
 
-	if (!list)
-		return -1;
+	if (!list || !places)
+		goto out;
 	snprintf(num, sizeof(num), "%u", plan->nworkers);
-	setenv("OMP_NUM_THREADS", num, 1);
-	setenv(ENV_THREADS, num, 1);
-	if (plan->bound) {
-		if (pl_plan_format_places(plan, list, len) < 0)
-			goto out;
-		setenv("OMP_PLACES", list, 1);
-		setenv("OMP_PROC_BIND", "close", 1);
-		if (pl_plan_format(plan, ",", list, len) < 0)
-			goto out;
-		setenv(ENV_PLAN, list, 1);
-	} else {
-		unsetenv("OMP_PLACES");
-		setenv("OMP_PROC_BIND", "false", 1);
-		setenv(ENV_PLAN, "none", 1);
-	}
-	setenv(ENV_POLICY, policy, 1);
-	setenv(ENV_RESULTS, results, 1);
+	if (plan->bound && (pl_plan_format_places(plan, places, len) < 0 ||
+			    pl_plan_format(plan, ",", list, len) < 0))
+		goto out;
 	pl_topology_describe(topo, desc, sizeof(desc));
-	setenv(ENV_TOPOLOGY, desc, 1);
-	snprintf(num, sizeof(num), "%u", pl_topology_get_nbcores(topo));
-	setenv(ENV_CORES, num, 1);
-	snprintf(num, sizeof(num), "%u", pl_topology_get_nbusable(topo));
-	setenv(ENV_PUS, num, 1);
+	snprintf(cores, sizeof(cores), "%u", pl_topology_get_nbcores(topo));
+	snprintf(pus, sizeof(pus), "%u", pl_topology_get_nbusable(topo));
+	if (put("OMP_NUM_THREADS", num, arg) < 0 ||
+	    put("OMP_PLACES", plan->bound ? places : NULL, arg) < 0 ||
+	    put("OMP_PROC_BIND", plan->bound ? "close" : "false", arg) < 0 ||
+	    put(ENV_THREADS, num, arg) < 0 ||
+	    put(ENV_PLAN, plan->bound ? list : "none", arg) < 0 ||
+	    put(ENV_POLICY, policy, arg) < 0 ||
+	    put(ENV_RESULTS, results, arg) < 0 ||
+	    put(ENV_TOPOLOGY, desc, arg) < 0 ||
+	    put(ENV_CORES, cores, arg) < 0 ||
+	    put(ENV_PUS, pus, arg) < 0 ||
+	    put(ENV_CPUSET, cpuset, arg) < 0)
+		goto out;
 	ret = 0;
 out:
 	free(list);
+	free(places);
 	return ret;
+}
+
+static int put_setenv(const char *name, const char *value, void *arg)
+{
+	(void)arg;
+	return value ? setenv(name, value, 1) : unsetenv(name);
+}
+
+/* Export the launcher -> program contract (docs/environment.md). */
+static int export_env(const struct execute *ex, const struct pl_plan *plan, const char *policy)
+{
+	return execute_plan_env(ex->topo, plan, policy, ex->results, ex->cpuset, put_setenv, NULL);
 }
 
 /* The OpenMP variables the plan sets (or unsets): a user's own are named. */
@@ -101,6 +108,13 @@ static void omp_note(const struct execute *ex)
  * current directory, wherever threadrun is installed; that results/ is made
  * when missing, with one note (not with -q).  The name, or NULL with a
  * message in ERR. */
+const char *execute_results_name(void)
+{
+	const char *env = getenv(ENV_RESULTS);
+
+	return env && *env ? env : DEFAULT_RESULTS_DIR "/runs.csv";
+}
+
 static const char *default_results(const struct execute *ex, char *err, size_t errlen)
 {
 	const char *env = getenv(ENV_RESULTS);
@@ -116,7 +130,7 @@ static const char *default_results(const struct execute *ex, char *err, size_t e
 			 DEFAULT_RESULTS_DIR, strerror(errno), ENV_RESULTS);
 		return NULL;
 	}
-	return DEFAULT_RESULTS_DIR "/runs.csv";
+	return execute_results_name();
 }
 
 /* A row threadrun writes itself, completed and appended through the one
@@ -453,9 +467,8 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 			return 2;
 	}
 	/* The PUs threadrun was given, before it binds any program: what the
-	 * rows of every run say in cpuset. */
-	if ((!ex->identified && run_env_identify(&ex->id, &ex->cpuset, false) < 0) ||
-	    (ex->cpuset ? setenv(ENV_CPUSET, ex->cpuset, 1) : unsetenv(ENV_CPUSET)) < 0) {
+	 * rows of every run say in cpuset (each run exports it). */
+	if (!ex->identified && run_env_identify(&ex->id, &ex->cpuset, false) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return 1;
 	}
@@ -539,7 +552,7 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 
 	snprintf(num, sizeof(num), "%u", repeat);
 	setenv(ENV_REPEAT, num, 1);
-	if (export_env(ex->topo, plan, policy, ex->results) < 0) {
+	if (export_env(ex, plan, policy) < 0) {
 		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
 		r->status = 1;
 		return -1;

@@ -68,6 +68,24 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
  */
 const char *execute_own_results(char *const argv[]);
 
+/*
+ * The environment a run on PLAN of POLICY gives the program (the launcher ->
+ * program contract of docs/environment.md: OMP_NUM_THREADS, OMP_PLACES,
+ * OMP_PROC_BIND, THREADRUN_THREADS, _PLAN, _POLICY, _RESULTS (RESULTS),
+ * _TOPOLOGY, _CORES, _PUS, _CPUSET (CPUSET)), one PUT(NAME, VALUE, ARG) per
+ * variable, VALUE NULL for one the run unsets; what differs from run to
+ * run (THREADRUN_RUN, _CONFIG, _REPEAT, _ROWS_FD) is not in it.  The real
+ * run and threadrun -n --env both take it from here.  0, or -1 when PUT
+ * fails or memory runs out.
+ */
+typedef int (*execute_env_fn)(const char *name, const char *value, void *arg);
+int execute_plan_env(pl_topology_t topo, const struct pl_plan *plan, const char *policy,
+		     const char *results, const char *cpuset, execute_env_fn put, void *arg);
+
+/* The results file a run given none writes: THREADRUN_RESULTS, else
+ * results/runs.csv under the current directory. */
+const char *execute_results_name(void);
+
 /* Close what execute_prepare opened. */
 void execute_finish(struct execute *ex);
 

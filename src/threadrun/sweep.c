@@ -121,7 +121,7 @@ int sweep_parse_policies(const char *text, struct pl_policy **out, char *err, si
 	if (!pols || !copy)
 		goto fail;
 	for (p = copy;; p = comma + 1) {
-		comma = strncmp(p, "list:", 5) == 0 ? NULL : strchr(p, ',');
+		comma = pl_policy_takes_list(p) ? NULL : strchr(p, ',');
 		if (comma)
 			*comma = '\0';
 		if (n == 64) {

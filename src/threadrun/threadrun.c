@@ -34,7 +34,7 @@ struct args {
 	const char *allowed;
 	const char *results;
 	unsigned per_core;
-	bool dry_run, strict, quiet, resume, pthreads;
+	bool dry_run, strict, quiet, resume, pthreads, env;
 	uint64_t skip;          /* --skip: bit i, the i-th thread created is not pinned */
 	unsigned nthreads;
 	const char *sweep;
@@ -106,13 +106,14 @@ static int set_topology(const char *arg, void *opts, char *err, size_t errlen)
 }
 
 static const struct opt_spec options[] = {
-	{ OPT_STRING('p', "policy", "POLICY", A(policy_text), "compact, scatter, none, cK or list:CPUS (default compact)") },
+	{ OPT_STRING('p', "policy", "POLICY", A(policy_text), "compact, scatter, none, cK, list:CPUS, an hwloc location, OpenMP's or likwid-pin's spelling (table below; default compact)") },
 	{ OPT_UNSIGNED('c', "per-core", "K", A(per_core), 1, PL_MAX_WORKERS, "K strands on each core, cores in order (same as -p cK)") },
 	{ OPT_CALLBACK('t', "topology", "SPEC", set_topology, "plan for an hwloc synthetic topology or XML file (implies -n)") },
 	{ OPT_FLAG('n', "dry-run", A(dry_run), "print the plan (worker, PU, core, package, NUMA node), run nothing") },
 	{ OPT_CALLBACK(0, "format", "FMT", set_format, "-n: the plan as text (default), or csv, tsv, json for programs") },
+	{ OPT_FLAG(0, "env", A(env), "-n: print the environment the plan gives PROGRAM (OMP_*, THREADRUN_*) as shell lines, not the plan") },
 	{ OPT_FLAG(0, "strict", A(strict), "refuse more workers than PUs instead of wrapping round-robin") },
-	{ OPT_STRING(0, "allowed", "CPUS", A(allowed), "use only these OS PUs (besides the cgroup and affinity limits)") },
+	{ OPT_STRING(0, "allowed", "CPUS", A(allowed), "use only these PUs: OS indices (0-3,8) or hwloc locations (core:0-1, pu:1), besides the cgroup and affinity limits") },
 	{ OPT_FLAG(0, "pthreads", A(pthreads), "one PU per thread of a dynamically linked program: main thread on the first, each thread it creates on the next") },
 	{ OPT_CALLBACK('s', "skip", "MASK", set_skip, "hex mask, bit i set: the i-th thread created is not pinned (likwid-pin's -s; implies --pthreads)") },
 	{ OPT_STRING('o', "results", "FILE", A(results), "results file workloads append to (default ./results/runs.csv); %h host, %r rank, %% a %") },
@@ -135,8 +136,17 @@ static const char help_after[] =
 	"threadrun's own programs (t2accel, linpack) and then on PATH.  It gets\n"
 	"OMP_NUM_THREADS, OMP_PLACES (the plan as {3},{5},...), OMP_PROC_BIND=close and\n"
 	"THREADRUN_PLAN/_POLICY/_RESULTS/_THREADS, so any OpenMP program is placed;\n"
-	"a user's own OMP_* that the plan replaces are named on stderr (not with -q).\n"
+	"a user's own OMP_* that the plan replaces are named on stderr (not with -q);\n"
+	"-n --env prints them as shell lines (export NAME=VALUE, unset NAME).\n"
 	"A -- before PROGRAM is taken, as hwloc-bind and numactl take it.\n"
+	"\n"
+	"CPU sets (--allowed, list:, a policy such as core:0-1) take OS indices and\n"
+	"hwloc locations, logical indices as hwloc-calc reads them: TYPE:INDEX, levels\n"
+	"joined by '.', INDEX N, N-M, N-, N:C, all, odd or even; a location stands for\n"
+	"its usable PUs, core by core.  OpenMP's BIND[:PLACES] places workers as\n"
+	"libgomp places threads (BIND close, spread, primary or master; PLACES threads,\n"
+	"the default, cores or sockets); workers that share a place take its PUs in\n"
+	"logical order.  likwid-pin's expressions read as likwid-pin reads them.\n"
 	"\n"
 	"Any other program gets the plan's PUs as its CPU set, for every thread: one\n"
 	"note says so when it is not OpenMP (not with -q).  --pthreads places its\n"
@@ -155,6 +165,8 @@ static const char help_after[] =
 	"  threadrun 16 t2accel -a rsa\n"
 	"  threadrun -p scatter 2 linpack 2000\n"
 	"  threadrun -t 'numa:1 package:1 core:8 pu:8' -c 2 -n 16   # plan for a T2\n"
+	"  threadrun -p S0:0-3 --allowed package:0 4 linpack 2000   # likwid-pin's, hwloc's\n"
+	"  threadrun -n --env -p spread:cores 4                      # the OMP_* a plan gives\n"
 	"  threadrun --sweep 1-8x2 -p compact,scatter,c1 --repeat 3 -o results/rsa.csv \\\n"
 	"            -- t2accel -a rsa -d 1\n"
 	"\n"
@@ -193,6 +205,34 @@ static const char help_after[] =
 	"126 cannot run it; 127 not found;\n"
 	"128+N when it died of signal N.\n";
 
+/* --help's table: the other tools' spellings and ours, from the placement
+ * library's one table. */
+static void print_spellings(FILE *out)
+{
+	size_t n, i;
+	const struct pl_spelling *sp = pl_policy_spellings(&n);
+
+	fprintf(out, "\nOther tools' spellings, as -p takes them (CPU sets in list: and --allowed too);\n"
+		     "a policy's name in rows is canonical (spread -> spread:threads, core:0-3 ->\n"
+		     "list:core:0-3):\n"
+		     "  %-10s %-32s %-15s %s\n", "tool", "theirs", "ours", "meaning");
+	for (i = 0; i < n; i++)
+		fprintf(out, "  %-10s %-32s %-15s %s\n", sp[i].tool, sp[i].theirs, sp[i].ours,
+			sp[i].meaning);
+}
+
+/* One line of -n --env: a shell assignment, or an unset. */
+static int put_line(const char *name, const char *value, void *arg)
+{
+	FILE *out = arg;
+
+	if (!value)
+		return fprintf(out, "unset %s\n", name) < 0 ? -1 : 0;
+	fprintf(out, "export %s=", name);
+	opt_quote(out, value);
+	return fputc('\n', out) == EOF ? -1 : 0;
+}
+
 /* Parse the command line; 0 to go on, else the exit status (help: 0 via -1). */
 static int parse_args(int argc, char **argv, struct args *a)
 {
@@ -205,8 +245,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), OPT_STOP_AT_OPERAND) < 0)
 		return 1;
 	c = opt_parse(&p, argc, argv, a);
-	if (c == 'h')
+	if (c == 'h') {
 		opt_help(&p, stdout, usage, help_after);
+		print_spellings(stdout);
+	}
 	else if (c == 'V')
 		version_print(stdout, PROG);
 	if (c == 'h' || c == 'V')
@@ -234,6 +276,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 		goto bad;
 	if (a->format >= 0 && !a->dry_run) {
 		snprintf(err, sizeof(err), "--format prints the plan: it goes with -n (or -t)");
+		goto bad;
+	}
+	if (a->env && !a->dry_run) {
+		snprintf(err, sizeof(err), "--env prints a plan's environment: it goes with -n (or -t)");
+		goto bad;
+	}
+	if (a->env && a->format >= 0) {
+		snprintf(err, sizeof(err), "--env prints the environment, --format the plan: give one");
 		goto bad;
 	}
 	if (!a->repeat)
@@ -506,6 +556,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	warn_launcher_pus(&id, topo, plan->nworkers, warns, &nwarn, 3);
+	if (a.dry_run && a.env) {
+		ret = execute_plan_env(topo, plan, name, of.results ? of.results : execute_results_name(),
+				       cpuset, put_line, stdout) < 0 ? 1 : 0;
+		goto out;
+	}
 	if (a.dry_run) {
 		who.cpuset = cpuset;
 		plan_print(stdout, a.format < 0 ? PLAN_TEXT : (enum plan_format)a.format, topo, plan,
