@@ -7,7 +7,10 @@
 
 static inline void plan_all(const char *source)
 {
-	static const char *const policies[] = { "compact", "scatter", "c1", "c2", "list:1,0,3", "none" };
+	static const char *const policies[] = { "compact", "scatter", "c1", "c2", "list:1,0,3", "none",
+						"core:0-1", "list:pu:1,package:0.core:1", "numa:0",
+						"spread:cores", "close", "primary:sockets", "S0:0-1",
+						"E:N:4:1:2", "S:scatter", "M:scatter", "N" };
 	pl_topology_t topo = NULL;
 	struct pl_policy policy;
 	struct pl_plan *plan;
