@@ -18,7 +18,9 @@ int sweep_parse_counts(const char *text, unsigned **out, char *err, size_t errle
 
 /*
  * Policies: a comma list of policy names (compact,scatter,c1,c2,none); a
- * list: policy takes the rest of the text, commas and all, so it comes last.
+ * policy whose value is a comma list itself (list:, a CPU set such as
+ * core:0,pu:3, a likwid-pin domain list such as S0:0,2;
+ * pl_policy_takes_list()) takes the rest of the text, so it comes last.
  * Returns the count (*OUT, release each with pl_policy_clear and free) or -1.
  */
 int sweep_parse_policies(const char *text, struct pl_policy **out, char *err, size_t errlen);

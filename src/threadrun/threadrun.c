@@ -544,7 +544,11 @@ int main(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	if (plan->wrapped)
+	if (plan->wrapped && policy.kind == PL_POLICY_OPENMP)
+		warn(warns, &nwarn, 3,
+		     "%u workers on %u PU%s of policy %s: sharing them as libgomp shares places (--strict refuses)",
+		     plan->nworkers, plan->distinct, plan->distinct == 1 ? "" : "s", name);
+	else if (plan->wrapped)
 		warn(warns, &nwarn, 3,
 		     "%u workers on %u PU%s of policy %s: wrapping round-robin, up to %u per PU (--strict refuses)",
 		     plan->nworkers, plan->distinct, plan->distinct == 1 ? "" : "s", name,
