@@ -322,9 +322,12 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 		if (in_set(allowed, i))
 			one = i;
 	if (m->affinity && n >= 0) {
-		/* --pthreads: planned on the plan's PU it is bound to.  A new
-		 * thread runs its first instants under its creator's binding:
-		 * where it ran then is forgotten. */
+		/* --pthreads: the preloaded library binds each thread to the
+		 * PU the plan gives its creation, which the order threads
+		 * appear in cannot tell (a skipped helper, a thread that ended
+		 * unseen): planned on the plan's PU it is bound to, none on a
+		 * wider set.  A new thread runs its first instants under its
+		 * creator's binding: where it ran then is forgotten. */
 		int pu = planned_pu(m->plan, one) ? one : -1;
 
 		if (pu != t->planned && t->samples)
