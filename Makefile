@@ -114,6 +114,7 @@ endif
 
 TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/test_analysis \
               $(BIN)/tests/test_lu $(BIN)/tests/test_metric $(BIN)/tests/test_launcher $(BIN)/tests/omp_where $(BIN)/tests/omp_triad \
+              $(BIN)/tests/omp_sleep $(BIN)/tests/idle_parent \
               $(BIN)/tests/results_get \
               $(BIN)/tests/libfakep11.so $(BIN)/tests/pthread_where $(BIN)/tests/pthread_where_static
 
@@ -225,6 +226,16 @@ $(BIN)/tests/pthread_where: tests/progs/pthread_where.c
 $(BIN)/tests/pthread_where_static: tests/progs/pthread_where.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(filter-out $(SANFLAGS_$(SAN)),$(CFLAGS)) -static -o $@ $< -lpthread
+
+# The programs threadrun --monitor watches before their bind point are
+# not under test: no sanitizer (omp_sleep's preinit function runs before
+# a sanitizer's runtime is set up; TSan cannot see libgomp's barriers).
+$(BIN)/tests/omp_sleep: tests/progs/omp_sleep.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(filter-out $(SANFLAGS_$(SAN)),$(CFLAGS)) $(OMPFLAGS) -o $@ $<
+$(BIN)/tests/idle_parent: tests/progs/idle_parent.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(filter-out $(SANFLAGS_$(SAN)),$(CFLAGS)) -o $@ $<
 
 # The program threadrun --metric reads is not under test: no sanitizer
 # (TSan cannot see libgomp's barriers and reports races that are not there).

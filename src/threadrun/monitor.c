@@ -30,16 +30,18 @@ struct thread_seen {
 	pid_t pid, tid;
 	char name[32];
 	int worker;             /* index in the plan, -1 unknown */
-	int planned;            /* OS PU, -1 unbound */
+	int planned;            /* its worker's OS PU, -1 none */
 	double utime, stime;
 	unsigned long vcsw, ivcsw;
-	/* Where it ran since it took its current name (the last fields: a
-	 * rename clears them): samples per CPU (a thread visits few), for
-	 * off-plan counts against the worker that name says it is. */
+	/* What it did under its current name (a rename clears the fields
+	 * from here on): the samples it was seen off plan, and whether it
+	 * has passed its bind point (been seen bound to one PU). */
+	unsigned long off;
+	bool bound;
+	/* Where it ran since its bind point, or since it took its name while
+	 * it is not bound (the bind point clears the fields from here on). */
 	int last_cpu;
 	unsigned long samples, migrations;
-	struct { int cpu; unsigned long n; } hist[8];
-	unsigned long hist_other;
 	uint64_t seen[MAX_CPUS / 64];
 };
 
@@ -162,11 +164,20 @@ static struct thread_seen *thread_find(struct monitor *m, pid_t pid, pid_t tid)
 	return t;
 }
 
-/* Clear where T ran: the fields after last_cpu, which a new identity
- * (a rename, a new binding) starts afresh. */
+/* Clear where T ran (the fields from last_cpu on): at its bind point and,
+ * with --pthreads, at a new binding. */
 static void forget_where(struct thread_seen *t)
 {
 	memset(&t->last_cpu, 0, sizeof(*t) - offsetof(struct thread_seen, last_cpu));
+	t->last_cpu = -1;
+}
+
+/* A new name is a new identity: what the thread did under its old one (a
+ * new thread under its parent's name, a process before exec) says nothing
+ * about the worker it now says it is. */
+static void forget_all(struct thread_seen *t)
+{
+	memset(&t->off, 0, sizeof(*t) - offsetof(struct thread_seen, off));
 	t->last_cpu = -1;
 }
 
@@ -189,64 +200,86 @@ static int worker_index(const struct monitor *m, const struct thread_seen *t)
 	return n;
 }
 
-/*
- * With --pthreads the library binds each thread to the PU the plan gives
- * its creation (src/preload), which the order threads appear in cannot
- * tell (a skipped helper, a thread that ended unseen): a thread bound to
- * one PU of the plan is planned there; one on a wider set (a skipped
- * helper, a thread not bound yet) has no plan.  "Cpus_allowed_list:" of
- * its status: -1 unless a single PU of the plan.
- */
-static int bound_pu(const struct monitor *m, const char *v)
+static bool planned_pu(const struct pl_plan *plan, int cpu)
 {
-	char *end;
-	long pu;
+	unsigned i;
 
-	v += strspn(v, " \t");
-	if (!isdigit((unsigned char)*v))
-		return -1;
-	pu = strtol(v, &end, 10);
-	if (*end != '\n' || !m->plan->bound)
-		return -1;
-	for (unsigned i = 0; i < m->plan->nworkers; i++)
-		if (m->plan->pu[i] == (int)pu)
-			return (int)pu;
-	return -1;
+	for (i = 0; plan->bound && i < plan->nworkers; i++)
+		if (plan->pu[i] == cpu)
+			return true;
+	return false;
 }
 
-static void read_status(const struct monitor *m, const char *dir, struct thread_seen *t)
+static bool in_set(const uint64_t *set, int cpu)
 {
-	char path[128], line[128];
+	return cpu >= 0 && cpu < MAX_CPUS && (set[cpu / 64] >> (cpu % 64) & 1);
+}
+
+/*
+ * The thread's context switches, and its CPU set ("Cpus_allowed_list:")
+ * into ALLOWED (bits for CPUs below MAX_CPUS).  Returns how many CPUs the
+ * set holds, or -1 when it could not be read (the thread is gone).
+ */
+static int read_status(const char *dir, struct thread_seen *t, uint64_t *allowed)
+{
+	char path[128], err[128], *line = NULL;
+	unsigned *pus = NULL;
+	size_t len = 0;
+	int n = -1, i;
 	FILE *f;
 
+	memset(allowed, 0, sizeof(*allowed) * (MAX_CPUS / 64));
 	snprintf(path, sizeof(path), "%s/status", dir);
 	f = fopen(path, "re");
 	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "voluntary_ctxt_switches:", 24))
+		return -1;
+	/* A set as scattered as "0,2,4,..." is longer than any line's buffer:
+	 * getline. */
+	while (getline(&line, &len, f) > 0) {
+		if (!strncmp(line, "voluntary_ctxt_switches:", 24)) {
 			t->vcsw = strtoul(line + 24, NULL, 10);
-		else if (!strncmp(line, "nonvoluntary_ctxt_switches:", 27))
+		} else if (!strncmp(line, "nonvoluntary_ctxt_switches:", 27)) {
 			t->ivcsw = strtoul(line + 27, NULL, 10);
-		else if (m->affinity && !strncmp(line, "Cpus_allowed_list:", 18)) {
-			/* A new thread runs its first instants under its
-			 * creator's binding: where it ran then is forgotten. */
-			int pu = bound_pu(m, line + 18);
+		} else if (!strncmp(line, "Cpus_allowed_list:", 18)) {
+			char *v = line + 18 + strspn(line + 18, " \t");
 
-			if (pu != t->planned && t->samples)
-				forget_where(t);
-			t->planned = pu;
+			v[strcspn(v, "\n")] = '\0';
+			free(pus);
+			pus = NULL;
+			n = pl_cpulist_parse(v, &pus, err, sizeof(err));
+			for (i = 0; i < n; i++)
+				if (pus[i] < MAX_CPUS)
+					allowed[pus[i] / 64] |= 1ull << (pus[i] % 64);
 		}
 	}
+	free(pus);
+	free(line);
 	fclose(f);
+	return n;
+}
+
+/*
+ * The PU T is held to: its planned PU from its bind point on, none before.
+ * A thread is at its bind point at the first sample that sees it bound to
+ * one PU: a foreign OpenMP program's initial thread when libgomp binds it
+ * while the program loads (not at exec), each OpenMP thread as it starts,
+ * a workload's worker as it binds itself.  One that never is (threadrun's
+ * own child before exec, an idle parent that only waits, any thread of a
+ * program placed by a process-wide CPU set only) is never off plan: what
+ * placed it is the CPU set the process was given, not a PU.
+ */
+static int judged_pu(const struct thread_seen *t)
+{
+	return t->bound ? t->planned : -1;
 }
 
 static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 {
 	char dir[96], path[128], buf[1024], *p;
+	uint64_t allowed[MAX_CPUS / 64];
 	unsigned long utime, stime;
 	struct thread_seen *t;
-	int cpu, i;
+	int cpu, i, n, one = -1;
 	FILE *f;
 
 	snprintf(dir, sizeof(dir), "/proc/%d/task/%d", (int)pid, (int)tid);
@@ -267,13 +300,10 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 
 		snprintf(name, sizeof(name), "%.*s", open ? (int)(p - open - 1) : 0, open ? open + 1 : "");
 		if (strcmp(name, t->name)) {
-			/* Where it ran before (a new thread under its parent's
-			 * name, a process before exec) says nothing about the
-			 * worker it now says it is. */
-			forget_where(t);
+			forget_all(t);
 			snprintf(t->name, sizeof(t->name), "%s", name);
 			t->worker = worker_index(m, t);
-			t->planned = t->worker >= 0 && m->plan->bound
+			t->planned = !m->affinity && t->worker >= 0 && m->plan->bound
 					     ? m->plan->pu[(unsigned)t->worker % m->plan->nworkers] : -1;
 		}
 	}
@@ -287,29 +317,48 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
 	if (!p || sscanf(p, "%d", &cpu) != 1)
 		return;
-	read_status(m, dir, t);
+	n = read_status(dir, t, allowed);
+	for (i = 0; n == 1 && i < MAX_CPUS && one < 0; i++)
+		if (in_set(allowed, i))
+			one = i;
+	if (m->affinity && n >= 0) {
+		/* --pthreads: the preloaded library binds each thread to the
+		 * PU the plan gives its creation, which the order threads
+		 * appear in cannot tell (a skipped helper, a thread that ended
+		 * unseen): planned on the plan's PU it is bound to, none on a
+		 * wider set.  A new thread runs its first instants under its
+		 * creator's binding: where it ran then is forgotten. */
+		int pu = planned_pu(m->plan, one) ? one : -1;
+
+		if (pu != t->planned && t->samples)
+			forget_where(t);
+		t->planned = pu;
+	}
+	if (one >= 0 && !t->bound) {
+		/* Its bind point: where it ran before, and its move onto the
+		 * PU, are no part of the placement. */
+		forget_where(t);
+		t->bound = true;
+	}
 	t->utime = (double)utime / m->ticks_per_s;
 	t->stime = (double)stime / m->ticks_per_s;
-	t->samples++;
-	if (t->last_cpu >= 0 && cpu != t->last_cpu)
-		t->migrations++;
-	for (i = 0; i < 8 && t->hist[i].n && t->hist[i].cpu != cpu; i++)
-		;
-	if (i < 8) {
-		t->hist[i].cpu = cpu;
-		t->hist[i].n++;
-	} else {
-		t->hist_other++;
+	/* On a CPU outside its own set, the set changed between the two
+	 * reads (stat, then status): where it ran this time is not judged. */
+	if (n > 0 && (cpu >= MAX_CPUS || in_set(allowed, cpu))) {
+		t->samples++;
+		if (t->last_cpu >= 0 && cpu != t->last_cpu)
+			t->migrations++;
+		if (cpu >= 0 && cpu < MAX_CPUS)
+			t->seen[cpu / 64] |= 1ull << (cpu % 64);
+		t->last_cpu = cpu;
+		t->off += judged_pu(t) >= 0 && cpu != judged_pu(t);
 	}
-	if (cpu >= 0 && cpu < MAX_CPUS)
-		t->seen[cpu / 64] |= 1ull << (cpu % 64);
-	t->last_cpu = cpu;
 	if (!m->out)
 		return;
 	/* A thread names itself: quoted like any text field. */
 	fprintf(m->out, "%.3f,thread,%d,", now, (int)tid);
 	results_put_field(m->out, t->name);
-	fprintf(m->out, ",%d,%d,,,,,,,%.2f,%.2f,%lu,%lu\n", cpu, t->planned, t->utime, t->stime,
+	fprintf(m->out, ",%d,%d,,,,,,,%.2f,%.2f,%lu,%lu\n", cpu, judged_pu(t), t->utime, t->stime,
 		t->vcsw, t->ivcsw);
 }
 
@@ -370,8 +419,14 @@ static void sample(struct monitor *m)
 			const struct cpu_ticks *a = &m->last[c], *b = &now_t[c];
 			double tot = (double)(cpu_ticks_total(b) - cpu_ticks_total(a));
 
-			if (tot <= 0)
-				tot = 1;
+			/* No tick counted on this CPU in the interval (one shorter
+			 * than a tick): no shares, rather than zeros that read as
+			 * a CPU never idle. */
+			if (tot <= 0) {
+				fprintf(m->out, "%.3f,cpu,%d,,%d,%d,,,,,,%llu,,,,\n", now, c, c, -1,
+					intr_now[c] - m->intr[c]);
+				continue;
+			}
 			fprintf(m->out, "%.3f,cpu,%d,,%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%llu,,,,\n", now, c,
 				c, -1, 100.0 * (double)(b->usr + b->nice - a->usr - a->nice) / tot,
 				100.0 * (double)(b->sys - a->sys) / tot,
@@ -396,34 +451,36 @@ static void sample(struct monitor *m)
 	}
 }
 
+/* A sample every interval, the first one interval after the start: a
+ * sample covers the interval before it, and one at the start would cover
+ * none. */
 static void *sampler(void *arg)
 {
 	struct monitor *m = arg;
 	struct timespec ts, c0, c1;
-	double next = now_s();
+	double next = m->start, wait;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	pthread_mutex_lock(&m->mu);
-	while (!m->stop) {
-		pthread_mutex_unlock(&m->mu);
-		sample(m);
-		pthread_mutex_lock(&m->mu);
+	for (;;) {
 		next += m->interval;
+		wait = next - now_s();
+		if (wait < 0)
+			wait = 0, next = now_s();
 		clock_gettime(CLOCK_REALTIME, &ts);
-		{
-			double wait = next - now_s();
-
-			if (wait < 0)
-				wait = 0, next = now_s();
-			ts.tv_sec += (time_t)wait;
-			ts.tv_nsec += (long)((wait - (double)(time_t)wait) * 1e9);
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
+		ts.tv_sec += (time_t)wait;
+		ts.tv_nsec += (long)((wait - (double)(time_t)wait) * 1e9);
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
 		}
 		while (!m->stop && pthread_cond_timedwait(&m->cv, &m->mu, &ts) != ETIMEDOUT)
 			;
+		if (m->stop)
+			break;
+		pthread_mutex_unlock(&m->mu);
+		sample(m);
+		pthread_mutex_lock(&m->mu);
 	}
 	pthread_mutex_unlock(&m->mu);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
@@ -500,16 +557,6 @@ void monitor_stop(struct monitor *m)
 	}
 }
 
-static bool planned_pu(const struct pl_plan *plan, int cpu)
-{
-	unsigned i;
-
-	for (i = 0; plan->bound && i < plan->nworkers; i++)
-		if (plan->pu[i] == cpu)
-			return true;
-	return false;
-}
-
 struct cpu_pct {
 	double usr, sys, irq, idle, steal, busy;
 };
@@ -531,20 +578,6 @@ static struct cpu_pct cpu_share(const struct monitor *m, int c)
 	return p;
 }
 
-/* Samples of T away from its planned PU (0 for a thread with no plan). */
-static unsigned long off_plan(const struct thread_seen *t)
-{
-	unsigned long on = 0;
-	int i;
-
-	if (t->planned < 0)
-		return 0;
-	for (i = 0; i < 8; i++)
-		if (t->hist[i].n && t->hist[i].cpu == t->planned)
-			on = t->hist[i].n;
-	return t->samples - on;
-}
-
 void monitor_summarise(const struct monitor *m, struct monitor_summary *s)
 {
 	double usr = 0, sys = 0, steal_ticks = 0, all_ticks = 0;
@@ -560,8 +593,8 @@ void monitor_summarise(const struct monitor *m, struct monitor_summary *s)
 		 * its moves say nothing about the placement. */
 		if (t->worker >= 0)
 			s->migrations += t->migrations;
-		s->off_plan += off_plan(t);
-		s->threads_off_plan += off_plan(t) > 0;
+		s->off_plan += t->off;
+		s->threads_off_plan += t->off > 0;
 		usr += t->utime;
 		sys += t->stime;
 	}
@@ -638,10 +671,10 @@ void monitor_print(const struct monitor *m, FILE *out, bool quiet)
 			const struct thread_seen *t = &m->threads[i];
 
 			format_seen(t, seen, sizeof(seen));
-			snprintf(planned, sizeof(planned), "%d", t->planned);
+			snprintf(planned, sizeof(planned), "%d", judged_pu(t));
 			fprintf(out, "%-8d %-16s %7d %7s %-12s %5lu %8lu %8lu %8.2f %8.2f%s\n", (int)t->tid,
-				t->name, t->worker, t->planned >= 0 ? planned : "-", seen, t->migrations,
-				t->vcsw, t->ivcsw, t->utime, t->stime, off_plan(t) ? "  OFF PLAN" : "");
+				t->name, t->worker, judged_pu(t) >= 0 ? planned : "-", seen, t->migrations,
+				t->vcsw, t->ivcsw, t->utime, t->stime, t->off ? "  OFF PLAN" : "");
 		}
 	}
 	if (s.warnings[0])

@@ -54,6 +54,49 @@ threadrun --monitor=0.05 -o "$r" -p list:0 1 sh -c \
 check "a thread is judged from the worker name it takes on" bash -c \
 	"grep -q '^[0-9]* *x-w0 *0 *0 *0 ' '$tmp/err' && ! grep -q 'OFF PLAN' '$tmp/err' && results_get '$r' workload placement_ok | tail -1 | grep -qx \$'sh\tyes'"
 
+# No thread is judged before its bind point.  An OpenMP program asleep
+# before its first parallel region, and before libgomp binds its initial
+# thread while it loads (omp_sleep's preinit function, on CPU 1 though
+# plan[0] is 0): as the issue saw McCalpin's STREAM flagged, when a sample
+# fell between exec and libgomp's binding.
+o=$tmp/omp.csv
+threadrun --monitor=0.1 -o "$o" -p list:0,1 2 omp_sleep 0.6 0.4 0.4 1 >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "omp_sleep under the monitor exits 0 (got $st)" [ $st -eq 0 ]
+check "libgomp binds the initial thread while the program loads, before main (initial cpus 0)" \
+	grep -qx 'initial cpus 0' "$tmp/out"
+check "an OpenMP program asleep before its bind point and its first parallel region: no thread off plan" \
+	bash -c "! grep -q 'OFF PLAN' '$tmp/err' && ! grep -q 'seen off' '$tmp/err'"
+check "its initial thread is judged from its bind point: planned 0, seen on 0 only, no migration" \
+	grep -q '^[0-9]* *omp_sleep *0 *0 *0 *0 ' "$tmp/err"
+check "its run row: placement honoured, no migration, no sample off plan" bash -c \
+	"results_get '$o' algorithm placement_ok migrations off_plan | grep -qx \$'(run)\tyes\t0\t0'"
+check "before its bind point the series shows it on CPU 1 with no planned PU (-1)" \
+	grep -q '^0\.[1-4][0-9]*,thread,[0-9]*,omp_sleep,1,-1,' "$o.monitor.csv"
+
+# A parent that only waits for its children (stress-ng --cpu 2's), waiting
+# on CPU 1: never bound, it has no planned PU and stays inside the plan's.
+i=$tmp/idle.csv
+threadrun --monitor=0.1 -o "$i" -p list:0,1 2 idle_parent 2 0.6 1 >/dev/null 2>"$tmp/err"
+st=$?
+check "idle_parent under the monitor exits 0 (got $st)" [ $st -eq 0 ]
+check "an idle parent is not flagged off plan" bash -c "! grep -q 'OFF PLAN' '$tmp/err' && ! grep -q 'seen off' '$tmp/err'"
+check "it is worker 0 with no planned PU, seen on CPU 1" grep -q '^[0-9]* *idle_parent *0 *- *1 ' "$tmp/err"
+check "its run row: placement honoured, no sample off plan" bash -c \
+	"results_get '$i' algorithm placement_ok off_plan | grep -qx \$'(run)\tyes\t0'"
+
+# The first sample comes one interval after the start (a sample covers the
+# interval before it), and no CPU sample reads as busy without data: an
+# interval in which no tick was counted has no shares, not zeros.
+f=$tmp/first.csv
+threadrun -q --monitor=0.2 -o "$f" 1 sleep 0.5 2>/dev/null
+first=$(awk -F, '$2 == "cpu" {print $1; exit}' "$f.monitor.csv")
+check "the first sample is taken one interval after the start (t_s ${first:-none} >= 0.2)" \
+	awk -v t="${first:-0}" 'BEGIN {exit !(t >= 0.2)}'
+threadrun -q --monitor=0.01 -o "$f" 1 sleep 0.3 2>/dev/null
+check "no CPU sample has every share 0 (one interval of 0.01 s is shorter than a tick)" bash -c \
+	"! awk -F, '\$2 == \"cpu\" && \$10 != \"\" && \$7 + \$8 + \$9 + \$10 + \$11 == 0' '$f.monitor.csv' | grep -q ."
+
 # Exit status passes through; early exits and children are fine.
 threadrun -q --monitor -o "$r" 1 sh -c 'exit 7' 2>/dev/null
 check "exit status passes through the monitor (7)" [ $? -eq 7 ]
