@@ -39,8 +39,8 @@ static int make_places(pl_topology_t topo, enum pl_omp_places kind, struct place
 	whole = kind == PL_OMP_SOCKETS && hwloc_get_nbobjs_by_type(topo->topo, type) <= 0;
 	if (kind == PL_OMP_THREADS ||
 	    (kind == PL_OMP_CORES && hwloc_get_nbobjs_by_type(topo->topo, type) <= 0)) {
-		while ((pu = hwloc_get_next_obj_by_type(topo->topo, HWLOC_OBJ_PU, obj ? obj : NULL))) {
-			obj = pu;
+		pu = NULL;
+		while ((pu = hwloc_get_next_obj_by_type(topo->topo, HWLOC_OBJ_PU, pu))) {
 			if (!hwloc_bitmap_isset(topo->usable, pu->os_index))
 				continue;
 			pl->start[pl->n++] = used;
