@@ -264,6 +264,7 @@ bench:
 	$(Q)sh src/install-deps bench
 	$(Q)$(MAKE) --no-print-directory all $(BIN)/bench/openblas_lu
 	$(Q)workloads/crypto/bench-speed
+	$(Q)workloads/crypto/bench-latency
 	$(Q)workloads/linpack/bench/bench-openblas
 	$(Q)workloads/stream/bench-stream
 	$(Q)src/report/bench-report
