@@ -113,7 +113,7 @@ PROGRAMS += $(MPI_PROG)
 endif
 
 TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/test_analysis \
-              $(BIN)/tests/test_lu $(BIN)/tests/test_metric $(BIN)/tests/test_launcher $(BIN)/tests/omp_where $(BIN)/tests/omp_triad \
+              $(BIN)/tests/test_lu $(BIN)/tests/test_metric $(BIN)/tests/test_histogram $(BIN)/tests/test_launcher $(BIN)/tests/omp_where $(BIN)/tests/omp_triad \
               $(BIN)/tests/omp_sleep $(BIN)/tests/idle_parent \
               $(BIN)/tests/results_get \
               $(BIN)/tests/libfakep11.so $(BIN)/tests/pthread_where $(BIN)/tests/pthread_where_static
@@ -275,6 +275,7 @@ bench:
 	$(Q)sh src/install-deps bench
 	$(Q)$(MAKE) --no-print-directory all $(BIN)/bench/openblas_lu
 	$(Q)workloads/crypto/bench-speed
+	$(Q)workloads/crypto/bench-latency
 	$(Q)workloads/linpack/bench/bench-openblas
 	$(Q)workloads/stream/bench-stream
 	$(Q)src/report/bench-report

@@ -48,6 +48,10 @@ static const char *const col_names[RC_COUNT] = {
 	[RC_PLACEMENT_OK] = "placement_ok", [RC_MIGRATIONS] = "migrations",
 	[RC_OFF_PLAN] = "off_plan",   [RC_STEAL_PCT] = "steal_pct",
 	[RC_OTHERS_PCT] = "others_pct", [RC_SYS_SHARE] = "sys_share",
+	[RC_LAT_BATCH] = "lat_batch", [RC_LAT_N] = "lat_n",
+	[RC_LAT_P50_S] = "lat_p50_s", [RC_LAT_P90_S] = "lat_p90_s",
+	[RC_LAT_P99_S] = "lat_p99_s", [RC_LAT_P999_S] = "lat_p999_s",
+	[RC_LAT_MAX_S] = "lat_max_s", [RC_LAT_WORKERS] = "lat_workers",
 	[RC_STATUS] = "status",       [RC_NOTE] = "note",
 };
 
@@ -135,6 +139,9 @@ static const enum col_kind col_kinds[RC_COUNT] = {
 	[RC_WALL_S] = K_REAL, [RC_USER_S] = K_REAL, [RC_SYS_S] = K_REAL,
 	[RC_RATE] = K_REAL, [RC_STEAL_PCT] = K_REAL, [RC_OTHERS_PCT] = K_REAL,
 	[RC_SYS_SHARE] = K_REAL,
+	[RC_LAT_BATCH] = K_COUNT, [RC_LAT_N] = K_COUNT,
+	[RC_LAT_P50_S] = K_REAL, [RC_LAT_P90_S] = K_REAL, [RC_LAT_P99_S] = K_REAL,
+	[RC_LAT_P999_S] = K_REAL, [RC_LAT_MAX_S] = K_REAL,
 };
 
 /* Counts stay exact in a double; measurements stay far from overflow when

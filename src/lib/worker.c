@@ -560,3 +560,40 @@ out:
 	free(tp);
 	return ret;
 }
+
+int worker_row_latency(struct results_row *row, const struct histogram *merged,
+		       struct histogram *const *workers, unsigned nworkers, uint64_t batch)
+{
+	static const struct { enum results_col col; double p; } cols[] = {
+		{ RC_LAT_P50_S, 50 }, { RC_LAT_P90_S, 90 }, { RC_LAT_P99_S, 99 },
+		{ RC_LAT_P999_S, 99.9 }, { RC_LAT_MAX_S, 100 },
+	};
+	const double per = 1e-9 / (double)(batch ? batch : 1);
+	char *list = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	int ret = -1;
+
+	results_row_set(row, RC_LAT_BATCH, "%llu", (unsigned long long)(batch ? batch : 1));
+	results_row_set(row, RC_LAT_N, "%llu", (unsigned long long)merged->count);
+	for (i = 0; merged->count && i < sizeof(cols) / sizeof(cols[0]); i++)
+		results_row_set(row, cols[i].col, "%.6g", histogram_percentile(merged, cols[i].p) * per);
+	f = open_memstream(&list, &len);
+	if (!f)
+		return -1;
+	for (i = 0; i < nworkers; i++) {
+		const struct histogram *h = workers ? workers[i] : NULL;
+
+		if (i)
+			fputc(',', f);
+		if (h && h->count)
+			fprintf(f, "%.6g/%.6g/%.6g", histogram_percentile(h, 50) * per,
+				histogram_percentile(h, 99) * per, histogram_max(h) * per);
+		else
+			fputc('-', f);
+	}
+	if (fclose(f) == 0 && list && results_row_set(row, RC_LAT_WORKERS, "%s", list) == 0)
+		ret = 0;
+	free(list);
+	return ret;
+}

@@ -20,6 +20,7 @@
 #include "cpuload.h"
 #include "cputrack.h"
 #include "gate.h"
+#include "histogram.h"
 #include "results.h"
 #include "runenv.h"
 
@@ -165,5 +166,15 @@ struct worker_row {
 
 int worker_row_append(const char *path, struct results_row *row, const struct worker_row *wr,
 		      char *err, size_t errlen);
+
+/*
+ * The latency columns of ROW (results/README.md): lat_batch (BATCH
+ * operations per recorded value), lat_n (values recorded), the merged
+ * histogram's p50, p90, p99, p99.9 and max in seconds per operation (a
+ * value / BATCH), and lat_workers: each worker's p50/p99/max, in worker
+ * order (WORKERS[i] NULL or empty: "-").  -1 when out of memory.
+ */
+int worker_row_latency(struct results_row *row, const struct histogram *merged,
+		       struct histogram *const *workers, unsigned nworkers, uint64_t batch);
 
 #endif

@@ -70,6 +70,12 @@ static int yes_no(const struct results_row *row, enum results_col c)
 	return !strcmp(v, "yes") ? 1 : !strcmp(v, "no") ? 0 : -1;
 }
 
+const double dataset_lat_p[DATASET_LAT_P] = { 50, 90, 99, 99.9, 100 };
+const char *const dataset_lat_name[DATASET_LAT_P] = { "p50", "p90", "p99", "p99.9", "max" };
+static const enum results_col lat_cols[DATASET_LAT_P] = {
+	RC_LAT_P50_S, RC_LAT_P90_S, RC_LAT_P99_S, RC_LAT_P999_S, RC_LAT_MAX_S,
+};
+
 static int add_obs(const struct results_row *row, unsigned line, void *arg)
 {
 	struct reading *rd = arg;
@@ -120,6 +126,9 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->steal_pct = results_row_num(row, RC_STEAL_PCT);
 	o->sys_share = results_row_num(row, RC_SYS_SHARE);
 	o->others_pct = results_row_num(row, RC_OTHERS_PCT);
+	for (k = 0; k < DATASET_LAT_P; k++)
+		o->lat[k] = results_row_num(row, lat_cols[k]);
+	o->lat_batch = results_row_num(row, RC_LAT_BATCH);
 	o->verified = strcmp(results_row_get(row, RC_VERIFIED), "unchecked") ? yes_no(row, RC_VERIFIED) : 2;
 	o->placed = yes_no(row, RC_PLACEMENT_OK);
 	o->file = rd->file;
@@ -378,6 +387,30 @@ static int monitor_figures(const struct dataset *ds, const struct key *mon, size
 	return 0;
 }
 
+/* The latency figures of cell C from its rows KS[LO, HI): each one's
+ * median over the rows that carry it (a row carries all or none). */
+static void latency_figures(const struct dataset *ds, const struct key *ks, size_t lo, size_t hi,
+			    double *buf, struct series *s, struct cell *c)
+{
+	size_t i, k, n;
+
+	c->lat_batch = NAN;
+	for (k = 0; k < DATASET_LAT_P; k++) {
+		for (i = lo, n = 0; i < hi; i++) {
+			const struct obs *o = &ds->obs[ks[i].i];
+
+			if (isfinite(o->lat[k]))
+				buf[n++] = o->lat[k];
+			if (k == 0 && isfinite(o->lat[k]))
+				c->lat_batch = fmax(c->lat_batch, o->lat_batch);
+		}
+		c->lat[k] = n ? stats_median(buf, n) : NAN;
+		if (k == 0)
+			c->lat_rows = n;
+	}
+	s->latency |= c->lat_rows > 0;
+}
+
 /* The cells of one series from its rows M (indices, file order): every
  * policy x thread count it has, policies in first-seen order, threads
  * ascending. */
@@ -385,13 +418,14 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 		       const struct key *mon, size_t nmon)
 {
 	double *rates = malloc((nm ? nm : 1) * sizeof(*rates));
+	double *lat = malloc((nm ? nm : 1) * sizeof(*lat));
 	struct key *ks = malloc((nm ? nm : 1) * sizeof(*ks));
 	struct key *firsts = malloc((nm ? nm : 1) * sizeof(*firsts));
 	size_t i, j, k, nfirst = 0, n;
 	const struct cell *base = NULL;
 	int ret = -1;
 
-	if (!rates || !ks || !firsts)
+	if (!rates || !lat || !ks || !firsts)
 		goto out;
 	for (i = 0; i < nm; i++) {
 		const struct obs *o = &ds->obs[m[i]];
@@ -455,6 +489,7 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 		c->oversubscribed = s->pus && c->threads > s->pus;
 		if (monitor_figures(ds, mon, nmon, s, c) < 0)
 			goto out;
+		latency_figures(ds, ks, i, j, lat, s, c);
 		if (i == 0 || ks[i - 1].k[0] != ks[i].k[0])
 			base = c;
 		/* Speedup against a measured 1 thread of the same policy, or
@@ -474,6 +509,7 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 	ret = 0;
 out:
 	free(rates);
+	free(lat);
 	free(ks);
 	free(firsts);
 	return ret;

@@ -17,6 +17,11 @@
  * its PUs above this many % (results/README.md, threadreport --help). */
 #define DATASET_BUSY_PCT 5
 
+/* The latency figures a row may carry: p50, p90, p99, p99.9, max. */
+#define DATASET_LAT_P 5
+extern const double dataset_lat_p[DATASET_LAT_P];
+extern const char *const dataset_lat_name[DATASET_LAT_P];
+
 struct obs {
 	/* Interned (dataset.c): equal texts are one pointer. */
 	char *host, *workload, *algorithm, *backend, *impl, *unit, *policy, *size_unit, *note;
@@ -42,6 +47,9 @@ struct obs {
 	long rank, ranks;       /* -1: not said */
 	int sync;               /* start_sync: 1 yes, 0 no, -1 not said */
 	double ops, bytes, wall_s, t_start, t_end;      /* NAN: not said */
+	/* Latency (--latency): seconds per operation at p50, p90, p99, p99.9
+	 * and the max, and the operations per timed value; NAN: not said. */
+	double lat[DATASET_LAT_P], lat_batch;
 	const char *file;
 	unsigned line;
 	bool dropped;           /* superseded by a rerun of the same repeat, or a run row
@@ -66,6 +74,10 @@ struct cell {
 	/* What threadrun --monitor saw of the runs behind this cell. */
 	size_t monitored;
 	double migrations, off_plan, steal_pct, sys_share;  /* sums, max, max, median */
+	/* Latency: the median over the rows that carry it (lat_rows of them)
+	 * of each figure, NAN when none does; the largest batch among them. */
+	size_t lat_rows;
+	double lat[DATASET_LAT_P], lat_batch;
 };
 
 struct series {
@@ -78,6 +90,7 @@ struct series {
 	size_t unverified, unchecked, misplaced, busy;
 	bool no_one_thread;     /* a policy without a 1-thread point: no speedup */
 	bool monitored;              /* some cell has monitor figures */
+	bool latency;                /* some cell has latency figures */
 };
 
 struct dataset {

@@ -90,6 +90,13 @@ static const char help_after[] =
 	"figures of its rows, JSON gives each cell \"busy\", \"steal_pct\" and\n"
 	"\"others_pct\", csv and tsv the columns steal_pct, others_pct and busy.\n"
 	"\n"
+	"Latency: where rows carry it (t2accel --latency), a table per series gives\n"
+	"per policy and thread count the median over the repeats of each row's p50,\n"
+	"p90, p99, p99.9 and max per operation, the rows and the batch (more than 1:\n"
+	"batch times / batch); csv and tsv add the columns lat_batch, lat_p50_s,\n"
+	"lat_p90_s, lat_p99_s, lat_p999_s and lat_max_s, json a latency object per\n"
+	"cell (null without).\n"
+	"\n"
 	"In csv and tsv a text field that begins with = + - @, a tab or a carriage\n"
 	"return and is not a number gets a leading ' so that a spreadsheet shows it\n"
 	"as text instead of running it as a formula; --raw leaves it out for\n"
@@ -342,6 +349,66 @@ static void busy_text(const struct cell *x, char *buf, size_t len)
 	snprintf(buf, len, "busy (steal %s, others %s)", st, ot);
 }
 
+/* "31.2 ns", "2.35 us", "1.20 ms", "1.50 s", or "-". */
+static void lat_text(double v, char *buf, size_t len)
+{
+	static const struct { double scale; const char *unit; } units[] = {
+		{ 1, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" },
+	};
+	size_t i;
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	for (i = 0; i + 1 < sizeof(units) / sizeof(units[0]) && v < units[i].scale; i++)
+		;
+	snprintf(buf, len, "%.3g %s", v / units[i].scale, units[i].unit);
+}
+
+/* The latency section of a series whose rows carry it: per policy and
+ * threads, the median of the repeats' percentiles. */
+static void print_latency(FILE *out, const struct series *s, bool markdown)
+{
+	char v[32];
+	size_t c, k;
+
+	if (!s->latency)
+		return;
+	if (markdown) {
+		fprintf(out, "Latency per operation (median of the repeats' percentiles; batch > 1: each batch's time / batch):\n\n");
+		fprintf(out, "| policy | threads | p50 | p90 | p99 | p99.9 | max | n | batch |\n");
+		fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	} else {
+		fprintf(out, "  latency per operation (median of the repeats' percentiles; batch > 1: each batch's time / batch)\n");
+		fprintf(out, "  %-14s %7s", "policy", "threads");
+		for (k = 0; k < DATASET_LAT_P; k++)
+			fprintf(out, " %10s", dataset_lat_name[k]);
+		fprintf(out, " %3s %7s\n", "n", "batch");
+	}
+	for (c = 0; c < s->ncells; c++) {
+		const struct cell *x = &s->cells[c];
+
+		if (!x->lat_rows)
+			continue;
+		if (markdown) {
+			fputs("| ", out);
+			md_cell(out, x->policy);
+			fprintf(out, " | %u |", x->threads);
+		} else {
+			fprintf(out, "  %-14s %7u", x->policy, x->threads);
+		}
+		for (k = 0; k < DATASET_LAT_P; k++) {
+			lat_text(x->lat[k], v, sizeof(v));
+			fprintf(out, markdown ? " %s |" : " %10s", v);
+		}
+		fprintf(out, markdown ? " %zu | %.10g |\n" : " %3zu %7.10g\n", x->lat_rows,
+			isfinite(x->lat_batch) ? x->lat_batch : 1);
+	}
+	if (markdown)
+		fputc('\n', out);
+}
+
 static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 {
 	struct facts f;
@@ -400,6 +467,7 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 		}
 		if (markdown)
 			fputc('\n', out);
+		print_latency(out, s, markdown);
 		if (print_comparisons(out, s, markdown ? "- " : "  ") < 0)
 			return -1;
 		print_usl(out, s, markdown ? "- " : "  ");
@@ -415,7 +483,8 @@ static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 	static const char *const head[] = { "series", "host", "workload", "algorithm", "backend",
 		"impl", "size", "size_unit", "unit", "policy", "threads", "n", "median", "min", "max",
 		"speedup", "efficiency", "oversubscribed", "cores", "pus", "cpus", "flags", "best",
-		"steal_pct", "others_pct", "busy" };
+		"steal_pct", "others_pct", "busy",
+		"lat_batch", "lat_p50_s", "lat_p90_s", "lat_p99_s", "lat_p999_s", "lat_max_s" };
 	struct verdicts v;
 	char flags[64];
 	size_t i, c;
@@ -464,7 +533,17 @@ static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 			fputc(sep, out);
 			if (isfinite(x->load_others))
 				fprintf(out, "%.6g", x->load_others);
-			fprintf(out, "%c%s\n", sep, x->busy ? "yes" : "no");
+			fprintf(out, "%c%s", sep, x->busy ? "yes" : "no");
+			/* Latency: the medians of the rows that carry it, else empty. */
+			fputc(sep, out);
+			if (x->lat_rows && isfinite(x->lat_batch))
+				fprintf(out, "%.10g", x->lat_batch);
+			for (size_t k = 0; k < DATASET_LAT_P; k++) {
+				fputc(sep, out);
+				if (x->lat_rows)
+					fprintf(out, "%.6g", x->lat[k]);
+			}
+			fputc('\n', out);
 		}
 		verdicts_free(&v);
 	}
@@ -581,6 +660,30 @@ static int json_verdicts(FILE *out, const struct series *s)
 	return 0;
 }
 
+/* The names of the latency figures in csv, tsv and json, as the rows'. */
+static const char *const lat_keys[DATASET_LAT_P] = {
+	"lat_p50_s", "lat_p90_s", "lat_p99_s", "lat_p999_s", "lat_max_s",
+};
+
+/* A cell's "latency": null, or its figures (seconds per operation). */
+static void json_latency(FILE *out, const struct cell *x)
+{
+	size_t k;
+
+	fputs(", \"latency\": ", out);
+	if (!x->lat_rows) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"rows\": %zu, \"lat_batch\": ", x->lat_rows);
+	json_num(out, x->lat_batch);
+	for (k = 0; k < DATASET_LAT_P; k++) {
+		fprintf(out, ", \"%s\": ", lat_keys[k]);
+		json_num(out, x->lat[k]);
+	}
+	fputc('}', out);
+}
+
 static int emit_json(FILE *out, const struct dataset *ds, const struct cluster *cl)
 {
 	int ret;
@@ -637,7 +740,9 @@ static int emit_json(FILE *out, const struct dataset *ds, const struct cluster *
 			json_num(out, x->load_steal);
 			fputs(", \"others_pct\": ", out);
 			json_num(out, x->load_others);
-			fprintf(out, ", \"busy\": %s}", x->busy ? "true" : "false");
+			fprintf(out, ", \"busy\": %s", x->busy ? "true" : "false");
+			json_latency(out, x);
+			fputc('}', out);
 		}
 		if (json_verdicts(out, s) < 0)
 			return -1;

@@ -47,3 +47,18 @@ for s in threadplot monitorplot; do
 	check "$s without gnuplot: exit 3, one line (exit $st: $(head -c 200 "$tmp/err"))" \
 		bash -c '[ "$1" -eq 3 ] && [ "$(wc -l <"$2")" -eq 1 ] && grep -q "gnuplot not found" "$2"' _ $st "$tmp/err"
 done
+
+# The latency figure: drawn where rows carry latency (p50 and p99 per
+# policy, batches said in the title), not drawn where none does.
+if [ -n "$have_gp" ]; then
+	plot/threadplot tests/data/latency.csv -o "$tmp/lat" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	check "threadplot: latency rows draw latency.svg with p50 and p99 lines (exit $st)" bash -c \
+		'[ "$1" -eq 0 ] && grep -q "wrote .*/latency.png" "$2" && grep -q "c1 p50" "$3/latency.svg" &&
+		 grep -q "c1 p99" "$3/latency.svg" && grep -q "batches of 160 / 160" "$3/latency.svg"' _ $st "$tmp/out" "$tmp/lat"
+	plot/threadplot tests/data/handmade.csv -o "$tmp/nolat" >/dev/null 2>&1
+	check "threadplot: no latency rows, no latency figure" bash -c '[ -s "$1/speedup.svg" ] && [ ! -e "$1/latency.svg" ]' _ "$tmp/nolat"
+else
+	skip "gnuplot not installed"
+	skip "gnuplot not installed"
+fi

@@ -27,13 +27,14 @@ csv() { local s=${1//\"/\"\"}; printf '"%s"' "$s"; }
 h() { csv "${hostile[$(($1 % nh))]}"; }
 
 # Every hostile name in every text field: series I has workload I, algorithm
-# I+1, backend I+2, impl I+3, policies I+4 and I+5 and host I+6.
+# I+1, backend I+2, impl I+3, policies I+4 and I+5 and host I+6; with
+# latency figures, so the latency figure draws them too.
 res=$tmp/res.csv
-echo "host,workload,algorithm,backend,impl,size,size_unit,threads,policy,repeat,rate,unit,cores,pus" >"$res"
+echo "host,workload,algorithm,backend,impl,size,size_unit,threads,policy,repeat,rate,unit,cores,pus,lat_batch,lat_p50_s,lat_p99_s" >"$res"
 for ((i = 0; i < nh; i++)); do
 	for p in 4 5; do
 		for t in 1 2; do
-			echo "$(h $((i + 6))),$(h $i),$(h $((i + 1))),$(h $((i + 2))),$(h $((i + 3))),16,bytes,$t,$(h $((i + p))),0,$((t * 100 - p)),bytes/s,2,4"
+			echo "$(h $((i + 6))),$(h $i),$(h $((i + 1))),$(h $((i + 2))),$(h $((i + 3))),16,bytes,$t,$(h $((i + p))),0,$((t * 100 - p)),bytes/s,2,4,$t,${t}e-06,$((t + p))e-06"
 		done
 	done
 done >>"$res"
@@ -80,7 +81,7 @@ plot/threadplot "$res" -o "$plain" >"$tmp/out" 2>"$tmp/err"
 st=$?
 check "threadplot: $nh hostile names in every field, exit 0 (got $st)" [ $st -eq 0 ]
 check "threadplot: no field ran as code (no canary)" [ ! -e "$canary" ]
-for fig in speedup efficiency; do
+for fig in speedup efficiency latency; do
 	check "threadplot: $fig.png is a PNG" bash -c "head -c 8 \"\$1\" | od -An -c | grep -q 'P   N   G'" _ "$plain/$fig.png"
 	check "threadplot: $fig.svg is written" [ -s "$plain/$fig.svg" ]
 done

@@ -60,3 +60,38 @@ check "SIGINT: exactly the finished measurement kept, file well-formed" bash -c 
 	"[ \"\$(results_get '$tmp/int.csv' algorithm size)\" = \$'md5\t16' ]"
 check "SIGINT: what was measured is printed" grep -q '^md5 ' "$tmp/out"
 check "SIGINT: said so" grep -q 'interrupted by signal 2' "$tmp/err"
+
+# --latency: percentiles in every row and in the table, per worker and
+# merged; batches for tiny operations, said in the row; count-based too.
+threadrun -q -o "$tmp/lat.csv" 2 t2accel -a rsa,aes -k 1024 -s 16,8192 --latency -d 0.2 \
+	>"$tmp/out" 2>"$tmp/err"
+st=$?
+check "threadrun 2 t2accel -a rsa,aes -s 16,8192 --latency exits 0 (got $st)" [ $st -eq 0 ]
+results_get "$tmp/lat.csv" algorithm size ops checks lat_batch lat_n lat_p50_s lat_p90_s lat_p99_s \
+	lat_p999_s lat_max_s lat_workers note >"$tmp/lat.tsv"
+check "4 rows, each with latency figures p50 <= p90 <= p99 <= p99.9 <= max, all > 0" awk -F'\t' '
+	$6 < 1 || !($7 > 0 && $7 <= $8 && $8 <= $9 && $9 <= $10 && $10 <= $11) { bad = 1 }
+	END { exit bad || NR != 4 }' "$tmp/lat.tsv"
+check "lat_workers: each of the 2 workers' p50/p99/max, ordered" awk -F'\t' '
+	{ if (split($12, w, ",") != 2) bad = 1
+	  for (i in w) if (split(w[i], v, "/") != 3 || !(v[1] > 0 && v[1] <= v[2] && v[2] <= v[3])) bad = 1 }
+	END { exit bad || NR != 4 }' "$tmp/lat.tsv"
+# (RSA is timed one operation each; 8192-byte AES too, but for a slow
+# clock or a sanitizer's build.)
+check "one operation per timed value: every timed operation recorded (lat_n = ops - checks)" awk -F'\t' '
+	$5 == 1 { n++; if ($6 != $3 - $4) bad = 1 } END { exit bad || n < 2 }' "$tmp/lat.tsv"
+check "16-byte AES timed in batches, the note says per batch / batch" awk -F'\t' '
+	$1 == "aes-128-cbc" && $2 == 16 { found = $5 > 1 && index($13, "per batch of " $5 " operations, figures are per batch / " $5) }
+	END { exit !found }' "$tmp/lat.tsv"
+check "the table prints the latency of each measurement and worker" bash -c \
+	"grep -q '^Latency per operation' '$tmp/out' && grep -c '^  worker [01] ' '$tmp/out' | grep -qx 8 &&
+	 grep -Eq '^aes-128-cbc 16 bytes +[0-9]+ +[0-9]+ +[0-9.]+[num]?s ' '$tmp/out'"
+threadrun -q -o "$tmp/latr.csv" 2 t2accel -q -a rsa -k 1024 --latency -r 40 >/dev/null 2>&1
+check "--latency with -r: 40 operations each, every timed one recorded" bash -c \
+	"[ \"\$(results_get '$tmp/latr.csv' ops lat_batch | sort -u)\" = \$'40\t1' ] &&
+	 results_get '$tmp/latr.csv' ops checks lat_n | awk -F'\t' '\$3 != \$1 - \$2 {exit 1}'"
+t2accel -q -o "$tmp/latb.csv" -a sha256 -s 64 --latency --latency-batch 4 -r 1000 >/dev/null 2>&1
+check "--latency-batch 4: batches of 4, each timed one in a batch" bash -c \
+	"results_get '$tmp/latb.csv' ops checks lat_batch lat_n | awk -F'\t' '\$3 != 4 || \$4 < (\$1 - \$2) / 4 || \$4 > \$1 - \$2 {bad = 1} END {exit bad || NR != 1}'"
+check "without --latency the latency columns are empty" bash -c \
+	"[ \"\$(results_get '$f' lat_batch lat_n lat_p50_s lat_workers | sort -u)\" = \$'\t\t\t' ]"

@@ -25,6 +25,9 @@ void report_fini(struct report *rep)
 
 	for (i = 0; i < rep->nlines; i++)
 		free(rep->lines[i].rate);
+	for (size_t k = 0; k < rep->nlat; k++)
+		free(rep->lat[k].wp);
+	free(rep->lat);
 	free(rep->workers);
 }
 
@@ -77,6 +80,8 @@ static struct report_line *line_for(struct report *rep, const struct algo *a)
 	return &rep->lines[rep->nlines++];
 }
 
+static void add_latency(struct report *rep, const struct job *job, const struct run_result *r);
+
 void report_add(struct report *rep, const struct job *job, const struct run_result *r)
 {
 	struct report_line *l = line_for(rep, job->algo);
@@ -91,6 +96,8 @@ void report_add(struct report *rep, const struct job *job, const struct run_resu
 		for (j = 0; j < rep->nsizes; j++)
 			if (rep->sizes[j] == job->size)
 				l->rate[j] = report_rate(job, r);
+	if (r->lat && r->started)
+		add_latency(rep, job, r);
 	for (i = 0; rep->workers && r->wr.tracks && i < r->nworkers && i < rep->nworkers; i++) {
 		struct report_worker *w = &rep->workers[i];
 
@@ -101,6 +108,42 @@ void report_add(struct report *rep, const struct job *job, const struct run_resu
 			w->seen.seen[cpu] |= r->wr.tracks[i].seen[cpu];
 		w->seen.off_plan += r->wr.tracks[i].off_plan;
 		w->seen.samples += r->wr.tracks[i].samples;
+	}
+}
+
+/* The latency figures of a measurement that kept them. */
+static void add_latency(struct report *rep, const struct job *job, const struct run_result *r)
+{
+	static const double ps[REPORT_LAT_P] = { 50, 90, 99, 99.9, 100 };
+	struct report_latency *l, *grown;
+	const double per = 1e-9 / (double)(r->lat_batch ? r->lat_batch : 1);
+	char size[32];
+	unsigned i;
+
+	grown = realloc(rep->lat, (rep->nlat + 1) * sizeof(*rep->lat));
+	if (!grown)
+		return;
+	rep->lat = grown;
+	l = &rep->lat[rep->nlat++];
+	memset(l, 0, sizeof(*l));
+	snprintf(l->label, sizeof(l->label), "%s %s", algo_mode_label(job->algo, job->mode),
+		 report_size_text(job, size, sizeof(size)));
+	l->batch = r->lat_batch ? r->lat_batch : 1;
+	l->n = r->lat->count;
+	for (i = 0; i < REPORT_LAT_P; i++)
+		l->p[i] = histogram_percentile(r->lat, ps[i]) * per;
+	l->wp = calloc(3 * (size_t)(r->nworkers ? r->nworkers : 1), sizeof(*l->wp));
+	if (!l->wp)
+		return;
+	l->nworkers = r->nworkers;
+	for (i = 0; i < r->nworkers; i++) {
+		const struct histogram *h = r->w[i].lat;
+
+		if (!h || !h->count)
+			continue;
+		l->wp[3 * i] = histogram_percentile(h, 50) * per;
+		l->wp[3 * i + 1] = histogram_percentile(h, 99) * per;
+		l->wp[3 * i + 2] = histogram_max(h) * per;
 	}
 }
 
@@ -206,10 +249,58 @@ static void print_workers(FILE *out, const struct report *rep)
 	}
 }
 
+/* "31.2ns", "2.35us", "1.20ms", "1.50s": 3 significant digits. */
+static const char *lat_text(double s, char *buf, size_t len)
+{
+	static const struct { double scale; const char *unit; } units[] = {
+		{ 1, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" },
+	};
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(units) / sizeof(units[0]) && s < units[i].scale; i++)
+		;
+	snprintf(buf, len, "%.3g%s", s / units[i].scale, units[i].unit);
+	return buf;
+}
+
+static void print_latency(FILE *out, const struct report *rep, bool quiet)
+{
+	static const char *const head[REPORT_LAT_P] = { "p50", "p90", "p99", "p99.9", "max" };
+	char v[32];
+	size_t k;
+	unsigned i, j;
+
+	if (!rep->nlat)
+		return;
+	fprintf(out, "\nLatency per operation (batch > 1: each batch's time / batch; all workers merged).\n");
+	fprintf(out, "%-24s %7s %10s", "measurement", "batch", "n");
+	for (j = 0; j < REPORT_LAT_P; j++)
+		fprintf(out, " %9s", head[j]);
+	fputc('\n', out);
+	for (k = 0; k < rep->nlat; k++) {
+		const struct report_latency *l = &rep->lat[k];
+
+		fprintf(out, "%-24s %7llu %10llu", l->label, (unsigned long long)l->batch,
+			(unsigned long long)l->n);
+		for (j = 0; j < REPORT_LAT_P; j++)
+			fprintf(out, " %9s", l->n ? lat_text(l->p[j], v, sizeof(v)) : "-");
+		fputc('\n', out);
+		for (i = 0; !quiet && l->wp && l->nworkers > 1 && i < l->nworkers; i++) {
+			fprintf(out, "  worker %-15u %7s %10s %9s", i, "", "", l->wp[3 * i] > 0 ?
+				lat_text(l->wp[3 * i], v, sizeof(v)) : "-");
+			fprintf(out, " %9s", "");
+			fprintf(out, " %9s", l->wp[3 * i + 1] > 0 ? lat_text(l->wp[3 * i + 1], v, sizeof(v)) : "-");
+			fprintf(out, " %9s", "");
+			fprintf(out, " %9s\n", l->wp[3 * i + 2] > 0 ? lat_text(l->wp[3 * i + 2], v, sizeof(v)) : "-");
+		}
+	}
+}
+
 void report_print(FILE *out, const struct report *rep, bool quiet)
 {
 	print_ciphers(out, rep);
 	print_rsa(out, rep);
+	print_latency(out, rep, quiet);
 	if (!quiet && rep->workers)
 		print_workers(out, rep);
 }

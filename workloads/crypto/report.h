@@ -23,6 +23,16 @@ struct report_worker {
 	struct cpu_track seen;  /* union of what every measurement saw */
 };
 
+/* One measurement's latency (t2accel --latency), per operation, seconds. */
+enum { REPORT_LAT_P = 5 };      /* p50, p90, p99, p99.9, max */
+struct report_latency {
+	char label[96];         /* "aes-128-cbc 16 bytes" */
+	uint64_t batch, n;
+	double p[REPORT_LAT_P];
+	double *wp;             /* per worker: p50, p99, max (3 each); NULL when none */
+	unsigned nworkers;
+};
+
 struct report {
 	const uint64_t *sizes;
 	int nsizes;
@@ -32,6 +42,8 @@ struct report {
 	struct report_worker *workers;
 	char skips[4][256];
 	unsigned nskips;
+	struct report_latency *lat;
+	size_t nlat;
 };
 
 void report_init(struct report *rep, const uint64_t *sizes, int nsizes, unsigned bits,

@@ -1,6 +1,7 @@
 /* One crypto measurement on the worker API: known answers and warm-up
  * before the start, sampled checks in the timed loop, a final check. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,15 @@
 struct crypto_worker {
 	void *state;
 	uint64_t every, quota;
+	/* With latency: the batch this worker's warm-up asks for, and the one
+	 * every worker uses (the largest asked), set after the start. */
+	uint64_t batch_want, batch;
 	struct worker_count *res;
 };
+
+/* A batch is at most this many operations (and the batch time fits the
+ * histogram's range). */
+#define MAX_BATCH (UINT64_C(1) << 20)
 
 struct ctx {
 	const struct run_params *p;
@@ -25,12 +33,14 @@ struct ctx {
  * EVERY operations, EVERY chosen so checks cost under 1% of the time and
  * happen about every 10 ms where that allows.
  */
-static int warm_up(const struct backend *be, void *state, uint64_t *every, char *err,
-		   size_t errlen)
+static int warm_up(const struct backend *be, void *state, uint64_t *every, uint64_t *batch,
+		   char *err, size_t errlen)
 {
 	atomic_int never = 0;
-	double t0 = now_s(), t_check, t_ops, start;
+	double t0 = now_s(), t_check, t_ops, t_clock, start;
 	uint64_t ops = 0, chunk = 1, need;
+	struct timespec ts;
+	int i;
 
 	if (be->check(state, &ops, err, errlen) < 0)
 		return -1;
@@ -49,6 +59,60 @@ static int warm_up(const struct backend *be, void *state, uint64_t *every, char 
 		*every = need;
 	if (*every < 2)
 		*every = 2;
+	/* With --latency: batches long enough that the one clock read per
+	 * batch costs at most 1% of it (one operation when it does already).
+	 * Read between operations the clock costs about twice what this tight
+	 * loop of reads says (it waits for the operation before it), so the
+	 * batch is sized for 0.5% of that. */
+	start = now_s();
+	for (i = 0; i < 256; i++)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	t_clock = (now_s() - start) / 256;
+	*batch = (uint64_t)ceil(200.0 * t_clock / t_ops);
+	if (*batch < 1)
+		*batch = 1;
+	if (*batch > MAX_BATCH)
+		*batch = MAX_BATCH;
+	return 0;
+}
+
+static inline uint64_t elapsed_ns(const struct timespec *a, const struct timespec *b)
+{
+	return (uint64_t)((int64_t)(b->tv_sec - a->tv_sec) * 1000000000 + (b->tv_nsec - a->tv_nsec));
+}
+
+/*
+ * Run up to N operations.  With latency, in batches of C->batch, one clock
+ * read after each (*T0 is the previous one, moved on): the batch's time
+ * goes into the worker's histogram; a batch cut short (the run stopped, a
+ * check is due) is scaled to a whole one.
+ */
+static int run_ops(struct worker *w, struct crypto_worker *c, const struct run_params *p,
+		   uint64_t n, struct timespec *t0, char *err, size_t errlen)
+{
+	uint64_t *ops = &c->res->ops, before, done, k, ns;
+	struct histogram *h = c->res->lat;
+	struct timespec t1;
+
+	if (!h)
+		return p->be->run(c->state, n, worker_stop_flag(w), ops, err, errlen);
+	while (n) {
+		k = n < c->batch ? n : c->batch;
+		before = *ops;
+		if (p->be->run(c->state, k, worker_stop_flag(w), ops, err, errlen) < 0)
+			return -1;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ns = elapsed_ns(t0, &t1);
+		*t0 = t1;
+		done = *ops - before;
+		if (done == c->batch)
+			histogram_record(h, ns);
+		else if (done)
+			histogram_record(h, ns * c->batch / done);
+		if (done < k)
+			break;
+		n -= k;
+	}
 	return 0;
 }
 
@@ -72,10 +136,12 @@ static int timed_loop(struct worker *w, struct crypto_worker *c, const struct ru
 		      char *err, size_t errlen)
 {
 	uint64_t *ops = &c->res->ops, chunk, quota = c->quota, every = c->every;
+	struct timespec t0;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (*ops < quota && !worker_stopping(w)) {
 		chunk = quota - *ops - 1 < every - 1 ? quota - *ops - 1 : every - 1;
-		if (p->be->run(c->state, chunk, worker_stop_flag(w), ops, err, errlen) < 0)
+		if (run_ops(w, c, p, chunk, &t0, err, errlen) < 0)
 			return -1;
 		if ((int)w->index == p->fail_worker) {
 			snprintf(err, errlen, "%s call failed (injected by T2ACCEL_FAIL_WORKER)",
@@ -86,6 +152,9 @@ static int timed_loop(struct worker *w, struct crypto_worker *c, const struct ru
 			break;
 		if (check(w, c, p->be, err, errlen) < 0)
 			return -1;
+		/* The check is not one of the timed batches. */
+		if (c->res->lat)
+			clock_gettime(CLOCK_MONOTONIC, &t0);
 	}
 	/* Stopped by time: the final check (another worker's failure or a
 	 * signal ends the run unmeasured, so none is needed then). */
@@ -108,8 +177,19 @@ static int crypto_setup(struct worker *w, char *err, size_t errlen)
 	if ((int)w->index == p->kat_fault_worker)
 		p->be->inject_fault(c->state);
 	if (p->be->kat(c->state, err, errlen) < 0 ||
-	    warm_up(p->be, c->state, &c->every, err, errlen) < 0)
+	    warm_up(p->be, c->state, &c->every, &c->batch_want, err, errlen) < 0)
 		return -1;
+	if (p->latency) {
+		/* Here, on the worker's PU: its memory is near it. */
+		c->res->lat = malloc(sizeof(*c->res->lat));
+		if (!c->res->lat) {
+			snprintf(err, errlen, "out of memory for the latency histogram");
+			return -1;
+		}
+		histogram_init(c->res->lat);
+		if (p->latency_batch)
+			c->batch_want = p->latency_batch;
+	}
 	if (p->reps)
 		c->quota = p->reps / p->nworkers + (w->index < p->reps % p->nworkers);
 	return 0;
@@ -119,7 +199,13 @@ static int crypto_run(struct worker *w, char *err, size_t errlen)
 {
 	struct ctx *x = w->arg;
 	struct crypto_worker *c = &x->cw[w->index];
+	unsigned i;
 
+	/* One batch for all (every worker set up before the start): the
+	 * largest any worker's warm-up asked for, so the histograms merge. */
+	for (i = 0, c->batch = 1; i < x->p->nworkers; i++)
+		if (x->cw[i].batch_want > c->batch)
+			c->batch = x->cw[i].batch_want;
 	if ((int)w->index == x->p->fault_worker)
 		x->p->be->inject_fault(c->state);
 	return timed_loop(w, c, x->p, err, errlen);
@@ -175,6 +261,16 @@ int runner_run(const struct run_params *p, struct run_result *r)
 		r->checks += r->w[i].checks;
 		if (!r->w[i].checks)
 			r->unchecked++;
+		if (r->w[i].lat && !r->lat && (r->lat = malloc(sizeof(*r->lat))))
+			histogram_init(r->lat);
+		if (r->w[i].lat && r->lat)
+			histogram_merge(r->lat, r->w[i].lat);
+		if (x.cw[i].batch > r->lat_batch)
+			r->lat_batch = x.cw[i].batch;
+	}
+	if (p->latency && r->started && !r->lat) {
+		snprintf(r->err, sizeof(r->err), "out of memory for the latency histogram");
+		r->verified = false;
 	}
 	free(x.cw);
 	return r->verified ? 0 : -1;
@@ -182,6 +278,12 @@ int runner_run(const struct run_params *p, struct run_result *r)
 
 void runner_result_free(struct run_result *r)
 {
+	unsigned i;
+
+	for (i = 0; r->w && i < r->nworkers; i++)
+		free(r->w[i].lat);
+	free(r->lat);
+	r->lat = NULL;
 	free(r->w);
 	r->w = NULL;
 	worker_result_free(&r->wr);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "histogram.h"
 #include "runenv.h"
 #include "worker.h"
 
@@ -27,11 +28,14 @@ struct run_params {
 	int fail_worker;        /* test-only: this worker's crypto call fails, or -1 */
 	volatile sig_atomic_t *interrupted;   /* set by a signal handler */
 	const char *label;      /* "sha256 8192 bytes": the measurement, for the cluster gate */
+	bool latency;           /* time each batch of operations into a histogram per worker */
+	uint64_t latency_batch; /* operations per timed batch; 0: chosen from the warm-up */
 };
 
 struct worker_count {
 	uint64_t ops;
 	uint64_t checks;        /* timed operations checked independently */
+	struct histogram *lat;  /* with latency: this worker's batch times, or NULL */
 };
 
 struct run_result {
@@ -45,6 +49,10 @@ struct run_result {
 	unsigned nworkers;
 	struct worker_count *w;
 	struct worker_result wr; /* threads, placement, times */
+	/* With latency: every worker's batches merged (NULL otherwise), and the
+	 * operations per batch; a percentile / lat_batch is per operation. */
+	struct histogram *lat;
+	uint64_t lat_batch;
 	char err[512];          /* the first failure, naming worker and CPU */
 };
 

@@ -35,6 +35,8 @@ struct opts {
 	unsigned bits;
 	double seconds;
 	uint64_t reps;
+	bool latency;
+	uint64_t latency_batch;
 	const struct backend *be;
 	const char *results;
 	bool quiet, seconds_set;
@@ -67,6 +69,10 @@ static const struct opt_spec options[] = {
 	  .seen = OPT_SEEN(struct opts, seconds_set) },
 	{ OPT_U64('r', "reps", "R", O(reps), 1, UINT64_MAX / 2,
 		  "count-based: R operations in total, shared among the workers") },
+	{ OPT_FLAG(0, "latency", O(latency),
+		   "per-operation latency: p50, p90, p99, p99.9 and max per worker and merged, in the rows and the table") },
+	{ OPT_U64(0, "latency-batch", "N", O(latency_batch), 1, 1u << 20,
+		  "with --latency: time N operations per clock read (default: enough that the clock costs at most 1% of a batch)") },
 	{ OPT_CHOICE('b', "backend", "NAME", O(be), backends, &nbackends,
 		     "evp (OpenSSL libcrypto, the default) or pkcs11 (a PKCS#11 token)"), .indirect = true },
 	{ OPT_STRING(0, "module", "MODULE", O(beo.module),
@@ -290,6 +296,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		snprintf(err, sizeof(err), "out of memory");
 		goto bad;
 	}
+	if (o->latency_batch && !o->latency) {
+		snprintf(err, sizeof(err), "--latency-batch %llu needs --latency",
+			 (unsigned long long)o->latency_batch);
+		goto bad;
+	}
 	if (o->seconds_set && o->reps) {
 		snprintf(err, sizeof(err), "-d (time-based) and -r (count-based) exclude each other; give one");
 		goto bad;
@@ -305,6 +316,22 @@ bad:
 	msg_error(PROG, "%s", err);
 out:
 	opt_fini(&p);
+	return ret;
+}
+
+/* The latency columns, from the merged and each worker's histogram. */
+static int append_latency(struct results_row *row, const struct run_result *r)
+{
+	struct histogram **per = calloc(r->nworkers ? r->nworkers : 1, sizeof(*per));
+	unsigned i;
+	int ret;
+
+	if (!per)
+		return -1;
+	for (i = 0; i < r->nworkers; i++)
+		per[i] = r->w[i].lat;
+	ret = worker_row_latency(row, r->lat, per, r->nworkers, r->lat_batch);
+	free(per);
 	return ret;
 }
 
@@ -348,6 +375,14 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	else if (env->nplan && r->nworkers > env->nplan)
 		results_row_set(&row, RC_NOTE, "wrapped: %u workers on %u planned PU%s", r->nworkers,
 				env->nplan, env->nplan == 1 ? "" : "s");
+	else if (r->lat && r->lat_batch > 1)
+		results_row_set(&row, RC_NOTE, "latency timed per batch of %llu operations, figures are per batch / %llu",
+				(unsigned long long)r->lat_batch, (unsigned long long)r->lat_batch);
+	if (r->lat && append_latency(&row, r) < 0) {
+		msg_error(PROG, "out of memory for the latency columns");
+		results_row_clear(&row);
+		return -1;
+	}
 	ret = worker_row_append(path, &row, &wr, err, sizeof(err));
 	if (ret < 0)
 		msg_error(PROG, "%s", err);
@@ -363,7 +398,8 @@ static int measure(const struct opts *o, void *bectx, const struct run_env *env,
 	struct run_params p = {
 		.be = o->be, .bectx = bectx, .job = job, .nworkers = env->nthreads, .env = env,
 		.seconds = o->seconds, .reps = o->reps, .fault_worker = -1, .kat_fault_worker = -1,
-		.fail_worker = -1, .interrupted = &interrupted,
+		.fail_worker = -1, .interrupted = &interrupted, .latency = o->latency,
+		.latency_batch = o->latency_batch,
 	};
 	/* Test-only fault switches: corrupted timed outputs (from the start, or
 	 * already in the known-answer test), a failing call. */

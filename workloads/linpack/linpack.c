@@ -33,7 +33,7 @@ struct opts {
 	unsigned n, nb, reps, variant;
 	uint64_t seed;
 	const char *results;
-	bool quiet, peak, singular, nb_set;
+	bool quiet, peak, singular, nb_set, latency;
 	const struct matrix_kind *matrix;
 	const struct lu_flop_count *flops;
 	char *config;           /* canonical, for the row (opt_config) */
@@ -85,6 +85,8 @@ static const struct opt_spec options[] = {
 	  .seen = OPT_SEEN(struct opts, nb_set) },
 	{ OPT_UNSIGNED('r', "reps", "R", O(reps), 1, 100000,
 		       "factorisations to run; best and median are reported (default 1)") },
+	{ OPT_FLAG(0, "latency", O(latency),
+		   "the percentiles of the reps' times (factorisation + solve): p50, p90, p99, p99.9 and max, in the row and the summary") },
 	{ OPT_U64('s', "seed", "SEED", O(seed), 0, UINT64_MAX, "seed of the random matrix (default 1)") },
 	{ OPT_STRING('o', "results", "FILE", O(results), "append a result row to FILE (default: threadrun's file)"),
 	  .output_only = true },
@@ -214,6 +216,7 @@ static int cmp_double(const void *a, const void *b)
 
 struct outcome {
 	double *secs;           /* per rep: factor + solve */
+	struct histogram *lat;  /* with --latency: the reps' times */
 	double best_mflops, median_mflops, residual;
 	double median_secs;     /* the median rep's time (two middle ones: their mean); 0: none */
 	int singular_at;        /* 1-based column of a zero pivot, 0 when none */
@@ -258,6 +261,11 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	else
 		results_row_set(&row, RC_NOTE, "NB %u; median of %u reps; best %.1f MFLOPS; residual %.3g; flops %s",
 				o->nb, o->reps, r->best_mflops, r->residual, o->flops->formula);
+	if (r->lat && r->lat->count && worker_row_latency(&row, r->lat, NULL, 0, 1) < 0) {
+		msg_error(PROG, "out of memory for the latency columns");
+		results_row_clear(&row);
+		return -1;
+	}
 	ret = worker_row_append(path, &row, &wr, err, sizeof(err));
 	if (ret < 0)
 		msg_error(PROG, "%s", err);
@@ -299,7 +307,9 @@ static int run(const struct opts *o, struct worker_team *t, struct outcome *r)
 	ipiv = malloc(sizeof(int) * o->n);
 	r->secs = calloc(o->reps, sizeof(double));
 	mf = calloc(o->reps, sizeof(double));
-	if (!a0 || !a || !b0 || !x || !ipiv || !r->secs || !mf) {
+	if (o->latency && (r->lat = malloc(sizeof(*r->lat))))
+		histogram_init(r->lat);
+	if (!a0 || !a || !b0 || !x || !ipiv || !r->secs || !mf || (o->latency && !r->lat)) {
 		msg_error(PROG, "N: cannot allocate %.1f MiB for N = %u",
 			  2.0 * sizeof(double) * lda * o->n / (1 << 20), o->n);
 		goto out;
@@ -334,6 +344,8 @@ static int run(const struct opts *o, struct worker_team *t, struct outcome *r)
 		if (fault)
 			x[o->n / 2] += 1e-6 * (1 + fabs(x[o->n / 2]));
 		mf[rep] = o->flops->flops((int)o->n) / r->secs[rep] / 1e6;
+		if (r->lat)
+			histogram_record(r->lat, (uint64_t)llround(r->secs[rep] * 1e9));
 		res = lu_scaled_residual((int)o->n, a0, (int)lda, x, b0);
 		r->residual = fmax(r->residual, res);
 		r->checks++;
@@ -383,6 +395,16 @@ static void print_summary(const struct opts *o, const struct run_env *env, const
 		       r->best_mflops, r->median_mflops, o->reps, o->reps == 1 ? "" : "s",
 		       o->flops->formula, t->wall_s, t->user_s, t->sys_s, r->residual,
 		       r->verified ? "verified" : "NOT VERIFIED");
+	if (r->lat && r->lat->count) {
+		static const double ps[] = { 50, 90, 99, 99.9, 100 };
+		static const char *const names[] = { "p50", "p90", "p99", "p99.9", "max" };
+
+		printf("latency per rep (factorisation + solve), %llu reps:",
+		       (unsigned long long)r->lat->count);
+		for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+			printf(" %s %.4f s", names[i], histogram_percentile(r->lat, ps[i]) * 1e-9);
+		putchar('\n');
+	}
 	if (o->quiet)
 		return;
 	printf("%-7s %8s %10s %11s %8s\n", "thread", "planned", "seen", "migrations", "on plan");
@@ -461,6 +483,7 @@ int main(int argc, char **argv)
 	}
 out:
 	free(r.secs);
+	free(r.lat);
 	worker_team_free(&team);
 	run_env_free(&env);
 	free(o.config);

@@ -41,7 +41,7 @@ static const struct {
 };
 static const char kernel_choices[] = "copy scale add triad";
 
-enum { ACT_CONFIG = 256 };
+enum { ACT_CONFIG = 256, ACT_LATENCY };
 
 static const struct opt_spec options[] = {
 	{ 'n', 'n', "elements", "N", "elements per array, split among the workers (default: 4x the last-level caches)",
@@ -52,6 +52,8 @@ static const struct opt_spec options[] = {
 	{ 'o', 'o', "results", "FILE", "append one row per kernel to FILE (default: threadrun's file)",
 	  .type = OPT_TYPE_STRING, .output_only = true },
 	{ 'q', 'q', "quiet", NULL, "results only: the table, without the header line; warnings stay", .type = OPT_TYPE_FLAG, .output_only = true },
+	{ ACT_LATENCY, 0, "latency", NULL, "the percentiles of the counted iterations' times and bandwidths: p50, p90, p99, p99.9 and max, in the rows and the table",
+	  .type = OPT_TYPE_FLAG },
 	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
 	{ OPT_VERSION('V') },
 	{ 'h', 'h', "help", NULL, "show this help" },
@@ -74,7 +76,7 @@ static const char help_after[] =
 
 struct opts {
 	uint64_t n;
-	bool n_set, quiet;
+	bool n_set, quiet, latency;
 	unsigned ntimes;
 	bool want[K_COUNT];
 	const char *results;
@@ -149,6 +151,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'o': o->results = arg; break;
 		case 'q': o->quiet = true; break;
+		case ACT_LATENCY: o->latency = true; break;
 		case 'h':
 			opt_help(&p, stdout, "[options]", help_after);
 			ret = -1;
@@ -386,6 +389,17 @@ static void stats_range(const struct opts *o, const struct stats *st, double *be
 	}
 }
 
+/* The counted iterations' times (the first not counted, as STREAM), into
+ * H. */
+static void iteration_times(const struct opts *o, const struct stats *st, struct histogram *h)
+{
+	unsigned t;
+
+	histogram_init(h);
+	for (t = 1; t < o->ntimes; t++)
+		histogram_record(h, (uint64_t)llround(st->secs[t] * 1e9));
+}
+
 static int append_row(const struct opts *o, const struct run_env *env, unsigned nworkers, int k,
 		      const struct stats *st, bool verified, const char *why)
 {
@@ -425,6 +439,19 @@ static int append_row(const struct opts *o, const struct run_env *env, unsigned 
 				o->ntimes - 1, bytes_per_pass(o, k) / avg, bytes_per_pass(o, k) / max);
 	else
 		results_row_set(&row, RC_NOTE, "%s", why);
+	if (o->latency) {
+		struct histogram *h = malloc(sizeof(*h));
+
+		if (h)
+			iteration_times(o, st, h);
+		if (!h || worker_row_latency(&row, h, NULL, 0, 1) < 0) {
+			free(h);
+			msg_error(PROG, "out of memory for the latency columns");
+			results_row_clear(&row);
+			return -1;
+		}
+		free(h);
+	}
 	ret = worker_row_append(o->results, &row, &wr, err, sizeof(err));
 	if (ret < 0)
 		msg_error(PROG, "%s", err);
@@ -470,6 +497,41 @@ static int measure(const struct opts *o, const struct run_env *env, struct ctx *
 	return ret;
 }
 
+/* Per kernel: the iteration time at p50, p90, p99, p99.9 and the max, and
+ * the bandwidth each means (the p99 time is the bandwidth the slowest 1%
+ * of the iterations stayed under). */
+static void print_latency(const struct opts *o, const struct stats *st)
+{
+	static const double ps[] = { 50, 90, 99, 99.9, 100 };
+	static const char *const names[] = { "p50", "p90", "p99", "p99.9", "max" };
+	struct histogram *h = malloc(sizeof(*h));
+	double v;
+	size_t i;
+	int k;
+
+	if (!h) {
+		msg_error(PROG, "out of memory for the latency table");
+		return;
+	}
+	printf("\nIteration time (bandwidth) at percentiles of the %u counted iterations:\n", o->ntimes - 1);
+	printf("%-8s", "Function");
+	for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+		printf(" %22s", names[i]);
+	putchar('\n');
+	for (k = 0; k < K_COUNT; k++) {
+		if (!o->want[k])
+			continue;
+		iteration_times(o, &st[k], h);
+		printf("%-8s", kernels[k].name);
+		for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+			v = histogram_percentile(h, ps[i]) * 1e-9;
+			printf(" %9.6f s (%6.0f MB/s)", v, v > 0 ? bytes_per_pass(o, k) / v / 1e6 : 0.0);
+		}
+		putchar('\n');
+	}
+	free(h);
+}
+
 static void print_table(const struct opts *o, const struct stats *st)
 {
 	double best, avg, max;
@@ -484,6 +546,8 @@ static void print_table(const struct opts *o, const struct stats *st)
 		printf("%-8s %16.1f %11.6f %11.6f %11.6f\n", kernels[k].name,
 		       bytes_per_pass(o, k) / best / 1e6, avg, best, max);
 	}
+	if (o->latency)
+		print_latency(o, st);
 }
 
 int main(int argc, char **argv)
