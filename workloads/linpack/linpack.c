@@ -255,7 +255,13 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	results_row_set(&row, RC_CHECKS, "%u", r->checks);
 	if (r->singular_at)
 		results_row_set(&row, RC_NOTE, "singular: zero pivot in column %d", r->singular_at);
-	else
+	else if (lu_variants[o->variant].factor == lu_factor_blocked) {
+		const struct gemm_choice *k = gemm_choice();
+
+		results_row_set(&row, RC_NOTE, "NB %u; kernel %s, kc %d mc %d nc %d; median of %u reps; best %.1f MFLOPS; residual %.3g; flops %s",
+				o->nb, k->why, k->blk.kc, k->blk.mc, k->blk.nc, o->reps, r->best_mflops,
+				r->residual, o->flops->formula);
+	} else
 		results_row_set(&row, RC_NOTE, "NB %u; median of %u reps; best %.1f MFLOPS; residual %.3g; flops %s",
 				o->nb, o->reps, r->best_mflops, r->residual, o->flops->formula);
 	ret = worker_row_append(path, &row, &wr, err, sizeof(err));
@@ -415,8 +421,11 @@ int main(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	}
 	if (o.peak) {
-		printf("FMA peak of one core: %.1f GFLOPS (measured on independent FMA chains of the kernel's vector width); kernel: %s\n",
-		       fma_peak_gflops(0.5), gemm_kernel_name());
+		const char *width;
+		double peak = fma_peak_gflops(0.5, &width);
+
+		printf("FMA peak of one core: %.1f GFLOPS (independent FMA chains, %s vectors); kernel: %s\n",
+		       peak, width, gemm_choice()->why);
 		return 0;
 	}
 	ret = 2;
