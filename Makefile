@@ -274,7 +274,7 @@ bench:
 $(BIN)/bench/openblas_lu: workloads/linpack/bench/openblas_lu.c $(LU_OBJ) $(LIBS)
 	$(Q)sh src/install-deps bench
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -Iworkloads/linpack -o $@ $^ -llapacke -lopenblas $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -Iworkloads/linpack -Isrc/lib -o $@ $^ -llapacke -lopenblas $(LDLIBS)
 
 # Install (GNU conventions: PREFIX, DESTDIR, BINDIR, ...) what `make` built
 # (SAN= the tree it built): the programs and plot scripts, the docs

@@ -54,7 +54,7 @@ void *big_alloc(size_t bytes)
 			__builtin_prefetch(c + j * ldc, 1);                                      \
 			__builtin_prefetch(c + j * ldc + MR - 1, 1);                             \
 		}                                                                                \
-		for (k = 0; k < kc; k++) {                                                       \
+		_Pragma("GCC unroll 4") for (k = 0; k < kc; k++) {                               \
 			__builtin_prefetch(ap + PF_A * MR, 0);                                   \
 			_Pragma("GCC unroll 4") for (i = 0; i < MRV; i++)                        \
 				memcpy(&av[i], ap + i * (VW), sizeof(v_t));                      \
@@ -257,39 +257,76 @@ void gemm_ws_fini(struct gemm_ws *ws)
 	memset(ws, 0, sizeof(*ws));
 }
 
-/* A block (mc x kc) into MR-row slivers, zero-padded. */
-static void pack_a(int mr, int mc, int kc, const double *a, int lda, double *p)
+/* A block (mc x kc) into MR-row slivers, zero-padded; a whole sliver's
+ * column is one fixed-size copy, so the tile heights the kernels have get
+ * their own inlined copies. */
+static inline void pack_a_mr(const int mr, int mc, int kc, const double *a, int lda, double *p)
 {
 	int i, k, ir, rows;
 
 	for (ir = 0; ir < mc; ir += mr) {
 		rows = mc - ir < mr ? mc - ir : mr;
-		for (k = 0; k < kc; k++) {
+		if (rows == mr) {
+			for (k = 0; k < kc; k++, p += mr)
+				memcpy(p, a + ir + (size_t)k * lda, sizeof(double) * (size_t)mr);
+			continue;
+		}
+		for (k = 0; k < kc; k++, p += mr) {
 			const double *col = a + ir + (size_t)k * lda;
 
 			for (i = 0; i < rows; i++)
 				p[i] = col[i];
 			for (; i < mr; i++)
 				p[i] = 0;
-			p += mr;
 		}
 	}
 }
 
-/* B block (kc x nc) into NR-column slivers, zero-padded. */
-static void pack_b(int nr, int kc, int nc, const double *b, int ldb, double *p)
+static void pack_a(int mr, int mc, int kc, const double *a, int lda, double *p)
+{
+	switch (mr) {
+	case 24: pack_a_mr(24, mc, kc, a, lda, p); break;
+	case 16: pack_a_mr(16, mc, kc, a, lda, p); break;
+	case 12: pack_a_mr(12, mc, kc, a, lda, p); break;
+	case 8: pack_a_mr(8, mc, kc, a, lda, p); break;
+	case 4: pack_a_mr(4, mc, kc, a, lda, p); break;
+	default: pack_a_mr(mr, mc, kc, a, lda, p); break;
+	}
+}
+
+/* B block (kc x nc) into NR-column slivers, zero-padded; the same for the
+ * kernels' widths. */
+static inline void pack_b_nr(const int nr, int kc, int nc, const double *b, int ldb, double *p)
 {
 	int j, k, jr, cols;
 
 	for (jr = 0; jr < nc; jr += nr) {
+		const double *bj = b + (size_t)jr * ldb;
+
 		cols = nc - jr < nr ? nc - jr : nr;
-		for (k = 0; k < kc; k++) {
+		if (cols == nr) {
+			for (k = 0; k < kc; k++, p += nr)
+				for (j = 0; j < nr; j++)
+					p[j] = bj[k + (size_t)j * ldb];
+			continue;
+		}
+		for (k = 0; k < kc; k++, p += nr) {
 			for (j = 0; j < cols; j++)
-				p[j] = b[k + (size_t)(jr + j) * ldb];
+				p[j] = bj[k + (size_t)j * ldb];
 			for (; j < nr; j++)
 				p[j] = 0;
-			p += nr;
 		}
+	}
+}
+
+static void pack_b(int nr, int kc, int nc, const double *b, int ldb, double *p)
+{
+	switch (nr) {
+	case 14: pack_b_nr(14, kc, nc, b, ldb, p); break;
+	case 8: pack_b_nr(8, kc, nc, b, ldb, p); break;
+	case 6: pack_b_nr(6, kc, nc, b, ldb, p); break;
+	case 4: pack_b_nr(4, kc, nc, b, ldb, p); break;
+	default: pack_b_nr(nr, kc, nc, b, ldb, p); break;
 	}
 }
 

@@ -194,11 +194,12 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 				update_cols(&ws, 0, n, a, lda, ipiv, j0, jb, right, right + la);
 				factor_panel(&ws, 0, n, a, lda, ipiv, right, la, &info);
 			}
-			/* The rest in blocks of whole tiles, about four per thread
-			 * (each block repacks the panel, so not too narrow), and the
-			 * row swaps of the columns on the left. */
+			/* The rest in blocks of whole tiles, one on one thread, else
+			 * about three per thread (each block repacks the panel, so
+			 * not too narrow), and the row swaps of the columns on the
+			 * left. */
 			rest0 = right + la;
-			chunk = (n - rest0 + 4 * nt - 1) / (4 * nt);
+			chunk = nt == 1 ? n - rest0 : (n - rest0 + 3 * nt - 1) / (3 * nt);
 			chunk = chunk < 64 ? 64 : chunk > ws.nc ? ws.nc : chunk;
 			chunk = (chunk + nr - 1) / nr * nr;
 			nright = (n - rest0 + chunk - 1) / chunk;
