@@ -40,8 +40,8 @@ struct gemm_blocking {
 /* The kernel start-up chose: among those the CPU runs (cpuid), the
  * fastest FMA one timed on packed data (a few ms in all), or the generic
  * one without FMA; blocking from the cache sizes; WHY for the note
- * ("avx512-24x8 (AVX-512F FMA, 512-bit; fastest of 4 timed), kc 384 mc 336
- * nc 4080").  The first call decides, thread-safely. */
+ * ("avx512-24x8 (AVX-512F FMA, 512-bit; fastest of 4 timed, ties to the
+ * first)").  The first call decides, thread-safely. */
 struct gemm_choice {
 	const struct gemm_kernel *kernel;
 	struct gemm_blocking blk;

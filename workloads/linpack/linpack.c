@@ -315,6 +315,9 @@ static int run(const struct opts *o, struct worker_team *t, struct outcome *r)
 		memset(a0 + (size_t)(o->n / 2) * lda, 0, sizeof(double) * o->n);
 	r->verified = true;
 	r->residual = 0;
+	/* The kernel is chosen (timed) before the clock starts. */
+	if (v->factor == lu_factor_blocked)
+		(void)gemm_choice();
 	for (rep = 0; rep < o->reps; rep++) {
 		memcpy(a, a0, sizeof(double) * lda * o->n);
 		memcpy(x, b0, sizeof(double) * o->n);
