@@ -136,6 +136,42 @@ static int panel(struct gemm_ws *ws, int tid, int m, int n, double *a, int lda, 
 	return info ? info : info2 ? info2 + n1 : 0;
 }
 
+/* The same, called by every thread of the team: the multiplies split
+ * across the threads, the rest on thread 0, whose return value counts.
+ * For the first panel, which nothing else overlaps. */
+#define PANEL_TEAM_MIN 32
+static int panel_team(struct gemm_ws *ws, int m, int n, double *a, int lda, int *ipiv)
+{
+	const int t = omp_get_thread_num();
+	int n1, n2, k, info = 0, info2;
+
+	if (n <= PANEL_TEAM_MIN) {
+		if (t == 0)
+			info = panel(ws, 0, m, n, a, lda, ipiv);
+#pragma omp barrier
+		return info;
+	}
+	n1 = n / 2;
+	n2 = n - n1;
+	info = panel_team(ws, m, n1, a, lda, ipiv);
+	if (t == 0) {
+		swap_block(a, lda, ipiv, 0, n1, n1, n);
+		trsm_lower_unit(ws, 0, n1, a, lda, a + (size_t)n1 * lda, n2);
+	}
+#pragma omp barrier
+	gemm_sub(ws, m - n1, n2, n1, a + n1, lda, a + (size_t)n1 * lda, lda,
+		 a + n1 + (size_t)n1 * lda, lda);
+#pragma omp barrier
+	info2 = panel_team(ws, m - n1, n2, a + n1 + (size_t)n1 * lda, lda, ipiv + n1);
+	if (t == 0) {
+		for (k = n1; k < n && k < m; k++)
+			ipiv[k] += n1;
+		swap_block(a, lda, ipiv, n1, n < m ? n : m, 0, n1);
+	}
+#pragma omp barrier
+	return info ? info : info2 ? info2 + n1 : 0;
+}
+
 /* Step J0's panel (JB columns, factored, pivots in IPIV) applied to
  * columns C0..C1: row swaps, solve with the unit lower triangle, and the
  * multiply of the rows below, by thread TID alone. */
@@ -164,6 +200,28 @@ static void factor_panel(struct gemm_ws *ws, int tid, int n, double *a, int lda,
 		ipiv[k] += j0;
 }
 
+/* Guided blocks of COLS columns for NT threads: each a multiple of NR,
+ * a 2 NT-th of what is left, within 64..MAXW; block INDEX is [*C0, *C1).
+ * Returns how many blocks there are (INDEX < 0: only that). */
+static int guided(int cols, int nt, int nr, int maxw, int index, int *c0, int *c1)
+{
+	int done = 0, i, w;
+
+	for (i = 0; done < cols; i++, done += w) {
+		/* One thread: one block as wide as the multiply's. */
+		w = nt == 1 ? maxw : (cols - done + 2 * nt - 1) / (2 * nt);
+		w = w < 64 ? 64 : w > maxw ? maxw : w;
+		w = (w + nr - 1) / nr * nr;
+		w = w < cols - done ? w : cols - done;
+		if (i == index) {
+			*c0 = done;
+			*c1 = done + w;
+			return i + 1;
+		}
+	}
+	return i;
+}
+
 int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 {
 	struct gemm_ws ws = { 0 };
@@ -179,10 +237,12 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 #pragma omp parallel
 	{
 		const int t = omp_get_thread_num(), nt = omp_get_num_threads(), nr = ws.k->nr;
-		int step, j0, jb, right, la, rest0, chunk, nright, nleft, c, c0, c1;
+		int step, j0, jb, right, la, rest0, chunk, nright, nleft, c, c0 = 0, c1 = 0;
 
+		/* The first panel on the whole team. */
+		c = panel_team(&ws, n, n < nb ? n : nb, a, lda, ipiv);
 		if (t == 0)
-			factor_panel(&ws, 0, n, a, lda, ipiv, 0, n < nb ? n : nb, &info);
+			info = c;
 #pragma omp barrier
 		for (step = 0; step < nsteps; step++) {
 			j0 = step * nb;
@@ -194,15 +254,14 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 				update_cols(&ws, 0, n, a, lda, ipiv, j0, jb, right, right + la);
 				factor_panel(&ws, 0, n, a, lda, ipiv, right, la, &info);
 			}
-			/* The rest in blocks of whole tiles, one on one thread, else
-			 * about three per thread (each block repacks the panel, so
-			 * not too narrow), and the row swaps of the columns on the
-			 * left. */
+			/* The rest in blocks of whole tiles, taken in order, each
+			 * a share of what is left (guided: large first, narrow at
+			 * the end, so the threads finish together; not under 64
+			 * columns, each block repacks the panel), then the row
+			 * swaps of the columns on the left. */
 			rest0 = right + la;
-			chunk = nt == 1 ? n - rest0 : (n - rest0 + 3 * nt - 1) / (3 * nt);
-			chunk = chunk < 64 ? 64 : chunk > ws.nc ? ws.nc : chunk;
-			chunk = (chunk + nr - 1) / nr * nr;
-			nright = (n - rest0 + chunk - 1) / chunk;
+			nright = guided(n - rest0, nt, nr, ws.nc, -1, NULL, NULL);
+			chunk = 256;
 			nleft = (j0 + chunk - 1) / chunk;
 			for (;;) {
 #pragma omp atomic capture
@@ -210,8 +269,9 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 				if (c >= nright + nleft)
 					break;
 				if (c < nright) {
-					c0 = rest0 + c * chunk;
-					c1 = c0 + chunk < n ? c0 + chunk : n;
+					guided(n - rest0, nt, nr, ws.nc, c, &c0, &c1);
+					c0 += rest0;
+					c1 += rest0;
 					update_cols(&ws, t, n, a, lda, ipiv, j0, jb, c0, c1);
 				} else {
 					c0 = (c - nright) * chunk;
