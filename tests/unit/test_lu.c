@@ -159,9 +159,9 @@ static void check_product(struct gemm_ws *ws, int team, int m, int n, int k)
 	assert_non_null(c);
 	assert_non_null(want);
 	for (i = 0; i < lda * k; i++)
-		a[i] = (double)((i * 7919) % 1013) / 1013 - 0.5;
+		a[i] = (double)(((long)i * 7919) % 1013) / 1013 - 0.5;
 	for (i = 0; i < ldb * n; i++)
-		b[i] = (double)((i * 104729) % 997) / 997 - 0.5;
+		b[i] = (double)(((long)i * 104729) % 997) / 997 - 0.5;
 	for (i = 0; i < ldc * n; i++)
 		c[i] = want[i] = (double)(i % 17) - 8;
 	naive_sub(m, n, k, a, lda, b, ldb, want, ldc);
