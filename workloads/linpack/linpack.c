@@ -92,7 +92,7 @@ static const struct opt_spec options[] = {
 		     "random (default) or singular (a zero column: tests the check)") },
 	{ OPT_CHOICE(0, "flops", "RULE", O(flops), lu_flop_counts, &lu_nflop_counts,
 		     "flops credited per run: hpl (2/3 N^3 + 3/2 N^2, default) or linpack100 (2/3 N^3 + 2 N^2)") },
-	{ OPT_FLAG(0, "peak", O(peak), "measure one core's FMA peak (GFLOPS) and exit") },
+	{ OPT_FLAG(0, "peak", O(peak), "measure one core's FMA peak (GFLOPS), name the kernel chosen, and exit") },
 	{ OPT_FLAG('q', "quiet", O(quiet), "results only: the result lines, without per-repetition lines and the per-thread table; warnings stay"), .output_only = true },
 	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
 	{ OPT_ACTION(ACT_LIST, 0, "list", "print the variant table, one tab-separated line each, and exit") },
