@@ -7,10 +7,13 @@
  * the next panel's columns and factors that panel, while the other threads
  * take the remaining blocks from a shared counter and thread 0 joins them
  * when its panel is done: the next panel is factored while the trailing
- * matrix is updated, and one barrier per step remains.
+ * matrix is updated, and one barrier per step remains.  The first panel,
+ * and the last ones, where too little update is left to hide a panel
+ * behind, are factored by the whole team (its multiplies split).
  */
 #include <math.h>
 #include <omp.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "gemm.h"
@@ -238,6 +241,7 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 	{
 		const int t = omp_get_thread_num(), nt = omp_get_num_threads(), nr = ws.k->nr;
 		int step, j0, jb, right, la, rest0, chunk, nright, nleft, c, c0 = 0, c1 = 0;
+		bool ahead;
 
 		/* The first panel on the whole team. */
 		c = panel_team(&ws, n, n < nb ? n : nb, a, lda, ipiv);
@@ -249,8 +253,12 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 			jb = n - j0 < nb ? n - j0 : nb;
 			right = j0 + jb;
 			la = n - right < nb ? n - right : nb;
-			/* Look-ahead: the next panel's columns, then that panel. */
-			if (t == 0 && la > 0) {
+			/* Look-ahead while the rest of the update keeps the other
+			 * threads busy meanwhile (at least a panel width each);
+			 * near the end the whole team updates, then factors the
+			 * next panel together. */
+			ahead = la > 0 && (nt == 1 || n - right - la >= nb * (nt - 1));
+			if (t == 0 && ahead) {
 				update_cols(&ws, 0, n, a, lda, ipiv, j0, jb, right, right + la);
 				factor_panel(&ws, 0, n, a, lda, ipiv, right, la, &info);
 			}
@@ -259,7 +267,7 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 			 * the end, so the threads finish together; not under 64
 			 * columns, each block repacks the panel), then the row
 			 * swaps of the columns on the left. */
-			rest0 = right + la;
+			rest0 = ahead ? right + la : right;
 			nright = guided(n - rest0, nt, nr, ws.nc, -1, NULL, NULL);
 			chunk = 256;
 			nleft = (j0 + chunk - 1) / chunk;
@@ -280,6 +288,17 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 				}
 			}
 #pragma omp barrier
+			if (la > 0 && !ahead) {
+				c = panel_team(&ws, n - right, la, a + right + (size_t)right * lda, lda,
+					       ipiv + right);
+				if (t == 0) {
+					if (c && !info)
+						info = c + right;
+					for (c0 = right; c0 < right + la; c0++)
+						ipiv[c0] += right;
+				}
+#pragma omp barrier
+			}
 		}
 	}
 	gemm_ws_fini(&ws);
