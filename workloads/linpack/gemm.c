@@ -210,7 +210,6 @@ void gemm_blocking_for(const struct gemm_kernel *k, struct gemm_blocking *b)
 	b->kc = clamp(l1 / 2 / ((long)k->nr * 8), 128, 512) / 8 * 8;
 	b->mc = clamp(l2 / 2 / ((long)b->kc * 8), k->mr, 4096) / k->mr * k->mr;
 	b->nc = clamp(l3 / 4 / ((long)b->kc * 8), k->nr * 16, 4096) / k->nr * k->nr;
-	b->nb = b->kc;
 }
 
 int gemm_ws_init_with(struct gemm_ws *ws, int nthreads, const struct gemm_kernel *k, int mc,

@@ -31,10 +31,9 @@ struct gemm_kernel {
 extern const struct gemm_kernel gemm_kernels[];
 extern const int gemm_nkernels;
 
-/* Cache blocks: MC x KC of A (in L2), KC x NC of B (in L3), and the LU
- * panel width that goes with them. */
+/* Cache blocks: MC x KC of A (in L2), KC x NC of B (in L3). */
 struct gemm_blocking {
-	int mc, kc, nc, nb;
+	int mc, kc, nc;
 };
 
 /* The kernel start-up chose: among those the CPU runs (cpuid), the
