@@ -24,7 +24,9 @@ P11_CFLAGS += -DP11_KIT_PACKAGE_MODULES='$(call P11_VAR,p11_module_configs)' \
 	      -DP11_KIT_SYSTEM_CONFIG='$(call P11_VAR,sysconfdir,/pkcs11/pkcs11.conf)' \
 	      -DP11_KIT_MODULE_PATH='$(call P11_VAR,p11_module_path)' \
 	      -DP11_KIT_LIBDIR='$(call P11_VAR,libdir)'
-LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+# --as-needed: a program records only the libraries it calls (threadrun
+# loads no libcrypto: --version opens it, a launch saves ~0.7 ms).
+LDLIBS  += -Wl,--as-needed $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 OMPFLAGS := -fopenmp
 
 ifeq ($(V),1)
@@ -286,7 +288,7 @@ bench:
 $(BIN)/bench/openblas_lu: workloads/linpack/bench/openblas_lu.c $(LU_OBJ) $(LIBS)
 	$(Q)sh src/install-deps bench
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -Iworkloads/linpack -o $@ $^ -llapacke -lopenblas $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -Iworkloads/linpack -Isrc/lib -o $@ $^ -llapacke -lopenblas $(LDLIBS)
 
 # Install (GNU conventions: PREFIX, DESTDIR, BINDIR, ...) what `make` built
 # (SAN= the tree it built): the programs and plot scripts, the docs

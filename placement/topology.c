@@ -323,6 +323,8 @@ int pl_topology_load(pl_topology_t topo)
 	/* Plans need no caches; leaving them out also keeps descriptions short. */
 	hwloc_topology_set_cache_types_filter(topo->topo, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_icache_types_filter(topo->topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+	/* Nor I/O devices (hwloc's default, said here so it stays so). */
+	hwloc_topology_set_io_types_filter(topo->topo, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_flags(topo->topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED | LIGHT_FLAGS);
 	if (select_source(topo) < 0)
 		return -1;

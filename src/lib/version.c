@@ -20,6 +20,29 @@ static void print_api(FILE *out, unsigned v)
 	fprintf(out, "%u.%u.%u", (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff);
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define LIBCRYPTO "libcrypto.so." STR(OPENSSL_SHLIB_VERSION)
+
+/* OpenSSL's run-time version from the library itself, opened here (a
+ * program that links it gets the copy it has): a program that never calls
+ * OpenSSL, threadrun, does not load it at every launch for this line. */
+static void openssl_print(FILE *out)
+{
+	const char *(*version)(int) = NULL;
+	void *lib = dlopen(LIBCRYPTO, RTLD_LAZY | RTLD_LOCAL);
+
+	if (lib)
+		*(void **)&version = dlsym(lib, "OpenSSL_version");
+	if (version)
+		fprintf(out, "%s at run time (built with " OPENSSL_VERSION_TEXT ")\n",
+			version(OPENSSL_VERSION));
+	else
+		fprintf(out, "OpenSSL: %s not loadable at run time (built with " OPENSSL_VERSION_TEXT ")\n",
+			LIBCRYPTO);
+	/* The handle stays open: the string is the library's. */
+}
+
 void version_print(FILE *out, const char *prog)
 {
 	fprintf(out, "%s %s\n", prog, threadrun_version);
@@ -29,8 +52,7 @@ void version_print(FILE *out, const char *prog)
 	fputs(" at run time (built with hwloc " HWLOC_VERSION ", API ", out);
 	print_api(out, HWLOC_API_VERSION);
 	fputs(")\n", out);
-	fprintf(out, "%s at run time (built with " OPENSSL_VERSION_TEXT ")\n",
-		OpenSSL_version(OPENSSL_VERSION));
+	openssl_print(out);
 }
 
 /* The OpenMP specification each _OPENMP date stands for. */

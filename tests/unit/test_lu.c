@@ -1,16 +1,20 @@
-/* The LU variants: residual below 16 and the same x, at awkward sizes. */
+/* The LU variants: residual below 16 and the same x, at awkward sizes; and
+ * every multiply kernel compiled in against a naive product. */
 #include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "gemm.h"
 #include "lu.h"
 
 static double *solve_with(const struct lu_variant *v, int n, int nb, const double *a0,
@@ -126,15 +130,130 @@ static void residual_by_hand(void **state)
 	assert_true(fabs(got - want) / want < 1e-12);
 }
 
+/* C -= A B by the definition, column-major. */
+static void naive_sub(int m, int n, int k, const double *a, int lda, const double *b, int ldb,
+		      double *c, int ldc)
+{
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < m; i++) {
+			double s = 0;
+
+			for (int l = 0; l < k; l++)
+				s += a[i + (size_t)l * lda] * b[l + (size_t)j * ldb];
+			c[i + (size_t)j * ldc] -= s;
+		}
+}
+
+/* One product with kernel WS at m x n x k, leading dimensions off by 3 and
+ * a guard band below each column of C that must stay untouched. */
+static void check_product(struct gemm_ws *ws, int team, int m, int n, int k)
+{
+	const int lda = m + 3, ldb = k + 3, ldc = m + 3;
+	double *a = malloc(sizeof(double) * (size_t)lda * k), *b = malloc(sizeof(double) * (size_t)ldb * n);
+	double *c = malloc(sizeof(double) * (size_t)ldc * n), *want = malloc(sizeof(double) * (size_t)ldc * n);
+	double err = 0, scale = 0;
+	int i;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_non_null(want);
+	for (i = 0; i < lda * k; i++)
+		a[i] = (double)(((long)i * 7919) % 1013) / 1013 - 0.5;
+	for (i = 0; i < ldb * n; i++)
+		b[i] = (double)(((long)i * 104729) % 997) / 997 - 0.5;
+	for (i = 0; i < ldc * n; i++)
+		c[i] = want[i] = (double)(i % 17) - 8;
+	naive_sub(m, n, k, a, lda, b, ldb, want, ldc);
+	if (team > 1) {
+#pragma omp parallel num_threads(team)
+		gemm_sub(ws, m, n, k, a, lda, b, ldb, c, ldc);
+	} else {
+		gemm_sub_serial(ws, 0, m, n, k, a, lda, b, ldb, c, ldc);
+	}
+	for (i = 0; i < ldc * n; i++) {
+		err = fmax(err, fabs(c[i] - want[i]));
+		scale = fmax(scale, fabs(want[i]));
+		if (i % ldc >= m && c[i] != want[i])
+			fail_msg("%s m=%d n=%d k=%d: wrote C below row m (at %d)", ws->k->name, m, n, k, i);
+	}
+	if (!(err <= 1e-13 * (k + 1) * (scale + 1)))
+		fail_msg("%s (mc %d kc %d nc %d, %d threads) m=%d n=%d k=%d: off the naive product by %g",
+			 ws->k->name, ws->mc, ws->kc, ws->nc, team, m, n, k, err);
+	free(a);
+	free(b);
+	free(c);
+	free(want);
+}
+
+/* Every tile edge (1, the tile minus one, the tile, one more, several
+ * tiles and a part) in m, n and k, with small cache blocks so every block
+ * loop runs more than once and ends short, and with the kernel's own. */
+static void kernel_matches_naive(void **state)
+{
+	const struct gemm_kernel *kern = *state;
+	const int mr = kern->mr, nr = kern->nr;
+	const int ms[] = { 1, mr - 1, mr, mr + 1, 3 * mr + 5 }, ns[] = { 1, nr - 1, nr, nr + 1, 3 * nr + 2 };
+	const int ks[] = { 1, 2, 15, 16, 17, 41 };
+	struct gemm_ws ws;
+
+	if (!kern->supported()) {
+		print_message("skipped: kernel %s needs %s, which this CPU lacks\n", kern->name, kern->needs);
+		skip();
+	}
+	for (int blk = 0; blk < 2; blk++) {
+		if (blk == 0)
+			assert_int_equal(gemm_ws_init_with(&ws, 3, kern, 2 * mr, 16, 2 * nr), 0);
+		else
+			assert_int_equal(gemm_ws_init_with(&ws, 3, kern, 0, 0, 0), 0);
+		for (size_t x = 0; x < sizeof(ms) / sizeof(ms[0]); x++)
+			for (size_t y = 0; y < sizeof(ns) / sizeof(ns[0]); y++)
+				for (size_t z = 0; z < sizeof(ks) / sizeof(ks[0]); z++)
+					if (ms[x] > 0 && ns[y] > 0)
+						check_product(&ws, 1, ms[x], ns[y], ks[z]);
+		/* Larger than the blocks, and split over a team of 3. */
+		check_product(&ws, 1, 5 * mr + 3, 7 * nr + 1, ws.kc + 3);
+		check_product(&ws, 3, 5 * mr + 3, 7 * nr + 1, ws.kc + 3);
+		check_product(&ws, 3, 2 * mr + 1, 40 * nr + 5, 9);
+		gemm_ws_fini(&ws);
+	}
+}
+
+/* The choice is a kernel this CPU runs, with FMA where the CPU has it. */
+static void kernel_choice(void **state)
+{
+	const struct gemm_choice *c = gemm_choice();
+	bool any_fma = false;
+
+	(void)state;
+	for (int i = 0; i < gemm_nkernels; i++)
+		any_fma |= gemm_kernels[i].fma && gemm_kernels[i].supported();
+	assert_non_null(c->kernel);
+	assert_true(c->kernel->supported());
+	assert_true(c->kernel->fma == any_fma);
+	assert_non_null(strstr(c->why, c->kernel->name));
+	assert_true(c->blk.kc >= 128 && c->blk.mc % c->kernel->mr == 0 && c->blk.nc % c->kernel->nr == 0);
+	print_message("chosen: %s\n", c->why);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	/* One group: the fixed tests, then one per kernel compiled in. */
+	struct CMUnitTest tests[32] = {
 		cmocka_unit_test(known_answer),
 		cmocka_unit_test(variants_agree),
 		cmocka_unit_test(singular_reported),
 		cmocka_unit_test(flops_and_residual),
 		cmocka_unit_test(residual_by_hand),
+		cmocka_unit_test(kernel_choice),
 	};
+	char names[24][64];
+	size_t nt = 6;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	for (int i = 0; i < gemm_nkernels && i < 24; i++, nt++) {
+		snprintf(names[i], sizeof(names[i]), "kernel %s", gemm_kernels[i].name);
+		tests[nt] = (struct CMUnitTest){ names[i], kernel_matches_naive, NULL, NULL,
+						 (void *)&gemm_kernels[i] };
+	}
+	return _cmocka_run_group_tests("test_lu", tests, nt, NULL, NULL);
 }

@@ -1,32 +1,17 @@
 /* Packed matrix multiply for the LU trailing update (see gemm.h). */
 #include <omp.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "gemm.h"
-#include "timing.h"
 
-/* Register tile MR x NR, cache blocks MC x KC of A and KC x NC of B.  The
- * tile is MRV vectors tall; with AVX-512 (32 vector registers) 3 x 8 doubles
- * by 8 columns, else 2 x 4 by 6, so the accumulators fill the registers. */
-#if defined(__AVX512F__)
-#define VW 8
-#define MRV 3
-#define NR 8
-#else
-#define VW 4
-#define MRV 2
-#define NR 6
-#endif
-#define MR (VW * MRV)
-#define MC (6 * MR)
-#define KC 384
-#define NC 3072
-
-#if defined(__GNUC__)
-typedef double vd __attribute__((vector_size(VW * sizeof(double))));
-#define HAVE_VECTORS 1
+#if defined(__x86_64__) || defined(__i386__)
+#define HAVE_X86 1
 #endif
 
 void *big_alloc(size_t bytes)
@@ -44,20 +29,218 @@ void *big_alloc(size_t bytes)
 	return p;
 }
 
-int gemm_ws_init(struct gemm_ws *ws, int nthreads)
+/*
+ * The micro-kernels.  A tile is MRV vectors of VW doubles tall and NR
+ * columns wide; its accumulators, the MRV vectors of A and the broadcast B
+ * value fill the vector registers (32 with AVX-512, 16 with AVX2 and
+ * SSE2).  Each k step loads MRV vectors of the A sliver and broadcasts NR
+ * values of the B sliver; the A sliver is prefetched PF_A steps ahead and
+ * the C tile before the loop, for writing.  A full tile is updated in C
+ * with vector loads and stores; an edge tile through a scratch tile.
+ */
+#define PF_A 8
+#define DEFINE_TILE(fname, attr, VW, MRV, NR)                                                   \
+	attr static void fname(int kc, const double *restrict ap, const double *restrict bp,    \
+			       double *restrict c, size_t ldc, int rows, int cols)              \
+	{                                                                                       \
+		typedef double v_t __attribute__((vector_size((VW) * sizeof(double))));         \
+		enum { MR = (VW) * (MRV) };                                                      \
+		v_t acc[MRV][NR], av[MRV];                                                       \
+		int k, i, j;                                                                     \
+                                                                                                \
+		_Pragma("GCC unroll 16") for (j = 0; j < NR; j++)                                \
+		{                                                                                \
+			_Pragma("GCC unroll 4") for (i = 0; i < MRV; i++) acc[i][j] = (v_t){ 0 }; \
+			__builtin_prefetch(c + j * ldc, 1);                                      \
+			__builtin_prefetch(c + j * ldc + MR - 1, 1);                             \
+		}                                                                                \
+		_Pragma("GCC unroll 4") for (k = 0; k < kc; k++) {                               \
+			__builtin_prefetch(ap + PF_A * MR, 0);                                   \
+			_Pragma("GCC unroll 4") for (i = 0; i < MRV; i++)                        \
+				memcpy(&av[i], ap + i * (VW), sizeof(v_t));                      \
+			_Pragma("GCC unroll 16") for (j = 0; j < NR; j++)                        \
+			{                                                                        \
+				const double b = bp[j];                                          \
+				_Pragma("GCC unroll 4") for (i = 0; i < MRV; i++)                \
+					acc[i][j] += av[i] * b;                                  \
+			}                                                                        \
+			ap += MR;                                                                \
+			bp += NR;                                                                \
+		}                                                                                \
+		if (rows == MR && cols == NR) {                                                  \
+			_Pragma("GCC unroll 16") for (j = 0; j < NR; j++)                        \
+				_Pragma("GCC unroll 4") for (i = 0; i < MRV; i++)                \
+				{                                                                \
+					v_t t;                                                   \
+					memcpy(&t, c + j * ldc + i * (VW), sizeof(v_t));         \
+					t -= acc[i][j];                                          \
+					memcpy(c + j * ldc + i * (VW), &t, sizeof(v_t));         \
+				}                                                                \
+		} else {                                                                         \
+			double t[MR * NR];                                                       \
+                                                                                                \
+			for (j = 0; j < NR; j++)                                                 \
+				for (i = 0; i < MRV; i++)                                        \
+					memcpy(t + j * MR + i * (VW), &acc[i][j], sizeof(v_t));  \
+			for (j = 0; j < cols; j++)                                               \
+				for (i = 0; i < rows; i++)                                       \
+					c[i + j * ldc] -= t[i + j * MR];                         \
+		}                                                                                \
+	}
+
+/* This thread's CPU seconds: on a shared machine a pass the thread was
+ * preempted in still times the kernel. */
+static double thread_s(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Independent FMA chains, as many as a tile's accumulators, hide the FMA
+ * latency: one core's peak at that vector width, in the thread's CPU time
+ * (what it reaches while it runs, whoever else shares the machine). */
+#define DEFINE_PEAK(fname, attr, VW, CHAINS)                                                    \
+	attr static double fname(double seconds)                                                \
+	{                                                                                       \
+		typedef double v_t __attribute__((vector_size((VW) * sizeof(double))));         \
+		v_t x[CHAINS], m, a;                                                             \
+		const int inner = 1000;                                                          \
+		double start = thread_s(), el, sum = 0;                                             \
+		long iters = 0;                                                                  \
+		int i, j;                                                                        \
+                                                                                                \
+		for (j = 0; j < (VW); j++) {                                                     \
+			m[j] = 1.0000001;                                                        \
+			a[j] = 1e-9;                                                             \
+		}                                                                                \
+		for (j = 0; j < (CHAINS); j++)                                                   \
+			for (i = 0; i < (VW); i++)                                               \
+				x[j][i] = j;                                                     \
+		do {                                                                             \
+			for (i = 0; i < inner; i++)                                              \
+				_Pragma("GCC unroll 32") for (j = 0; j < (CHAINS); j++)          \
+					x[j] = x[j] * m + a;                                     \
+			iters += inner;                                                          \
+			el = thread_s() - start;                                                    \
+		} while (el < seconds);                                                          \
+		for (j = 0; j < (CHAINS); j++)                                                   \
+			sum += x[j][0];                                                          \
+		/* Keep the result alive. */                                                     \
+		if (sum == 42.4242)                                                              \
+			return 0;                                                                \
+		return (double)iters * (CHAINS) * (VW) * 2 / el / 1e9;                           \
+	}
+
+#ifdef HAVE_X86
+#define AVX512 __attribute__((target("avx512f,fma")))
+#define AVX2 __attribute__((target("avx2,fma")))
+DEFINE_TILE(tile_avx512_24x8, AVX512, 8, 3, 8)
+DEFINE_TILE(tile_avx512_16x14, AVX512, 8, 2, 14)
+DEFINE_TILE(tile_avx2_12x4, AVX2, 4, 3, 4)
+DEFINE_TILE(tile_avx2_8x6, AVX2, 4, 2, 6)
+DEFINE_PEAK(peak_avx512, AVX512, 8, 24)
+DEFINE_PEAK(peak_avx2, AVX2, 4, 12)
+
+static bool has_avx512(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+}
+
+static bool has_avx2_fma(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#endif
+
+/* The generic kernel: 128-bit vectors (SSE2 on x86-64, whatever the
+ * target has elsewhere), built for the build's own flags. */
+DEFINE_TILE(tile_generic_4x6, , 2, 2, 6)
+
+static bool always(void)
+{
+	return true;
+}
+
+/* The preferred first: a measurement within 3 % keeps the earlier. */
+const struct gemm_kernel gemm_kernels[] = {
+#ifdef HAVE_X86
+	{ "avx512-24x8", "AVX-512F FMA, 512-bit", "avx512f fma", 24, 8, 8, true, has_avx512,
+	  tile_avx512_24x8, peak_avx512 },
+	{ "avx512-16x14", "AVX-512F FMA, 512-bit", "avx512f fma", 16, 14, 8, true, has_avx512,
+	  tile_avx512_16x14, peak_avx512 },
+	{ "avx2-12x4", "AVX2 FMA, 256-bit", "avx2 fma", 12, 4, 4, true, has_avx2_fma,
+	  tile_avx2_12x4, peak_avx2 },
+	{ "avx2-8x6", "AVX2 FMA, 256-bit", "avx2 fma", 8, 6, 4, true, has_avx2_fma,
+	  tile_avx2_8x6, peak_avx2 },
+#endif
+	{ "generic-4x6", "generic 128-bit vectors, without FMA", "", 4, 6, 2, false, always,
+	  tile_generic_4x6, NULL },
+};
+const int gemm_nkernels = sizeof(gemm_kernels) / sizeof(gemm_kernels[0]);
+
+static long cache_bytes(int name, long fallback)
+{
+	long v = sysconf(name);
+
+	return v > 0 ? v : fallback;
+}
+
+static int clamp(long v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : (int)v;
+}
+
+/*
+ * The analytical model (Low et al., "Analytical modeling is enough for
+ * high-performance BLIS"): the B sliver KC x NR stays in half of L1 while
+ * the A slivers stream through it, the A block MC x KC in half of L2, the B
+ * panel KC x NC in a part of L3.  Cache sizes from the C library (cpuid),
+ * so the launcher never loads hwloc's caches for this.
+ */
+void gemm_blocking_for(const struct gemm_kernel *k, struct gemm_blocking *b)
+{
+	long l1 = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10);
+	long l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
+	long l3 = cache_bytes(_SC_LEVEL3_CACHE_SIZE, 8 << 20);
+
+	b->kc = clamp(l1 / 2 / ((long)k->nr * 8), 128, 512) / 8 * 8;
+	b->mc = clamp(l2 / 2 / ((long)b->kc * 8), k->mr, 4096) / k->mr * k->mr;
+	b->nc = clamp(l3 / 4 / ((long)b->kc * 8), k->nr * 16, 4096) / k->nr * k->nr;
+}
+
+int gemm_ws_init_with(struct gemm_ws *ws, int nthreads, const struct gemm_kernel *k, int mc,
+		      int kc, int nc)
+{
+	struct gemm_blocking b;
 	int i;
 
+	memset(ws, 0, sizeof(*ws));
+	gemm_blocking_for(k, &b);
+	ws->k = k;
+	ws->kc = kc > 0 ? kc : b.kc;
+	ws->mc = mc > 0 ? (mc + k->mr - 1) / k->mr * k->mr : b.mc;
+	ws->nc = nc > 0 ? (nc + k->nr - 1) / k->nr * k->nr : b.nc;
 	ws->nthreads = nthreads;
 	ws->apack = calloc((size_t)nthreads, sizeof(double *));
 	ws->bpack = calloc((size_t)nthreads, sizeof(double *));
 	if (!ws->apack || !ws->bpack)
 		return -1;
 	for (i = 0; i < nthreads; i++)
-		if (!(ws->apack[i] = big_alloc(sizeof(double) * MC * KC)) ||
-		    !(ws->bpack[i] = big_alloc(sizeof(double) * KC * NC)))
+		if (!(ws->apack[i] = big_alloc(sizeof(double) * (size_t)ws->mc * ws->kc)) ||
+		    !(ws->bpack[i] = big_alloc(sizeof(double) * (size_t)ws->kc * ws->nc)))
 			return -1;
 	return 0;
+}
+
+int gemm_ws_init(struct gemm_ws *ws, int nthreads)
+{
+	const struct gemm_choice *c = gemm_choice();
+
+	return gemm_ws_init_with(ws, nthreads, c->kernel, c->blk.mc, c->blk.kc, c->blk.nc);
 }
 
 void gemm_ws_fini(struct gemm_ws *ws)
@@ -73,104 +256,102 @@ void gemm_ws_fini(struct gemm_ws *ws)
 	memset(ws, 0, sizeof(*ws));
 }
 
-/* A block (mc x kc) into MR-row slivers, zero-padded. */
-static void pack_a(int mc, int kc, const double *a, int lda, double *p)
+/* A block (mc x kc) into MR-row slivers, zero-padded; a whole sliver's
+ * column is one fixed-size copy, so the tile heights the kernels have get
+ * their own inlined copies. */
+static inline void pack_a_mr(const int mr, int mc, int kc, const double *a, int lda, double *p)
 {
 	int i, k, ir, rows;
 
-	for (ir = 0; ir < mc; ir += MR) {
-		rows = mc - ir < MR ? mc - ir : MR;
-		for (k = 0; k < kc; k++) {
+	for (ir = 0; ir < mc; ir += mr) {
+		rows = mc - ir < mr ? mc - ir : mr;
+		if (rows == mr) {
+			for (k = 0; k < kc; k++, p += mr)
+				memcpy(p, a + ir + (size_t)k * lda, sizeof(double) * (size_t)mr);
+			continue;
+		}
+		for (k = 0; k < kc; k++, p += mr) {
 			const double *col = a + ir + (size_t)k * lda;
+
 			for (i = 0; i < rows; i++)
 				p[i] = col[i];
-			for (; i < MR; i++)
+			for (; i < mr; i++)
 				p[i] = 0;
-			p += MR;
 		}
 	}
 }
 
-/* B block (kc x nc) into NR-column slivers, zero-padded. */
-static void pack_b(int kc, int nc, const double *b, int ldb, double *p)
+static void pack_a(int mr, int mc, int kc, const double *a, int lda, double *p)
+{
+	switch (mr) {
+	case 24: pack_a_mr(24, mc, kc, a, lda, p); break;
+	case 16: pack_a_mr(16, mc, kc, a, lda, p); break;
+	case 12: pack_a_mr(12, mc, kc, a, lda, p); break;
+	case 8: pack_a_mr(8, mc, kc, a, lda, p); break;
+	case 4: pack_a_mr(4, mc, kc, a, lda, p); break;
+	default: pack_a_mr(mr, mc, kc, a, lda, p); break;
+	}
+}
+
+/* B block (kc x nc) into NR-column slivers, zero-padded; the same for the
+ * kernels' widths. */
+static inline void pack_b_nr(const int nr, int kc, int nc, const double *b, int ldb, double *p)
 {
 	int j, k, jr, cols;
 
-	for (jr = 0; jr < nc; jr += NR) {
-		cols = nc - jr < NR ? nc - jr : NR;
-		for (k = 0; k < kc; k++) {
+	for (jr = 0; jr < nc; jr += nr) {
+		const double *bj = b + (size_t)jr * ldb;
+
+		cols = nc - jr < nr ? nc - jr : nr;
+		if (cols == nr) {
+			for (k = 0; k < kc; k++, p += nr)
+				for (j = 0; j < nr; j++)
+					p[j] = bj[k + (size_t)j * ldb];
+			continue;
+		}
+		for (k = 0; k < kc; k++, p += nr) {
 			for (j = 0; j < cols; j++)
-				p[j] = b[k + (size_t)(jr + j) * ldb];
-			for (; j < NR; j++)
+				p[j] = bj[k + (size_t)j * ldb];
+			for (; j < nr; j++)
 				p[j] = 0;
-			p += NR;
 		}
 	}
 }
 
-/* The MR x NR tile: T = Ap * Bp over kc, accumulated in registers. */
-static void kernel(int kc, const double *restrict ap, const double *restrict bp, double *restrict t)
+static void pack_b(int nr, int kc, int nc, const double *b, int ldb, double *p)
 {
-#ifdef HAVE_VECTORS
-	vd c[MRV][NR], a[MRV];
-	int k, v, j;
-
-	memset(c, 0, sizeof(c));
-	for (k = 0; k < kc; k++) {
-#pragma GCC unroll 4
-		for (v = 0; v < MRV; v++)
-			memcpy(&a[v], ap + v * VW, sizeof(vd));
-#pragma GCC unroll 8
-		for (j = 0; j < NR; j++) {
-			const double b = bp[j];
-#pragma GCC unroll 4
-			for (v = 0; v < MRV; v++)
-				c[v][j] += a[v] * b;
-		}
-		ap += MR;
-		bp += NR;
+	switch (nr) {
+	case 14: pack_b_nr(14, kc, nc, b, ldb, p); break;
+	case 8: pack_b_nr(8, kc, nc, b, ldb, p); break;
+	case 6: pack_b_nr(6, kc, nc, b, ldb, p); break;
+	case 4: pack_b_nr(4, kc, nc, b, ldb, p); break;
+	default: pack_b_nr(nr, kc, nc, b, ldb, p); break;
 	}
-	for (j = 0; j < NR; j++)
-		for (v = 0; v < MRV; v++)
-			memcpy(t + j * MR + v * VW, &c[v][j], sizeof(vd));
-#else
-	int i, j, k;
-
-	memset(t, 0, sizeof(double) * MR * NR);
-	for (k = 0; k < kc; k++, ap += MR, bp += NR)
-		for (j = 0; j < NR; j++)
-			for (i = 0; i < MR; i++)
-				t[i + j * MR] += ap[i] * bp[j];
-#endif
 }
 
 /* Serial C -= A * B on one thread's part, with that thread's buffers. */
-static void gemm_serial(double *apack, double *bpack, int m, int n, int k, const double *a,
-			int lda, const double *b, int ldb, double *c, int ldc)
+static void gemm_serial(const struct gemm_ws *ws, double *apack, double *bpack, int m, int n,
+			int k, const double *a, int lda, const double *b, int ldb, double *c,
+			int ldc)
 {
-	double t[MR * NR];
-	int jc, pc, ic, jr, ir, nc, kc, mc, i, j, rows, cols;
+	const struct gemm_kernel *kern = ws->k;
+	const int mr = kern->mr, nr = kern->nr;
+	int jc, pc, ic, jr, ir, nc, kc, mc;
 
-	for (jc = 0; jc < n; jc += NC) {
-		nc = n - jc < NC ? n - jc : NC;
-		for (pc = 0; pc < k; pc += KC) {
-			kc = k - pc < KC ? k - pc : KC;
-			pack_b(kc, nc, b + pc + (size_t)jc * ldb, ldb, bpack);
-			for (ic = 0; ic < m; ic += MC) {
-				mc = m - ic < MC ? m - ic : MC;
-				pack_a(mc, kc, a + ic + (size_t)pc * lda, lda, apack);
-				for (jr = 0; jr < nc; jr += NR) {
-					cols = nc - jr < NR ? nc - jr : NR;
-					for (ir = 0; ir < mc; ir += MR) {
-						double *cc = c + ic + ir + (size_t)(jc + jr) * ldc;
-
-						rows = mc - ir < MR ? mc - ir : MR;
-						kernel(kc, apack + (size_t)ir * kc, bpack + (size_t)jr * kc, t);
-						for (j = 0; j < cols; j++)
-							for (i = 0; i < rows; i++)
-								cc[i + (size_t)j * ldc] -= t[i + j * MR];
-					}
-				}
+	for (jc = 0; jc < n; jc += ws->nc) {
+		nc = n - jc < ws->nc ? n - jc : ws->nc;
+		for (pc = 0; pc < k; pc += ws->kc) {
+			kc = k - pc < ws->kc ? k - pc : ws->kc;
+			pack_b(nr, kc, nc, b + pc + (size_t)jc * ldb, ldb, bpack);
+			for (ic = 0; ic < m; ic += ws->mc) {
+				mc = m - ic < ws->mc ? m - ic : ws->mc;
+				pack_a(mr, mc, kc, a + ic + (size_t)pc * lda, lda, apack);
+				for (jr = 0; jr < nc; jr += nr)
+					for (ir = 0; ir < mc; ir += mr)
+						kern->tile(kc, apack + (size_t)ir * kc, bpack + (size_t)jr * kc,
+							   c + ic + ir + (size_t)(jc + jr) * ldc, (size_t)ldc,
+							   mc - ir < mr ? mc - ir : mr,
+							   nc - jr < nr ? nc - jr : nr);
 			}
 		}
 	}
@@ -181,25 +362,26 @@ void gemm_sub(struct gemm_ws *ws, int m, int n, int k, const double *a, int lda,
 {
 	int nt = omp_in_parallel() ? omp_get_num_threads() : 1;
 	int t = omp_in_parallel() ? omp_get_thread_num() : 0;
+	const int mr = ws->k->mr, nr = ws->k->nr;
 	int lo, hi, chunk;
 
 	if (m <= 0 || n <= 0 || k <= 0)
 		return;
 	/* Split the larger side in NR/MR-aligned chunks, one per thread. */
-	if (n >= m || n >= nt * NR * 4) {
-		chunk = ((n + nt - 1) / nt + NR - 1) / NR * NR;
+	if (n >= m || n >= nt * nr * 4) {
+		chunk = ((n + nt - 1) / nt + nr - 1) / nr * nr;
 		lo = t * chunk;
 		hi = lo + chunk < n ? lo + chunk : n;
 		if (lo < hi)
-			gemm_serial(ws->apack[t % ws->nthreads], ws->bpack[t % ws->nthreads], m,
+			gemm_serial(ws, ws->apack[t % ws->nthreads], ws->bpack[t % ws->nthreads], m,
 				    hi - lo, k, a, lda, b + (size_t)lo * ldb, ldb, c + (size_t)lo * ldc,
 				    ldc);
 	} else {
-		chunk = ((m + nt - 1) / nt + MR - 1) / MR * MR;
+		chunk = ((m + nt - 1) / nt + mr - 1) / mr * mr;
 		lo = t * chunk;
 		hi = lo + chunk < m ? lo + chunk : m;
 		if (lo < hi)
-			gemm_serial(ws->apack[t % ws->nthreads], ws->bpack[t % ws->nthreads],
+			gemm_serial(ws, ws->apack[t % ws->nthreads], ws->bpack[t % ws->nthreads],
 				    hi - lo, n, k, a + lo, lda, b, ldb, c + lo, ldc);
 	}
 }
@@ -208,61 +390,111 @@ void gemm_sub_serial(struct gemm_ws *ws, int tid, int m, int n, int k, const dou
 		     const double *b, int ldb, double *c, int ldc)
 {
 	if (m > 0 && n > 0 && k > 0)
-		gemm_serial(ws->apack[tid % ws->nthreads], ws->bpack[tid % ws->nthreads], m, n, k, a,
-			    lda, b, ldb, c, ldc);
+		gemm_serial(ws, ws->apack[tid % ws->nthreads], ws->bpack[tid % ws->nthreads], m, n,
+			    k, a, lda, b, ldb, c, ldc);
 }
 
-const char *gemm_kernel_name(void)
+/* K's rate on a multiply of order TRIAL with its own blocking, GFLOPS:
+ * packing and the cache blocks included, best of a few passes. */
+#define TRIAL 256
+static double time_kernel(const struct gemm_kernel *k, double *a)
 {
-	/* The register tile is MR (VW x MRV) rows by NR columns. */
-#if defined(HAVE_VECTORS) && defined(__AVX512F__) && defined(__FMA__)
-	return "AVX-512 FMA, 24x8 tile";
-#elif defined(HAVE_VECTORS) && defined(__AVX512F__)
-	return "AVX-512 without FMA, 24x8 tile";
-#elif defined(HAVE_VECTORS) && defined(__AVX2__) && defined(__FMA__)
-	return "AVX2 FMA, 8x6 tile";
-#elif defined(HAVE_VECTORS)
-	return "generic vectors without FMA, 8x6 tile";
-#else
-	return "plain C, no vectors";
-#endif
-}
+	struct gemm_ws ws;
+	double best = 0, t0, el, *b = a + TRIAL * TRIAL, *c = b + TRIAL * TRIAL;
+	int p;
 
-double fma_peak_gflops(double seconds)
-{
-#ifdef HAVE_VECTORS
-	/* Independent chains, as many as the kernel's accumulators, hide the
-	 * FMA latency; the vectors are the kernel's, the widest built for. */
-	enum { CHAINS = MRV * NR };
-	vd x[CHAINS], m, a;
-	const int inner = 1000;
-	double start = now_s(), el, sum = 0;
-	long iters = 0;
-	int i, j;
-
-	for (j = 0; j < VW; j++) {
-		m[j] = 1.0000001;
-		a[j] = 1e-9;
-	}
-	for (j = 0; j < CHAINS; j++)
-		for (i = 0; i < VW; i++)
-			x[j][i] = j;
-	do {
-		for (i = 0; i < inner; i++)
-#pragma GCC unroll 32
-			for (j = 0; j < CHAINS; j++)
-				x[j] = x[j] * m + a;
-		iters += inner;
-		el = now_s() - start;
-	} while (el < seconds);
-	for (j = 0; j < CHAINS; j++)
-		sum += x[j][0];
-	/* Keep the result alive. */
-	if (sum == 42.4242)
+	if (gemm_ws_init_with(&ws, 1, k, 0, 0, 0) < 0) {
+		gemm_ws_fini(&ws);
 		return 0;
-	return (double)iters * CHAINS * VW * 2 / el / 1e9;
-#else
-	(void)seconds;
-	return 0;
-#endif
+	}
+	for (p = 0; p < 3; p++) {
+		t0 = thread_s();
+		gemm_serial(&ws, ws.apack[0], ws.bpack[0], TRIAL, TRIAL, TRIAL, a, TRIAL, b, TRIAL, c,
+			    TRIAL);
+		el = thread_s() - t0;
+		/* The first pass warms the caches and the vector units. */
+		if (p > 0 && el > 0 && 2.0 * TRIAL * TRIAL * TRIAL / el / 1e9 > best)
+			best = 2.0 * TRIAL * TRIAL * TRIAL / el / 1e9;
+	}
+	gemm_ws_fini(&ws);
+	return best;
+}
+
+static struct gemm_choice chosen;
+
+static void choose(void)
+{
+	const size_t len = 3 * TRIAL * TRIAL;
+	double *buf = malloc(sizeof(double) * len), best = -1, rate;
+	const struct gemm_kernel *generic = NULL;
+	int i, timed = 0;
+	size_t j;
+
+	for (j = 0; buf && j < len; j++)
+		buf[j] = j < 2 * TRIAL * TRIAL ? 1e-3 * (double)(j % 7) : 0;
+	for (i = 0; i < gemm_nkernels; i++) {
+		const struct gemm_kernel *k = &gemm_kernels[i];
+
+		if (!k->supported())
+			continue;
+		if (!k->fma) {
+			generic = generic ? generic : k;
+			continue;
+		}
+		if (!buf) {
+			/* No memory to time them: the first the CPU runs. */
+			chosen.kernel = k;
+			break;
+		}
+		rate = time_kernel(k, buf);
+		timed++;
+		/* Within 3 % is a tie, kept by the earlier in the table: the
+		 * choice does not flip with the noise of a shared machine. */
+		if (rate > best * 1.03) {
+			best = rate;
+			chosen.kernel = k;
+		}
+	}
+	free(buf);
+	if (!chosen.kernel) {
+		chosen.kernel = generic;
+		snprintf(chosen.why, sizeof(chosen.why),
+			 "%s (%s: the CPU has no AVX2 FMA or AVX-512)", generic->name, generic->isa);
+	} else {
+		snprintf(chosen.why, sizeof(chosen.why), "%s (%s; fastest of %d timed, ties to the first)",
+			 chosen.kernel->name, chosen.kernel->isa, timed);
+	}
+	gemm_blocking_for(chosen.kernel, &chosen.blk);
+}
+
+const struct gemm_choice *gemm_choice(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, choose);
+	return &chosen;
+}
+
+double fma_peak_gflops(double seconds, const char **width)
+{
+	static const char *const widths[] = { "512-bit", "256-bit" };
+	double best = 0, rate;
+	int i, w = -1;
+
+	/* One measurement per width the CPU runs: the kernels list the
+	 * widest first, and a width's kernels share its peak function. */
+	for (i = 0; i < gemm_nkernels; i++) {
+		const struct gemm_kernel *k = &gemm_kernels[i];
+
+		if (!k->peak || !k->supported() || (i > 0 && gemm_kernels[i - 1].peak == k->peak))
+			continue;
+		rate = k->peak(seconds);
+		if (rate > best) {
+			best = rate;
+			w = k->vw == 8 ? 0 : 1;
+		}
+	}
+	if (width)
+		*width = w >= 0 ? widths[w] : "none";
+	return best;
 }

@@ -1,20 +1,71 @@
 /*
  * The trailing update of blocked LU, C -= A * B (column-major), as a
  * packed, register-blocked matrix multiply in portable C: GCC/Clang vector
- * types the compiler turns into FMA instructions, with a plain-C fallback.
+ * types, one micro-kernel per instruction set and tile shape in one binary
+ * (GCC target attributes), the one this CPU runs fastest chosen at start-up
+ * by cpuid and a short measurement, cache blocks from the cache sizes.
  */
 #ifndef GEMM_H
 #define GEMM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-/* Per-thread packing buffers, allocated once per factorisation. */
+/* One micro-kernel: an MR x NR tile of C -= Ap * Bp over KC, Ap packed in
+ * MR-row slivers, Bp in NR-column slivers (zero-padded).  A tile at the edge
+ * (ROWS < MR or COLS < NR) updates only those. */
+struct gemm_kernel {
+	const char *name;       /* "avx512-24x8": what the rows' note names */
+	const char *isa;        /* "AVX-512F FMA, 512-bit" */
+	const char *needs;      /* the cpuid features, as __builtin_cpu_supports names them */
+	int mr, nr, vw;         /* tile rows, columns; doubles per vector */
+	bool fma;
+	bool (*supported)(void);
+	void (*tile)(int kc, const double *ap, const double *bp, double *c, size_t ldc, int rows,
+		     int cols);
+	/* One core's FMA rate at this vector width, over about SECONDS; 0
+	 * for a kernel without FMA. */
+	double (*peak)(double seconds);
+};
+
+extern const struct gemm_kernel gemm_kernels[];
+extern const int gemm_nkernels;
+
+/* Cache blocks: MC x KC of A (in L2), KC x NC of B (in L3). */
+struct gemm_blocking {
+	int mc, kc, nc;
+};
+
+/* The kernel start-up chose: among those the CPU runs (cpuid), the
+ * fastest FMA one timed on packed data (a few ms in all), or the generic
+ * one without FMA; blocking from the cache sizes; WHY for the note
+ * ("avx512-24x8 (AVX-512F FMA, 512-bit; fastest of 4 timed, ties to the
+ * first)").  The first call decides, thread-safely. */
+struct gemm_choice {
+	const struct gemm_kernel *kernel;
+	struct gemm_blocking blk;
+	char why[192];
+};
+const struct gemm_choice *gemm_choice(void);
+
+/* The blocking for kernel K from this machine's cache sizes. */
+void gemm_blocking_for(const struct gemm_kernel *k, struct gemm_blocking *b);
+
+/* Per-thread packing buffers and the kernel and blocks they serve,
+ * allocated once per factorisation. */
 struct gemm_ws {
+	const struct gemm_kernel *k;
+	int mc, kc, nc;
 	double **apack, **bpack;
 	int nthreads;
 };
 
+/* With the chosen kernel and blocking. */
 int gemm_ws_init(struct gemm_ws *ws, int nthreads);
+/* With kernel K and blocks MC, KC, NC (each 0: from the caches); MC and
+ * NC are rounded up to multiples of the tile. */
+int gemm_ws_init_with(struct gemm_ws *ws, int nthreads, const struct gemm_kernel *k, int mc,
+		      int kc, int nc);
 void gemm_ws_fini(struct gemm_ws *ws);
 
 /*
@@ -33,12 +84,10 @@ void gemm_sub_serial(struct gemm_ws *ws, int tid, int m, int n, int k, const dou
  * pages, so the strided walks of packing miss the TLB less.  free() it. */
 void *big_alloc(size_t bytes);
 
-/* Flops a single core reaches on independent FMA chains, measured over
- * about SECONDS: the peak the LU kernel is compared with. */
-double fma_peak_gflops(double seconds);
-
-/* The multiply kernel this build has: "AVX-512 FMA, 24x8 tile", or a
- * name that says it has no FMA vector path. */
-const char *gemm_kernel_name(void);
+/* One core's FMA peak, over about SECONDS: the best rate of independent
+ * FMA chains at every vector width the CPU runs, the peak the LU kernel is
+ * compared with; 0 without FMA.  WIDTH gets the width that reached it
+ * ("512-bit"), when not NULL. */
+double fma_peak_gflops(double seconds, const char **width);
 
 #endif

@@ -1,12 +1,19 @@
 /*
- * Variant 2: right-looking blocked LU.  Each panel of NB columns is factored
- * recursively (its updates are matrix multiplies too), its row swaps are
- * applied across the matrix, the block row is solved with the unit lower
- * triangle, and the trailing matrix gets the packed, vectorised multiply,
- * shared by the threads.
+ * Variant 2: right-looking blocked LU with look-ahead.  Each panel of NB
+ * columns is factored recursively (its updates are matrix multiplies too);
+ * its row swaps, the solve with its unit lower triangle and the packed,
+ * vectorised multiply are applied to the columns on its right one column
+ * block at a time, each block whole by one thread.  Thread 0 first updates
+ * the next panel's columns and factors that panel, while the other threads
+ * take the remaining blocks from a shared counter and thread 0 joins them
+ * when its panel is done: the next panel is factored while the trailing
+ * matrix is updated, and one barrier per step remains.  The first panel,
+ * and the last ones, where too little update is left to hide a panel
+ * behind, are factored by the whole team (its multiplies split).
  */
 #include <math.h>
 #include <omp.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "gemm.h"
@@ -112,7 +119,7 @@ static int panel_leaf(int m, int n, double *a, int lda, int *ipiv)
 
 /* Recursive panel factorisation (as LAPACK's dgetrf2): halves the columns,
  * so most of the panel's work is a matrix multiply. */
-static int panel(struct gemm_ws *ws, int m, int n, double *a, int lda, int *ipiv)
+static int panel(struct gemm_ws *ws, int tid, int m, int n, double *a, int lda, int *ipiv)
 {
 	int n1, n2, k, info, info2;
 
@@ -120,53 +127,181 @@ static int panel(struct gemm_ws *ws, int m, int n, double *a, int lda, int *ipiv
 		return panel_leaf(m, n, a, lda, ipiv);
 	n1 = n / 2;
 	n2 = n - n1;
-	info = panel(ws, m, n1, a, lda, ipiv);
+	info = panel(ws, tid, m, n1, a, lda, ipiv);
 	swap_block(a, lda, ipiv, 0, n1, n1, n);
-	trsm_lower_unit(ws, 0, n1, a, lda, a + (size_t)n1 * lda, n2);
-	gemm_sub(ws, m - n1, n2, n1, a + n1, lda, a + (size_t)n1 * lda, lda,
-		 a + n1 + (size_t)n1 * lda, lda);
-	info2 = panel(ws, m - n1, n2, a + n1 + (size_t)n1 * lda, lda, ipiv + n1);
+	trsm_lower_unit(ws, tid, n1, a, lda, a + (size_t)n1 * lda, n2);
+	gemm_sub_serial(ws, tid, m - n1, n2, n1, a + n1, lda, a + (size_t)n1 * lda, lda,
+			a + n1 + (size_t)n1 * lda, lda);
+	info2 = panel(ws, tid, m - n1, n2, a + n1 + (size_t)n1 * lda, lda, ipiv + n1);
 	for (k = n1; k < n && k < m; k++)
 		ipiv[k] += n1;
 	swap_block(a, lda, ipiv, n1, n < m ? n : m, 0, n1);
 	return info ? info : info2 ? info2 + n1 : 0;
 }
 
+/* The same, called by every thread of the team: the multiplies split
+ * across the threads, the rest on thread 0, whose return value counts.
+ * For the first panel, which nothing else overlaps. */
+#define PANEL_TEAM_MIN 32
+static int panel_team(struct gemm_ws *ws, int m, int n, double *a, int lda, int *ipiv)
+{
+	const int t = omp_get_thread_num();
+	int n1, n2, k, info = 0, info2;
+
+	if (n <= PANEL_TEAM_MIN) {
+		if (t == 0)
+			info = panel(ws, 0, m, n, a, lda, ipiv);
+#pragma omp barrier
+		return info;
+	}
+	n1 = n / 2;
+	n2 = n - n1;
+	info = panel_team(ws, m, n1, a, lda, ipiv);
+	if (t == 0) {
+		swap_block(a, lda, ipiv, 0, n1, n1, n);
+		trsm_lower_unit(ws, 0, n1, a, lda, a + (size_t)n1 * lda, n2);
+	}
+#pragma omp barrier
+	gemm_sub(ws, m - n1, n2, n1, a + n1, lda, a + (size_t)n1 * lda, lda,
+		 a + n1 + (size_t)n1 * lda, lda);
+#pragma omp barrier
+	info2 = panel_team(ws, m - n1, n2, a + n1 + (size_t)n1 * lda, lda, ipiv + n1);
+	if (t == 0) {
+		for (k = n1; k < n && k < m; k++)
+			ipiv[k] += n1;
+		swap_block(a, lda, ipiv, n1, n < m ? n : m, 0, n1);
+	}
+#pragma omp barrier
+	return info ? info : info2 ? info2 + n1 : 0;
+}
+
+/* Step J0's panel (JB columns, factored, pivots in IPIV) applied to
+ * columns C0..C1: row swaps, solve with the unit lower triangle, and the
+ * multiply of the rows below, by thread TID alone. */
+static void update_cols(struct gemm_ws *ws, int tid, int n, double *a, int lda, const int *ipiv,
+			int j0, int jb, int c0, int c1)
+{
+	const int right = j0 + jb;
+
+	swap_block(a, lda, ipiv, j0, right, c0, c1);
+	trsm_lower_unit(ws, tid, jb, a + j0 + (size_t)j0 * lda, lda, a + j0 + (size_t)c0 * lda,
+			c1 - c0);
+	gemm_sub_serial(ws, tid, n - right, c1 - c0, jb, a + right + (size_t)j0 * lda, lda,
+			a + j0 + (size_t)c0 * lda, lda, a + right + (size_t)c0 * lda, lda);
+}
+
+/* Factor the panel at column J0 (JB wide) on thread TID: its pivots
+ * become rows of the whole matrix; the first zero pivot goes to *INFO. */
+static void factor_panel(struct gemm_ws *ws, int tid, int n, double *a, int lda, int *ipiv,
+			 int j0, int jb, int *info)
+{
+	int k, pinfo = panel(ws, tid, n - j0, jb, a + j0 + (size_t)j0 * lda, lda, ipiv + j0);
+
+	if (pinfo && !*info)
+		*info = pinfo + j0;
+	for (k = j0; k < j0 + jb; k++)
+		ipiv[k] += j0;
+}
+
+/* Guided blocks of COLS columns for NT threads: each a multiple of NR,
+ * a 2 NT-th of what is left, within 64..MAXW; block INDEX is [*C0, *C1).
+ * Returns how many blocks there are (INDEX < 0: only that). */
+static int guided(int cols, int nt, int nr, int maxw, int index, int *c0, int *c1)
+{
+	int done = 0, i, w;
+
+	for (i = 0; done < cols; i++, done += w) {
+		/* One thread: one block as wide as the multiply's. */
+		w = nt == 1 ? maxw : (cols - done + 2 * nt - 1) / (2 * nt);
+		w = w < 64 ? 64 : w > maxw ? maxw : w;
+		w = (w + nr - 1) / nr * nr;
+		w = w < cols - done ? w : cols - done;
+		if (i == index) {
+			*c0 = done;
+			*c1 = done + w;
+			return i + 1;
+		}
+	}
+	return i;
+}
+
 int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 {
 	struct gemm_ws ws = { 0 };
-	int j0, jb, k, info = 0, pinfo;
+	const int nsteps = (n + nb - 1) / nb;
+	/* Per step, the next column block to take: no reset, no extra barrier. */
+	int *next = calloc((size_t)nsteps, sizeof(int)), info = 0;
 
-	if (gemm_ws_init(&ws, omp_get_max_threads()) < 0) {
+	if (!next || gemm_ws_init(&ws, omp_get_max_threads()) < 0) {
 		gemm_ws_fini(&ws);
+		free(next);
 		return -1;
 	}
-	for (j0 = 0; j0 < n; j0 += nb) {
-		jb = n - j0 < nb ? n - j0 : nb;
-		pinfo = panel(&ws, n - j0, jb, a + j0 + (size_t)j0 * lda, lda, ipiv + j0);
-		if (pinfo && !info)
-			info = pinfo + j0;
-		for (k = j0; k < j0 + jb; k++)
-			ipiv[k] += j0;
-		const int right = j0 + jb, m2 = n - right;
 #pragma omp parallel
-		{
-			int t = omp_get_thread_num(), nt = omp_get_num_threads();
-			int chunk_l = (j0 + nt - 1) / nt, chunk_r = (m2 + nt - 1) / nt;
-			int l0 = t * chunk_l, l1 = l0 + chunk_l < j0 ? l0 + chunk_l : j0;
-			int r0 = right + t * chunk_r, r1 = r0 + chunk_r < n ? r0 + chunk_r : n;
+	{
+		const int t = omp_get_thread_num(), nt = omp_get_num_threads(), nr = ws.k->nr;
+		int step, j0, jb, right, la, rest0, chunk, nright, nleft, c, c0 = 0, c1 = 0;
+		bool ahead;
 
-			/* Each thread swaps and solves its own columns: no sharing. */
-			swap_block(a, lda, ipiv, j0, j0 + jb, l0, l1);
-			swap_block(a, lda, ipiv, j0, j0 + jb, r0, r1);
-			if (r0 < r1)
-				trsm_lower_unit(&ws, t, jb, a + j0 + (size_t)j0 * lda, lda,
-						a + j0 + (size_t)r0 * lda, r1 - r0);
+		/* The first panel on the whole team. */
+		c = panel_team(&ws, n, n < nb ? n : nb, a, lda, ipiv);
+		if (t == 0)
+			info = c;
 #pragma omp barrier
-			gemm_sub(&ws, m2, m2, jb, a + right + (size_t)j0 * lda, lda,
-				 a + j0 + (size_t)right * lda, lda, a + right + (size_t)right * lda, lda);
+		for (step = 0; step < nsteps; step++) {
+			j0 = step * nb;
+			jb = n - j0 < nb ? n - j0 : nb;
+			right = j0 + jb;
+			la = n - right < nb ? n - right : nb;
+			/* Look-ahead while the rest of the update keeps the other
+			 * threads busy meanwhile (at least a panel width each);
+			 * near the end the whole team updates, then factors the
+			 * next panel together. */
+			ahead = la > 0 && (nt == 1 || n - right - la >= nb * (nt - 1));
+			if (t == 0 && ahead) {
+				update_cols(&ws, 0, n, a, lda, ipiv, j0, jb, right, right + la);
+				factor_panel(&ws, 0, n, a, lda, ipiv, right, la, &info);
+			}
+			/* The rest in blocks of whole tiles, taken in order, each
+			 * a share of what is left (guided: large first, narrow at
+			 * the end, so the threads finish together; not under 64
+			 * columns, each block repacks the panel), then the row
+			 * swaps of the columns on the left. */
+			rest0 = ahead ? right + la : right;
+			nright = guided(n - rest0, nt, nr, ws.nc, -1, NULL, NULL);
+			chunk = 256;
+			nleft = (j0 + chunk - 1) / chunk;
+			for (;;) {
+#pragma omp atomic capture
+				c = next[step]++;
+				if (c >= nright + nleft)
+					break;
+				if (c < nright) {
+					guided(n - rest0, nt, nr, ws.nc, c, &c0, &c1);
+					c0 += rest0;
+					c1 += rest0;
+					update_cols(&ws, t, n, a, lda, ipiv, j0, jb, c0, c1);
+				} else {
+					c0 = (c - nright) * chunk;
+					c1 = c0 + chunk < j0 ? c0 + chunk : j0;
+					swap_block(a, lda, ipiv, j0, right, c0, c1);
+				}
+			}
+#pragma omp barrier
+			if (la > 0 && !ahead) {
+				c = panel_team(&ws, n - right, la, a + right + (size_t)right * lda, lda,
+					       ipiv + right);
+				if (t == 0) {
+					if (c && !info)
+						info = c + right;
+					for (c0 = right; c0 < right + la; c0++)
+						ipiv[c0] += right;
+				}
+#pragma omp barrier
+			}
 		}
 	}
 	gemm_ws_fini(&ws);
+	free(next);
 	return info;
 }

@@ -3,16 +3,59 @@
  * the same seeded matrix, timed and checked the same way.  Built and used by
  * `make bench` only.  Prints: MFLOPS residual openblas-config
  *   openblas_lu N [SEED]      (threads: OPENBLAS_NUM_THREADS)
+ * and for the multiply alone, C -= A B of order N, one untimed call first:
+ *   openblas_lu --gemm ours N      MFLOPS kernel  (linpack's, OMP_NUM_THREADS)
+ *   openblas_lu --gemm openblas N  MFLOPS openblas-config
  */
+#include <cblas.h>
 #include <lapacke.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm.h"
 #include "lu.h"
 #include "timing.h"
 
 char *openblas_get_config(void);
+
+static int gemm_main(const char *who, int n)
+{
+	const int ours = strcmp(who, "ours") == 0;
+	double *a = malloc(sizeof(double) * n * n), *b = malloc(sizeof(double) * n * n);
+	double *c = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), t0 = 0, secs;
+	struct gemm_ws ws = { 0 };
+	int rep;
+
+	if (n < 1 || (!ours && strcmp(who, "openblas"))) {
+		fprintf(stderr, "usage: openblas_lu --gemm ours|openblas N\n");
+		return 2;
+	}
+	if (!a || !b || !c || !x || (ours && gemm_ws_init(&ws, omp_get_max_threads()) < 0))
+		return 1;
+	matrix_random(n, a, n, x, 1);
+	matrix_random(n, b, n, x, 2);
+	memset(c, 0, sizeof(double) * n * n);
+	for (rep = 0; rep < 2; rep++) {
+		t0 = now_s();
+		if (ours) {
+#pragma omp parallel
+			gemm_sub(&ws, n, n, n, a, n, b, n, c, n);
+		} else {
+			cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, -1.0, a, n, b, n,
+				    1.0, c, n);
+		}
+	}
+	secs = now_s() - t0;
+	printf("%.1f %s\n", 2.0 * n * n * n / secs / 1e6, ours ? gemm_choice()->why : openblas_get_config());
+	gemm_ws_fini(&ws);
+	free(a);
+	free(b);
+	free(c);
+	free(x);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -22,6 +65,8 @@ int main(int argc, char **argv)
 	double *a0, *a, *b0, *x, t0, secs;
 	lapack_int *ipiv;
 
+	if (argc == 4 && strcmp(argv[1], "--gemm") == 0)
+		return gemm_main(argv[2], atoi(argv[3]));
 	if (n < 1) {
 		fprintf(stderr, "usage: openblas_lu N [SEED]\n");
 		return 2;
