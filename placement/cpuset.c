@@ -45,25 +45,6 @@ int pl_ulist_add(struct pl_ulist *l, unsigned v)
 	return 0;
 }
 
-/* Digits at *P, at most MAX: the value, -1 when none, -2 when above MAX. */
-static long digits(const char **p, unsigned long max)
-{
-	unsigned long v = 0;
-	bool over = false;
-	const char *s = *p;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	for (; isdigit((unsigned char)*s); s++) {
-		if (v > max)
-			over = true;
-		else
-			v = v * 10 + (unsigned long)(*s - '0');
-	}
-	*p = s;
-	return over || v > max ? -2 : (long)v;
-}
-
 /* Types with PUs below them: not I/O devices, not Misc. */
 static bool cpu_type(hwloc_obj_type_t t)
 {
@@ -101,7 +82,7 @@ static int parse_level(const char **p, const char *elem, size_t elen, struct lev
 		s += *s == 'e' ? 4 : 3;
 	} else {
 		lv->how = IDX_RANGE;
-		a = digits(&s, MAX_LOGICAL);
+		a = pl_parse_index(&s, MAX_LOGICAL);
 		if (a < 0)
 			goto bad_index;
 		b = a;
@@ -110,7 +91,7 @@ static int parse_level(const char **p, const char *elem, size_t elen, struct lev
 			if (*s == '\0' || *s == '.' || *s == ',') {
 				lv->open = true;
 			} else {
-				b = digits(&s, MAX_LOGICAL);
+				b = pl_parse_index(&s, MAX_LOGICAL);
 				if (b < 0)
 					goto bad_index;
 				if (b < a) {
@@ -122,7 +103,7 @@ static int parse_level(const char **p, const char *elem, size_t elen, struct lev
 			}
 		} else if (*s == ':') {
 			s++;
-			b = digits(&s, MAX_LOGICAL);
+			b = pl_parse_index(&s, MAX_LOGICAL);
 			if (b < 1)
 				goto bad_index;
 			b = a + b - 1;
@@ -253,6 +234,24 @@ static int add_os(pl_topology_t topo, const char *what, unsigned os, struct pl_u
 	return 0;
 }
 
+/* Add the PUs of the OS-index list TEXT (pl_cpulist_parse's syntax). */
+static int add_os_list(pl_topology_t topo, const char *what, const char *text,
+		       struct pl_ulist *out, char *err, size_t errlen)
+{
+	unsigned *os = NULL;
+	int n = pl_cpulist_parse(text, &os, err, errlen), ret = -1;
+
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (add_os(topo, what, os[i], out, err, errlen) < 0)
+			goto out;
+	ret = 0;
+out:
+	free(os);
+	return ret;
+}
+
 /* Walk TEXT element by element: OS elements through pl_cpulist_parse()
  * (checked against TOPO when there is one), locations through the levels
  * (resolved when TOPO is given). */
@@ -261,25 +260,14 @@ static int walk(pl_topology_t topo, const char *text, const char *what, struct p
 {
 	struct level lv[PL_MAX_LEVELS];
 	const char *p = text, *end;
-	unsigned *os = NULL, nlv;
+	unsigned nlv;
 	size_t len, before;
 	char *elem;
 	int n;
 
-	if (!*text || !strchr(text, ':')) {
+	if (!*text || !strchr(text, ':'))
 		/* OS indices only: the CPU list, with its own messages. */
-		n = pl_cpulist_parse(text, &os, err, errlen);
-		if (n < 0)
-			return -1;
-		for (int i = 0; i < n; i++) {
-			if (add_os(topo, what, os[i], out, err, errlen) < 0) {
-				free(os);
-				return -1;
-			}
-		}
-		free(os);
-		return 0;
-	}
+		return add_os_list(topo, what, text, out, err, errlen);
 	for (;;) {
 		end = strchr(p, ',');
 		len = end ? (size_t)(end - p) : strlen(p);
@@ -294,18 +282,10 @@ static int walk(pl_topology_t topo, const char *text, const char *what, struct p
 				snprintf(err, errlen, "CPU set: out of memory");
 				return -1;
 			}
-			n = pl_cpulist_parse(elem, &os, err, errlen);
+			n = add_os_list(topo, what, elem, out, err, errlen);
 			free(elem);
 			if (n < 0)
 				return -1;
-			for (int i = 0; i < n; i++) {
-				if (add_os(topo, what, os[i], out, err, errlen) < 0) {
-					free(os);
-					return -1;
-				}
-			}
-			free(os);
-			os = NULL;
 		} else {
 			if (parse_location(p, len, lv, &nlv, err, errlen) < 0)
 				return -1;

@@ -30,6 +30,11 @@ struct pl_ulist {
 /* Append V; -1 with errno (E2BIG past PL_MAX_LIST entries, ENOMEM). */
 int pl_ulist_add(struct pl_ulist *l, unsigned v);
 
+/* Parse an unsigned decimal at *P (digits only: no sign or space, as every
+ * number of the project), advancing it past the digits; -1 when there is
+ * none, -2 when it is above MAX, however long. */
+long pl_parse_index(const char **p, unsigned long max);
+
 /* Check the syntax of a likwid-pin expression: 0, or -1 with a message. */
 int pl_likwid_check(const char *text, char *err, size_t errlen);
 

@@ -136,10 +136,8 @@ static int parse_set(const char *text, const char *value, struct pl_policy *poli
 	return 0;
 }
 
-/* Parse an unsigned decimal at *P (digits only: no sign or space, as every
- * number of the project), advancing it past the digits; -1 when there is
- * none, -2 when it is above MAX, however long. */
-static long parse_index(const char **p, unsigned long max)
+/* The project's number syntax (placement_private.h). */
+long pl_parse_index(const char **p, unsigned long max)
 {
 	const char *s = *p;
 	unsigned long v = 0;
@@ -170,7 +168,7 @@ int pl_cpulist_parse(const char *text, unsigned **out, char *err, size_t errlen)
 		goto bad;
 	for (;;) {
 		start = p;
-		a = parse_index(&p, PL_MAX_OS_INDEX);
+		a = pl_parse_index(&p, PL_MAX_OS_INDEX);
 		if (a == -2)
 			goto too_big;
 		if (a < 0)
@@ -178,7 +176,7 @@ int pl_cpulist_parse(const char *text, unsigned **out, char *err, size_t errlen)
 		b = a;
 		if (*p == '-') {
 			start = ++p;
-			b = parse_index(&p, PL_MAX_OS_INDEX);
+			b = pl_parse_index(&p, PL_MAX_OS_INDEX);
 			if (b == -2)
 				goto too_big;
 			if (b < 0)
@@ -253,7 +251,7 @@ int pl_policy_parse(const char *text, struct pl_policy *policy, char *err,
 		if (f->kind == PL_POLICY_PERCORE) {
 			if (!isdigit((unsigned char)*value))
 				continue;  /* "cores" and the like are unknown names */
-			k = parse_index(&value, PL_MAX_WORKERS);
+			k = pl_parse_index(&value, PL_MAX_WORKERS);
 			if (k < 1 || *value) {
 				snprintf(err, errlen,
 					 "policy '%s': strands per core must be a number 1..%u",
