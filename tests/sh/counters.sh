@@ -1,0 +1,106 @@
+# threadrun --counters: real per-thread counts of a program that makes a
+# known number of voluntary context switches (tests/progs/sleepers.c: N
+# sleeps per worker), task-clock against the thread's CPU time from /proc,
+# the run row's columns, what a machine without a PMU says (exit 3 for a
+# named hardware event, software events only for the default set), and
+# bad input.
+. "$(dirname "$0")/tap.bash"
+r=$tmp/c.csv
+sleeps=20
+
+# col FILE NAME: the table's column NAME, as "TID NAME VALUE" per thread row.
+col() {
+	awk -v want="$2" '$1 == "TID" { for (i = 1; i <= NF; i++) if ($i == want) c = i; next }
+		c && $1 ~ /^[0-9]+$/ { print $1, $2, $c }' "$1"
+}
+
+threadrun --counters -o "$r" -p compact 2 sleepers 2 $sleeps 200 >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "sleepers under --counters exits 0 (got $st)" [ $st -eq 0 ]
+nopmu=0
+grep -q '^threadrun: counters: no hardware events here (cycles.*counting software events only$' "$tmp/err" && nopmu=1
+check "a table row for each worker and the main thread" bash -c \
+	"[ \$(awk '\$1 ~ /^[0-9]+\$/ && \$2 ~ /^sleepers-(w[01]|main)\$/' '$tmp/err' | wc -l) -eq 3 ]"
+col "$tmp/err" context-switches | grep ' sleepers-w' >"$tmp/cs"
+check "each worker made at least its $sleeps voluntary switches" bash -c \
+	"[ \$(wc -l <'$tmp/cs') -eq 2 ] && awk '\$3 < $sleeps { bad = 1 } END { exit bad }' '$tmp/cs'"
+# task-clock per worker against the worker's own utime + stime in /proc
+# (the program prints it when it ends; 10 ms ticks, the spins 400 ms).
+col "$tmp/err" task-clock | grep ' sleepers-w' >"$tmp/tc"
+check "task-clock per worker within 10% of its CPU time from /proc" bash -c \
+	"[ \$(wc -l <'$tmp/tc') -eq 2 ] && awk 'NR == FNR { cpu[\$4] = \$6; next }
+		{ if (!(\$1 in cpu) || cpu[\$1] <= 0) exit 1; d = \$3 / cpu[\$1] - 1; if (d < -0.1 || d > 0.1) exit 1 }' '$tmp/out' '$tmp/tc'"
+check "the totals hold what threads did before they were seen" bash -c \
+	"grep -q '^-  *(before seen)' '$tmp/err' && grep -q '^-  *(total)' '$tmp/err'"
+check "the run row carries the counts" bash -c \
+	"results_get '$r' algorithm counted_pct | grep -qx \$'(run)\t100.0' &&
+	 results_get '$r' ctx_switches | awk '\$1 >= 2 * $sleeps { ok = 1 } END { exit !ok }' &&
+	 results_get '$r' task_clock_s | awk '\$1 > 0.7 { ok = 1 } END { exit !ok }'"
+if [ $nopmu -eq 1 ]; then
+	check "no PMU: the default set counts software events only" bash -c \
+		"results_get '$r' counters | grep -qx 'task-clock,context-switches,cpu-migrations,page-faults' &&
+		 results_get '$r' cycles instructions | grep -qx \$'\t'"
+	check "no PMU: the derived figures say n/a, and the note says why" bash -c \
+		"results_get '$r' cycles_per_byte cycles_per_op ipc flops_per_cycle | grep -qx \$'n/a\tn/a\tn/a\tn/a' &&
+		 results_get '$r' note | grep -q 'no cycles counted, derived figures n/a'"
+	threadrun --counters=cycles -o "$r" 1 true 2>"$tmp/err"
+	st=$?
+	check "no PMU: --counters=cycles exits 3 (got $st) with one line" bash -c \
+		"[ $st -eq 3 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q \"^threadrun: counters: 'cycles' cannot be counted here (perf_event_open: .*PMU\" '$tmp/err'"
+else
+	check "a PMU: cycles and instructions counted" bash -c \
+		"results_get '$r' cycles instructions | grep -qx '[0-9][0-9]*\t[0-9][0-9]*'"
+	check "a PMU: IPC derived" bash -c "results_get '$r' ipc | grep -qx '[0-9.e+-]*'"
+	skip "no PMU: --counters=cycles exits 3 (this machine has one)"
+fi
+
+# The project's workload: its workers by name, and its single measurement.
+threadrun --counters=task-clock,context-switches -o "$r" 2 t2accel -q -a sha256 -s 1024 -d 0.3 \
+	>/dev/null 2>"$tmp/err"
+st=$?
+check "t2accel under --counters=EVENTS exits 0 (got $st)" [ $st -eq 0 ]
+check "its workers t2accel-w0, -w1 counted as workers 0 and 1" bash -c \
+	"awk '\$2 == \"t2accel-w0\" && \$3 == 0 || \$2 == \"t2accel-w1\" && \$3 == 1' '$tmp/err' | wc -l | grep -qx 2"
+check "only the events named: the table and the row" bash -c \
+	"! grep -q page-faults '$tmp/err' && results_get '$r' algorithm counters page_faults | tail -1 | grep -qx \$'(run)\ttask-clock,context-switches\t'"
+
+# With the monitor: both tables, the monitor's sampling as before.
+threadrun --counters --monitor=0.1 -o "$r" 1 sleepers 1 5 50 >/dev/null 2>"$tmp/err"
+st=$?
+check "--counters with --monitor: both tables (exit $st)" bash -c \
+	"[ $st -eq 0 ] && grep -q '^monitor: [0-9]* samples' '$tmp/err' && grep -q '^counters: every thread' '$tmp/err'"
+
+# A sweep: every run's row carries its counts.
+threadrun -q --counters --sweep 1,2 -o "$tmp/s.csv" -- sleepers 1 2 20 >/dev/null 2>&1
+st=$?
+check "a sweep with --counters: each run row has its counts (exit $st)" bash -c \
+	"[ $st -eq 0 ] && [ \$(results_get '$tmp/s.csv' algorithm task_clock_s | grep -c \$'^(run)\t[0-9]') -eq 2 ]"
+
+# -q: no table, the row still counts.
+threadrun -q --counters=task-clock -o "$r" 1 sleepers 1 1 10 >/dev/null 2>"$tmp/err"
+check "-q: no counters table" bash -c "! grep -q '^counters:' '$tmp/err'"
+
+# Bad input.
+threadrun --counters=task-clock,no-such-event 1 true 2>"$tmp/err"
+st=$?
+check "an unknown event exits 2 (got $st), naming it and --counters=list" bash -c \
+	"[ $st -eq 2 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q \"event 'no-such-event' not known.*threadrun --counters=list lists them\" '$tmp/err'"
+threadrun --counters=list >"$tmp/list"
+st=$?
+check "--counters=list exits 0 and names the events" bash -c \
+	"[ $st -eq 0 ] && grep -q '^  task-clock ' '$tmp/list' && grep -q '^  cycles ' '$tmp/list' && grep -q '^  branch-misses ' '$tmp/list'"
+threadrun --counters -n 2 >/dev/null 2>"$tmp/err"
+check "--counters with -n exits 2" [ $? -eq 2 ]
+# A user without CAP_PERFMON where perf_event_paranoid is 2 or more may
+# not count another process's kernel side (context switches): one line
+# naming the sysctl, exit 3.
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo -)
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ "$paranoid" != - ] && [ "$paranoid" -ge 2 ]; then
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$(command -v threadrun)" --counters \
+		-o "$tmp/nobody.csv" 1 true 2>"$tmp/err"
+	st=$?
+	check "perf_event_paranoid $paranoid for a user: exit 3 (got $st) naming the sysctl and the value needed" bash -c \
+		"[ $st -eq 3 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q '/proc/sys/kernel/perf_event_paranoid is $paranoid; .*needs 1 or less' '$tmp/err'"
+else
+	skip "perf_event_paranoid for a user (needs root to drop to nobody, and paranoid >= 2; it is $paranoid)"
+fi
