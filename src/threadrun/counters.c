@@ -61,6 +61,8 @@ struct counters {
 	struct counted total;           /* inherited: the software events only */
 	struct counted **threads;
 	size_t n, cap;
+	unsigned failed;        /* threads that could not be counted (but gone ones) */
+	int failed_errno;
 	bool finished;
 };
 
@@ -145,7 +147,7 @@ int counters_parse(const char *list, struct counters_spec *s, char *err, size_t 
 	int ret = 2;
 
 	memset(s, 0, sizeof(*s));
-	if (!list || !*list) {
+	if (!list) {
 		for (k = 0; k < NKNOWN; k++)
 			add_known(s, k);
 		return 0;
@@ -408,6 +410,11 @@ struct counted *counters_attach(struct counters *c, pid_t pid, pid_t tid)
 	counted_init(t, pid, tid);
 	/* The main thread, held before its exec, counts from the exec on. */
 	if (counted_open(&c->spec, t, false, c->n == 0) < 0) {
+		/* A thread that ended before it was seen is no failure. */
+		if (errno != ESRCH) {
+			c->failed++;
+			c->failed_errno = errno;
+		}
 		counted_close(t);
 		free(t);
 		return NULL;
@@ -459,6 +466,12 @@ double counters_total(const struct counters *c, unsigned i)
 		if (c->threads[k]->value[i] >= 0)
 			sum = (sum < 0 ? 0 : sum) + c->threads[k]->value[i];
 	return sum;
+}
+
+unsigned counters_failed(const struct counters *c, int *err)
+{
+	*err = c->failed_errno;
+	return c->failed;
 }
 
 const struct counters_spec *counters_spec_of(const struct counters *c)

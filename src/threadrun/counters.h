@@ -37,7 +37,7 @@ struct counters_spec {
 	char note[320];         /* what could not be counted here, "" when all */
 };
 
-/* The events a run counts: NULL or "" the default set (software events,
+/* The events a run counts: NULL the default set (software events,
  * and the hardware ones the PMU allows); else a comma list of names
  * (counters_list) or libpfm4 names.  0, or 2 with the message in ERR. */
 int counters_parse(const char *list, struct counters_spec *s, char *err, size_t errlen);
@@ -82,6 +82,10 @@ double counters_share(const struct counters *c, const struct counted *t);
 double counters_total(const struct counters *c, unsigned i);
 
 const struct counters_spec *counters_spec_of(const struct counters *c);
+
+/* Threads whose counters could not be opened (not those already gone),
+ * and the last error. */
+unsigned counters_failed(const struct counters *c, int *err);
 
 /* Index of the event in column COL, or -1 when not counted. */
 int counters_find(const struct counters_spec *s, int col);

@@ -190,7 +190,9 @@ static void counter_columns(const struct execute *ex, const char *run, const str
 	struct results_info info;
 	struct counts_in in;
 	struct counts_derived d;
-	char names[512] = "", events[1024] = "", buf[32], rerr[256];
+	char names[512] = "", events[1024] = "", buf[32], rerr[256], lost[96] = "";
+	unsigned failed;
+	int e;
 	size_t nu = 0, eu = 0;
 	double share = counters_share(c, NULL);
 	int ci = counters_find(s, RC_CYCLES), ii = counters_find(s, RC_INSTRUCTIONS);
@@ -227,12 +229,16 @@ static void counter_columns(const struct execute *ex, const char *run, const str
 	results_row_set(row, RC_CYCLES_PER_OP, "%s", counts_format(d.cycles_per_op, buf, sizeof(buf)));
 	results_row_set(row, RC_IPC, "%s", counts_format(d.ipc, buf, sizeof(buf)));
 	results_row_set(row, RC_FLOPS_PER_CYCLE, "%s", counts_format(d.flops_per_cycle, buf, sizeof(buf)));
-	snprintf(note, notelen, "; counters: %s%s%s%s",
+	failed = counters_failed(c, &e);
+	if (failed)
+		snprintf(lost, sizeof(lost), "; %u thread%s not counted on its own (%s)", failed,
+			 failed == 1 ? "" : "s", strerror(e));
+	snprintf(note, notelen, "; counters: %s%s%s%s%s",
 		 in.cycles < 0 ? "no cycles counted, derived figures n/a"
 			       : rr.n == 1 ? "over the whole run, setup included"
 					   : "derived figures per byte, op or flop n/a (the run made no single measurement)",
 		 s->note[0] ? "; " : "", s->note,
-		 share < 1 ? "; multiplexed, counts scaled by time enabled / running" : "");
+		 share < 1 ? "; multiplexed, counts scaled by time enabled / running" : "", lost);
 }
 
 /* The row of the whole run: what threadrun measured of it. */

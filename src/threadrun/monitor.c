@@ -796,6 +796,14 @@ void monitor_print_counters(const struct monitor *m, FILE *out)
 	ipc_cell(out, s, ci >= 0 ? counters_total(m->ctr, (unsigned)ci) : -1,
 		 ii >= 0 ? counters_total(m->ctr, (unsigned)ii) : -1);
 	fprintf(out, " %7.1f%%\n", 100.0 * least);
+	{
+		int e;
+		unsigned failed = counters_failed(m->ctr, &e);
+
+		if (failed)
+			fprintf(out, "counters: warning: %u thread%s could not be counted (%s): only the totals hold them\n",
+				failed, failed == 1 ? "" : "s", strerror(e));
+	}
 	if (least < 1)
 		fprintf(out, "counters: multiplexed: more events than the PMU has counters; each count is scaled by time enabled / time running (the least share %.1f%%)\n",
 			100.0 * least);

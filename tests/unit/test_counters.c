@@ -116,6 +116,7 @@ static void parse(void **state)
 	assert_non_null(strstr(err, "threadrun --counters=list"));
 	assert_int_equal(counters_parse(",,", &s, err, sizeof(err)), 2);
 	assert_non_null(strstr(err, "names no event"));
+	assert_int_equal(counters_parse("", &s, err, sizeof(err)), 2);
 }
 
 int main(void)
