@@ -66,6 +66,19 @@ check "its workers t2accel-w0, -w1 counted as workers 0 and 1" bash -c \
 check "only the events named: the table and the row" bash -c \
 	"! grep -q page-faults '$tmp/err' && results_get '$r' algorithm counters page_faults | tail -1 | grep -qx \$'(run)\ttask-clock,context-switches\t'"
 
+# A libpfm4 name (where threadrun is built with it) goes to the events column.
+if grep -q 'libpfm4 knows' "$tmp/list" 2>/dev/null || threadrun --counters=list | grep -q 'libpfm4 knows'; then
+	threadrun --counters=task-clock,perf::PERF_COUNT_SW_CONTEXT_SWITCHES -o "$r" 1 sleepers 1 5 20 \
+		>/dev/null 2>"$tmp/err"
+	st=$?
+	check "a libpfm4 event name counts (exit $st), in the events column" bash -c \
+		"[ $st -eq 0 ] && results_get '$r' counters events | tail -1 |
+		 grep -qx \$'task-clock,perf::PERF_COUNT_SW_CONTEXT_SWITCHES\tperf::PERF_COUNT_SW_CONTEXT_SWITCHES=[0-9]*' &&
+		 grep -q '^counters: ev1 is perf::PERF_COUNT_SW_CONTEXT_SWITCHES' '$tmp/err'"
+else
+	skip "a libpfm4 event name (threadrun is built without libpfm4)"
+fi
+
 # With the monitor: both tables, the monitor's sampling as before.
 threadrun --counters --monitor=0.1 -o "$r" 1 sleepers 1 5 50 >/dev/null 2>"$tmp/err"
 st=$?
