@@ -8,7 +8,10 @@
 #define COUNTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "results.h"
 
 /*
  * A count read with time_enabled and time_running (perf_event_open's
@@ -43,5 +46,53 @@ double counts_change_pct(double a, double b);
 
 /* A derived figure for a row or a table: "%.4g", or "n/a" for NAN. */
 const char *counts_format(double v, char *buf, unsigned len);
+
+/*
+ * Counting a measurement from inside a workload (the worker API): the
+ * events threadrun --counters passes in THREADRUN_COUNTERS, one per entry,
+ * entries joined by ';': TYPE:CONFIG:CONFIG1:CONFIG2:COLUMN:NAME, numbers
+ * in decimal (perf_event_attr's), COLUMN the results column it fills
+ * ("events" for the events column), NAME the event's name (the rest).
+ */
+#define COUNTS_MAX 16
+
+struct counts_event {
+	uint32_t type;
+	uint64_t config, config1, config2;
+	int col;                /* results column (results.h), -1: the events column */
+	char name[96];
+};
+
+struct counts_spec {
+	unsigned n;
+	struct counts_event ev[COUNTS_MAX];
+};
+
+/* TEXT (NULL: none) into S: 0, or -1 when malformed (S->n is 0 then). */
+int counts_spec_parse(const char *text, struct counts_spec *s);
+/* S as THREADRUN_COUNTERS takes it: 0, or -1 when BUF is too small. */
+int counts_spec_format(const struct counts_spec *s, char *buf, size_t len);
+
+/* One thread's counters, opened on the calling thread, disabled. */
+struct counts_thread {
+	int fd[COUNTS_MAX];
+};
+
+/* The measurement's counts over its threads (the spec travels with them). */
+struct counts_sum {
+	struct counts_spec spec;
+	double v[COUNTS_MAX];   /* scaled; -1: never counted */
+	double share;           /* the least running / enabled share */
+	unsigned threads, failed;
+};
+
+void counts_thread_open(const struct counts_spec *s, struct counts_thread *t);
+void counts_thread_enable(struct counts_thread *t, bool on);
+/* Read T's counts into SUM and close them. */
+void counts_thread_take(struct counts_thread *t, struct counts_sum *sum);
+
+/* SUM's columns in ROW (results/README.md): the events, each count, the
+ * share, and the derived figures from ROW's bytes, ops and unit. */
+void counts_row(const struct counts_sum *sum, struct results_row *row);
 
 #endif

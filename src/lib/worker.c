@@ -72,6 +72,8 @@ struct slot {
 	pthread_t thread;
 	double end;
 	bool failed;
+	bool counting;          /* ct holds its counters (THREADRUN_COUNTERS) */
+	struct counts_thread ct;
 	int cpu;                /* where it was when it failed */
 	char err[256];
 };
@@ -79,6 +81,7 @@ struct slot {
 struct worker_shared {
 	const struct worker_params *p;
 	struct gate ready, start, end;
+	const struct counts_spec *counts;       /* the events each worker counts */
 	atomic_int stop;        /* workers stop taking work */
 	atomic_int abort;       /* a worker failed before the start */
 	atomic_int cancelled;   /* a signal ends the run unmeasured */
@@ -161,10 +164,19 @@ static void *worker_main(void *arg)
 	set_up = true;
 	if (ops->setup && ops->setup(w, err, sizeof(err)) < 0)
 		goto init_failed;
+	/* Counted from the common start to this worker's end, as timed. */
+	if (sh->counts->n) {
+		counts_thread_open(sh->counts, &s->ct);
+		s->counting = true;
+	}
 	gate_wait(&sh->ready);
 	gate_wait(&sh->start);
+	if (s->counting)
+		counts_thread_enable(&s->ct, true);
 	if (!atomic_load(&sh->abort) && ops->run(w, err, sizeof(err)) < 0)
 		fail(s, err);
+	if (s->counting)
+		counts_thread_enable(&s->ct, false);
 	s->end = now_s();
 	cpu_track_sample(w->track);
 	goto done;
@@ -304,6 +316,10 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 
 	memset(r, 0, sizeof(*r));
 	r->nworkers = p->nworkers;
+	/* Malformed: not counted (threadrun writes it; a hand-set one is the
+	 * user's). */
+	counts_spec_parse(getenv(ENV_COUNTERS), &r->counts.spec);
+	sh.counts = &r->counts.spec;
 	worker_main_thread(p->ops->name);
 	slots = calloc(p->nworkers, sizeof(*slots));
 	r->tracks = calloc(p->nworkers, sizeof(*r->tracks));
@@ -347,6 +363,9 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 	cpuload_span_add(&r->load, &mark0, &mark1, r->user_s + r->sys_s);
 	for (i = 0; i < created; i++)
 		pthread_join(slots[i].thread, NULL);
+	for (i = 0; i < created; i++)
+		if (slots[i].counting)
+			counts_thread_take(&slots[i].ct, &r->counts);
 	summarise(slots, created, start, r);
 	/* The end on the same clock as wall_s: t_end - t_start is wall_s. */
 	r->t_end_us = r->t_start_us + llround(r->wall_s * 1e6);
@@ -513,6 +532,8 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 			tp[i] = &wr->tracks[i];
 	}
 	run_env_set_placement(wr->env, wr->nworkers, tp, row);
+	if (wr->counts && wr->counts->spec.n && (wr->counts->threads || wr->counts->failed))
+		counts_row(wr->counts, row);
 	if (wr->env->run)
 		results_row_set(row, RC_RUN, "%s", wr->env->run);
 	if (wr->env->config)

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "counts.h"
 #include "cpuload.h"
 #include "cputrack.h"
 #include "gate.h"
@@ -76,6 +77,9 @@ struct worker_result {
 	bool interrupted;       /* a signal ended it unmeasured */
 	bool ok;                /* every worker started, set up and ran without error */
 	enum start_sync start_sync;     /* released with every rank's (gate.h) */
+	/* THREADRUN_COUNTERS' events, counted in each worker from the common
+	 * start to its end, summed (spec.n 0: not counted). */
+	struct counts_sum counts;
 	char err[512];          /* the first failure, naming worker and CPU */
 };
 
@@ -159,6 +163,7 @@ struct worker_row {
 	long long t_start_us, t_end_us;
 	const struct cpuload_span *load;  /* the measurement's windows, or NULL */
 	int status;
+	const struct counts_sum *counts;        /* the measurement's counts, or NULL */
 	const unsigned *seq;    /* the row's seq, or NULL: this process's next */
 	enum start_sync start_sync;     /* `no` adds a note */
 };

@@ -364,7 +364,9 @@ static void counted_runs(struct dataset *ds)
 		for (j = 0; j < ds->nobs; j++) {
 			struct obs *o = &ds->obs[j];
 
-			if (o->dropped || o->run != r->run || same(o->algorithm, RESULTS_RUN_ALGORITHM))
+			/* A row counted over its own measurement keeps its figures. */
+			if (o->dropped || o->counted || o->run != r->run ||
+			    same(o->algorithm, RESULTS_RUN_ALGORITHM))
 				continue;
 			o->counted = true;
 			o->cycles_per_byte = r->cycles_per_byte;

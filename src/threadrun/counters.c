@@ -474,6 +474,24 @@ unsigned counters_failed(const struct counters *c, int *err)
 	return c->failed;
 }
 
+int counters_export(const struct counters_spec *s, char *buf, size_t len)
+{
+	struct counts_spec cs = { .n = s->n };
+	unsigned i;
+
+	for (i = 0; i < s->n; i++) {
+		struct counts_event *e = &cs.ev[i];
+
+		e->type = s->ev[i].type;
+		e->config = s->ev[i].config;
+		e->config1 = s->ev[i].config1;
+		e->config2 = s->ev[i].config2;
+		e->col = s->ev[i].col;
+		snprintf(e->name, sizeof(e->name), "%s", s->ev[i].name);
+	}
+	return counts_spec_format(&cs, buf, len);
+}
+
 const struct counters_spec *counters_spec_of(const struct counters *c)
 {
 	return &c->spec;

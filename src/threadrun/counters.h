@@ -50,6 +50,10 @@ int counters_parse(const char *list, struct counters_spec *s, char *err, size_t 
  */
 int counters_probe(struct counters_spec *s, char *err, size_t errlen);
 
+/* SPEC as THREADRUN_COUNTERS (the worker API counts each measurement
+ * with it): 0, or -1 when BUF is too small. */
+int counters_export(const struct counters_spec *s, char *buf, size_t len);
+
 /* --counters=list: the names counters_parse takes, one per line. */
 void counters_list(FILE *out);
 

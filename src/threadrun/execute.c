@@ -162,6 +162,7 @@ static int run_rows_cb(const struct results_row *row, unsigned line, void *arg)
 	struct run_rows *a = arg;
 	const char *unit = results_row_get(row, RC_UNIT);
 	double ops = results_row_num(row, RC_OPS), bytes = results_row_num(row, RC_BYTES);
+	double wall = results_row_num(row, RC_WALL_S), span;
 
 	(void)line;
 	if (strcmp(results_row_get(row, RC_RUN), a->run) ||
@@ -171,6 +172,12 @@ static int run_rows_cb(const struct results_row *row, unsigned line, void *arg)
 	a->bytes = !strcmp(unit, "bytes/s") && bytes > 0 ? bytes : -1;
 	a->ops = !strcmp(unit, "ops/s") && ops > 0 ? ops : -1;
 	a->flops = !strcmp(unit, "MFLOPS") && ops > 0 ? ops : -1;
+	/* Its ops and bytes must be those of its whole window: not so for a
+	 * median or best of repetitions (linpack -r, stream), whose window
+	 * spans them all while the row counts one. */
+	span = (results_row_num(row, RC_T_END) - results_row_num(row, RC_T_START)) * 1e-6;
+	if (!(wall > 0 && fabs(span - wall) <= 0.01 * wall + 0.002))
+		a->bytes = a->ops = a->flops = -1;
 	return 0;
 }
 
@@ -241,8 +248,9 @@ static void counter_columns(const struct execute *ex, const char *run, const str
 			 failed == 1 ? "" : "s", strerror(e));
 	snprintf(note, notelen, "; counters: %s%s%s%s%s",
 		 in.cycles < 0 ? "no cycles counted, derived figures n/a"
-			       : rr.n == 1 ? "over the whole run, setup included"
-					   : "derived figures per byte, op or flop n/a (the run made no single measurement)",
+		 : rr.n == 1 && (in.bytes > 0 || in.ops > 0 || in.flops > 0)
+			 ? "over the whole run, setup included"
+			 : "derived figures per byte, op or flop n/a (the run made several measurements, or its one counts a repetition of its window)",
 		 s->note[0] ? "; " : "", s->note,
 		 share < 1 ? "; multiplexed, counts scaled by time enabled / running" : "", lost);
 }
@@ -656,6 +664,17 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 
 	snprintf(num, sizeof(num), "%u", repeat);
 	setenv(ENV_REPEAT, num, 1);
+	/* --counters: the project's workloads count each measurement too. */
+	if (ex->counters) {
+		char spec[4096];
+
+		if (counters_export(ex->counters, spec, sizeof(spec)) == 0)
+			setenv(ENV_COUNTERS, spec, 1);
+		else
+			unsetenv(ENV_COUNTERS);
+	} else {
+		unsetenv(ENV_COUNTERS);
+	}
 	if (export_env(ex->topo, plan, policy, ex->results) < 0) {
 		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
 		r->status = 1;

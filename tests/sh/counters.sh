@@ -79,6 +79,28 @@ else
 	skip "a libpfm4 event name (threadrun is built without libpfm4)"
 fi
 
+# The worker API counts each measurement itself (THREADRUN_COUNTERS): every
+# t2accel row carries its own counts, from the common start to each
+# worker's end; their CPU time is the row's (user_s + sys_s, within 10%).
+threadrun -q --counters -o "$tmp/w.csv" 2 t2accel -q -a rsa,sha1 -s 1024 -d 0.3 >/dev/null 2>&1
+st=$?
+check "t2accel rsa,sha1 under --counters (exit $st): each measurement's row counted" bash -c \
+	"[ $st -eq 0 ] && [ \$(results_get '$tmp/w.csv' algorithm counters | grep -c \$'^\(rsa-sign\|rsa-verify\|sha1\)\ttask-clock,') -eq 3 ]"
+check "each row's task-clock within 10% of its user + sys time" bash -c \
+	"results_get '$tmp/w.csv' algorithm task_clock_s user_s sys_s | grep -v '^(run)' |
+	 awk '{ cpu = \$3 + \$4; if (cpu <= 0 || \$2 < 0.9 * cpu || \$2 > 1.1 * cpu) bad = 1; n++ } END { exit bad || n != 3 }'"
+if [ $nopmu -eq 1 ]; then
+	check "no PMU: each row's derived figures n/a" bash -c \
+		"results_get '$tmp/w.csv' algorithm cycles_per_byte cycles_per_op ipc | grep -v '^(run)' | grep -c \$'\tn/a\tn/a\tn/a\$' | grep -qx 3"
+else
+	check "a PMU: cycles per op for RSA, per byte for sha1" bash -c \
+		"results_get '$tmp/w.csv' algorithm cycles_per_op | grep -q \$'^rsa-sign\t[0-9]' &&
+		 results_get '$tmp/w.csv' algorithm cycles_per_byte | grep -q \$'^sha1\t[0-9]'"
+fi
+threadrun -q -o "$tmp/w.csv" 1 t2accel -q -a sha1 -s 64 -d 0.05 >/dev/null 2>&1
+check "without --counters a row is not counted" bash -c \
+	"results_get '$tmp/w.csv' algorithm counters task_clock_s | tail -1 | grep -qx \$'sha1\t\t'"
+
 # With the monitor: both tables, the monitor's sampling as before.
 threadrun --counters --monitor=0.1 -o "$r" 1 sleepers 1 5 50 >/dev/null 2>"$tmp/err"
 st=$?
@@ -135,17 +157,32 @@ if [ $nopmu -eq 1 ]; then
 else
 	skip "threadreport: n/a without a PMU (this machine has one)"
 fi
-python3 - "$tmp/p.csv" "$tmp/q.csv" <<'PY'
+# q.csv: the figures in t2accel's own rows (counted over each measurement);
+# u.csv: rows of a program that counts nothing itself (no counters column)
+# take their run row's.
+python3 - "$tmp/p.csv" "$tmp/q.csv" "$tmp/u.csv" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline='')))
 h = rows[0]
+col = {n: h.index(n) for n in ('algorithm', 'policy', 'counters', 'cycles_per_byte', 'ipc')}
 fig = {'compact': ('2.5', '2'), 'list:1': ('3.45', '1.6')}
-for r in rows[1:]:
-    if r[h.index('algorithm')] == '(run)':
-        r[h.index('cycles_per_byte')], r[h.index('ipc')] = fig[r[h.index('policy')]]
-csv.writer(open(sys.argv[2], 'w', newline=''), lineterminator='\n').writerows(rows)
+def put(path, own):
+    out = [h]
+    for r in rows[1:]:
+        r = list(r)
+        run_row = r[col['algorithm']] == '(run)'
+        if run_row != own:
+            r[col['cycles_per_byte']], r[col['ipc']] = fig[r[col['policy']]]
+        elif not own:
+            r[col['counters']] = r[col['cycles_per_byte']] = r[col['ipc']] = ''
+        out.append(r)
+    csv.writer(open(path, 'w', newline=''), lineterminator='\n').writerows(out)
+put(sys.argv[2], True)
+put(sys.argv[3], False)
 PY
-threadreport "$tmp/q.csv" >"$tmp/rep" 2>&1
-check "threadreport compares placements: list:1 vs compact: cycles per byte +38%, IPC -20%" bash -c \
-	"grep -q '^list:1 .* 3.45  *1.6' '$tmp/rep' &&
-	 grep -qx '  at 1 thread: list:1 vs compact: cycles per byte +38%, IPC -20%' '$tmp/rep'"
+for f in q u; do
+	threadreport "$tmp/$f.csv" >"$tmp/rep" 2>&1
+	check "threadreport compares placements ($f.csv): list:1 vs compact: cycles per byte +38%, IPC -20%" bash -c \
+		"grep -q '^list:1 .* 3.45  *1.6' '$tmp/rep' &&
+		 grep -qx '  at 1 thread: list:1 vs compact: cycles per byte +38%, IPC -20%' '$tmp/rep'"
+done

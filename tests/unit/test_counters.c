@@ -119,6 +119,98 @@ static void parse(void **state)
 	assert_int_equal(counters_parse("", &s, err, sizeof(err)), 2);
 }
 
+/* THREADRUN_COUNTERS: what threadrun writes, the worker API reads. */
+static void spec_text(void **state)
+{
+	struct counts_spec s, t;
+	char buf[512];
+
+	(void)state;
+	assert_int_equal(counts_spec_parse(NULL, &s), 0);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(counts_spec_parse("1:1:0:0:task_clock_s:task-clock;0:0:0:0:cycles:cycles;"
+					   "4:5:6:7:events:cpu::EV:umask=1", &s), 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.ev[0].col, RC_TASK_CLOCK_S);
+	assert_int_equal(s.ev[1].col, RC_CYCLES);
+	assert_int_equal(s.ev[2].col, -1);
+	assert_int_equal(s.ev[2].type, 4);
+	assert_true(s.ev[2].config == 5 && s.ev[2].config1 == 6 && s.ev[2].config2 == 7);
+	assert_string_equal(s.ev[2].name, "cpu::EV:umask=1");
+	assert_int_equal(counts_spec_format(&s, buf, sizeof(buf)), 0);
+	assert_int_equal(counts_spec_parse(buf, &t), 0);
+	assert_int_equal(t.n, 3);
+	assert_memory_equal(&s, &t, sizeof(s));
+	assert_int_equal(counts_spec_format(&s, buf, 10), -1);
+	/* Malformed: nothing counted. */
+	assert_int_equal(counts_spec_parse("1:1:0:task_clock_s:task-clock", &s), -1);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(counts_spec_parse("1:1:0:0:no_such_column:x", &s), -1);
+	assert_int_equal(counts_spec_parse("x:1:0:0:cycles:cycles", &s), -1);
+	assert_int_equal(counts_spec_parse("1:1:0:0:cycles:", &s), -1);
+}
+
+/* A measurement's row from given counts: the columns, the derived
+ * figures from the row's own bytes or ops, n/a without cycles. */
+static void row_figures(void **state)
+{
+	struct counts_sum sum = { .share = 0.5, .threads = 2 };
+	struct results_row row;
+
+	(void)state;
+	assert_int_equal(counts_spec_parse("1:1:0:0:task_clock_s:task-clock;0:0:0:0:cycles:cycles;"
+					   "0:1:0:0:instructions:instructions;0:5:0:0:events:perf::X",
+					   &sum.spec), 0);
+	sum.v[0] = 1.25;
+	sum.v[1] = 24.576e6;
+	sum.v[2] = 49.152e6;
+	sum.v[3] = 7;
+	results_row_init(&row);
+	results_row_set(&row, RC_UNIT, "bytes/s");
+	results_row_set(&row, RC_BYTES, "8192000");
+	results_row_set(&row, RC_OPS, "1000");
+	counts_row(&sum, &row);
+	assert_string_equal(results_row_get(&row, RC_COUNTERS), "task-clock,cycles,instructions,perf::X");
+	assert_string_equal(results_row_get(&row, RC_TASK_CLOCK_S), "1.250000");
+	assert_string_equal(results_row_get(&row, RC_CYCLES), "24576000");
+	assert_string_equal(results_row_get(&row, RC_EVENTS), "perf::X=7");
+	assert_string_equal(results_row_get(&row, RC_COUNTED_PCT), "50.0");
+	assert_string_equal(results_row_get(&row, RC_CYCLES_PER_BYTE), "3");
+	assert_string_equal(results_row_get(&row, RC_CYCLES_PER_OP), "n/a");
+	assert_string_equal(results_row_get(&row, RC_IPC), "2");
+	assert_string_equal(results_row_get(&row, RC_FLOPS_PER_CYCLE), "n/a");
+	assert_string_equal(results_row_get(&row, RC_NOTE), "");
+	results_row_clear(&row);
+	/* RSA: per operation. */
+	results_row_init(&row);
+	results_row_set(&row, RC_UNIT, "ops/s");
+	results_row_set(&row, RC_OPS, "12288");
+	counts_row(&sum, &row);
+	assert_string_equal(results_row_get(&row, RC_CYCLES_PER_OP), "2000");
+	assert_string_equal(results_row_get(&row, RC_CYCLES_PER_BYTE), "n/a");
+	results_row_clear(&row);
+	/* linpack: FLOPs per cycle. */
+	results_row_init(&row);
+	results_row_set(&row, RC_UNIT, "MFLOPS");
+	results_row_set(&row, RC_OPS, "49152000");
+	counts_row(&sum, &row);
+	assert_string_equal(results_row_get(&row, RC_FLOPS_PER_CYCLE), "2");
+	results_row_clear(&row);
+	/* No cycles (never counted), a worker lost: n/a, and the note says. */
+	sum.v[1] = -1;
+	sum.failed = 1;
+	results_row_init(&row);
+	results_row_set(&row, RC_UNIT, "bytes/s");
+	results_row_set(&row, RC_BYTES, "8192000");
+	results_row_set(&row, RC_NOTE, "wrapped");
+	counts_row(&sum, &row);
+	assert_string_equal(results_row_get(&row, RC_CYCLES), "");
+	assert_string_equal(results_row_get(&row, RC_CYCLES_PER_BYTE), "n/a");
+	assert_string_equal(results_row_get(&row, RC_IPC), "n/a");
+	assert_string_equal(results_row_get(&row, RC_NOTE), "wrapped; counters: 1 worker not counted");
+	results_row_clear(&row);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -126,6 +218,8 @@ int main(void)
 		cmocka_unit_test(scale),
 		cmocka_unit_test(change),
 		cmocka_unit_test(parse),
+		cmocka_unit_test(spec_text),
+		cmocka_unit_test(row_figures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
