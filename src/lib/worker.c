@@ -400,6 +400,19 @@ int worker_team_init(struct worker_team *t, const char *name, const struct run_e
 	}
 	for (i = 0; i < n; i++)
 		cpu_track_init(&t->tracks[i], run_env_planned(env, i));
+	counts_spec_parse(getenv(ENV_COUNTERS), &t->counts.spec);
+	if (t->counts.spec.n) {
+		t->ct = calloc(n, sizeof(*t->ct));
+		if (!t->ct) {
+			snprintf(err, errlen, "out of memory for %u workers' counters", n);
+			free(t->tracks);
+			t->tracks = NULL;
+			return -1;
+		}
+		for (i = 0; i < n; i++)
+			for (unsigned k = 0; k < COUNTS_MAX; k++)
+				t->ct[i].fd[k] = -1;
+	}
 	return 0;
 }
 
@@ -415,6 +428,18 @@ void worker_team_enter(struct worker_team *t, unsigned index)
 	    atomic_compare_exchange_strong(&t->failed, &expected, 1))
 		snprintf(t->err, sizeof(t->err), "worker %u: %s", index, err);
 	cpu_track_sample(&t->tracks[index]);
+	/* On itself, from inside: worker_team_begin() and _end() switch them. */
+	if (t->ct && t->ct[index].fd[0] < 0)
+		counts_thread_open(&t->counts.spec, &t->ct[index]);
+}
+
+/* Switch every team thread's counters (any thread may, by descriptor). */
+static void team_counting(struct worker_team *t, bool on)
+{
+	unsigned i;
+
+	for (i = 0; t->ct && i < t->n; i++)
+		counts_thread_enable(&t->ct[i], on);
 }
 
 void worker_team_sample(struct worker_team *t, unsigned index)
@@ -441,6 +466,7 @@ void worker_team_begin(struct worker_team *t)
 	t->t0 = now_s();
 	if (!t->t_start_us)
 		t->t_start_us = epoch_us();
+	team_counting(t, true);
 }
 
 double worker_team_end(struct worker_team *t)
@@ -448,6 +474,7 @@ double worker_team_end(struct worker_team *t)
 	double secs = now_s() - t->t0, u, s;
 	struct cpuload_mark mark1;
 
+	team_counting(t, false);
 	t->t_end_us = epoch_us();
 	cpu_times(&u, &s);
 	watch_load(t->env, t->n, &mark1);
@@ -458,8 +485,34 @@ double worker_team_end(struct worker_team *t)
 	return secs;
 }
 
+const struct counts_sum *worker_team_counts(struct worker_team *t, double share)
+{
+	unsigned i;
+
+	if (!t->ct)
+		return NULL;
+	if (!t->counts.threads && !t->counts.failed) {
+		for (i = 0; i < t->n; i++)
+			counts_thread_take(&t->ct[i], &t->counts);
+		for (i = 0; i < t->counts.spec.n; i++)
+			if (t->counts.v[i] >= 0)
+				t->counts.v[i] *= share;
+	}
+	return &t->counts;
+}
+
 void worker_team_free(struct worker_team *t)
 {
+	unsigned i;
+
+	for (i = 0; t->ct && i < t->n; i++) {
+		counts_thread_enable(&t->ct[i], false);
+		for (unsigned k = 0; k < COUNTS_MAX; k++)
+			if (t->ct[i].fd[k] >= 0)
+				close(t->ct[i].fd[k]);
+	}
+	free(t->ct);
+	t->ct = NULL;
 	free(t->tracks);
 	t->tracks = NULL;
 }

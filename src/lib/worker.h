@@ -124,6 +124,11 @@ struct worker_team {
 	 * worker_params.label), and whether its start was released with every rank's. */
 	const char *label;
 	enum start_sync start_sync;
+	/* THREADRUN_COUNTERS: each team thread's counters (opened as it
+	 * enters, counting between worker_team_begin() and worker_team_end()),
+	 * and their sum once worker_team_counts() took them. */
+	struct counts_thread *ct;
+	struct counts_sum counts;
 };
 
 int worker_team_init(struct worker_team *t, const char *name, const struct run_env *env,
@@ -135,6 +140,9 @@ int worker_team_check(const struct worker_team *t, char *err, size_t errlen);
 void worker_team_begin(struct worker_team *t);
 /* Returns the seconds since worker_team_begin(). */
 double worker_team_end(struct worker_team *t);
+/* After the last worker_team_end(): the team's counts over every timed
+ * part (NULL when not counted), SHARE of them (a median rep's). */
+const struct counts_sum *worker_team_counts(struct worker_team *t, double share);
 void worker_team_free(struct worker_team *t);
 
 /*

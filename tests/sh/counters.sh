@@ -97,6 +97,18 @@ else
 		"results_get '$tmp/w.csv' algorithm cycles_per_op | grep -q \$'^rsa-sign\t[0-9]' &&
 		 results_get '$tmp/w.csv' algorithm cycles_per_byte | grep -q \$'^sha1\t[0-9]'"
 fi
+# An OpenMP team (linpack): counted over its timed parts, scaled to the
+# median rep as its CPU time is.
+# (Not under TSan, which cannot see libgomp's barriers: tests/run.)
+if [ "${TEST_SAN:-}" = tsan ]; then
+	skip "linpack under --counters (TSan cannot see libgomp's barriers)"
+else
+	threadrun -q --counters -o "$tmp/l.csv" 2 linpack -q -r 3 600 >/dev/null 2>&1
+	st=$?
+	check "linpack -r 3 under --counters (exit $st): its row counted, task-clock within 10% of user + sys" bash -c \
+		"[ $st -eq 0 ] && results_get '$tmp/l.csv' algorithm counters task_clock_s user_s sys_s | grep '^lu-' |
+		 awk -F '\t' '\$2 ~ /^task-clock,/ { cpu = \$4 + \$5; if (cpu > 0 && \$3 >= 0.9 * cpu && \$3 <= 1.1 * cpu) ok = 1 } END { exit !ok }'"
+fi
 threadrun -q -o "$tmp/w.csv" 1 t2accel -q -a sha1 -s 64 -d 0.05 >/dev/null 2>&1
 check "without --counters a row is not counted" bash -c \
 	"results_get '$tmp/w.csv' algorithm counters task_clock_s | tail -1 | grep -qx \$'sha1\t\t'"
