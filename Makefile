@@ -27,6 +27,14 @@ P11_CFLAGS += -DP11_KIT_PACKAGE_MODULES='$(call P11_VAR,p11_module_configs)' \
 # --as-needed: a program records only the libraries it calls (threadrun
 # loads no libcrypto: --version opens it, a launch saves ~0.7 ms).
 LDLIBS  += -Wl,--as-needed $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+# libpfm4 (Debian's libpfm4-dev), when there: threadrun --counters takes
+# the event names it knows (docs/counters.md); without, the generic ones.
+HAVE_LIBPFM := $(shell echo '\#include <perfmon/pfmlib_perf_event.h>' | \
+		 $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+ifeq ($(HAVE_LIBPFM),1)
+PFM_CFLAGS := -DHAVE_LIBPFM
+LDLIBS  += -lpfm
+endif
 OMPFLAGS := -fopenmp
 
 ifeq ($(V),1)
@@ -102,6 +110,7 @@ PRELOAD_NAME := libthreadrun-pthreads.so
 PRELOAD_LIB  := $(BIN)/$(PRELOAD_NAME)
 PRELOAD_DEF  := -DTHREADRUN_PRELOAD='"$(PRELOAD_NAME)"'
 $(OBJ)/src/threadrun/pthreads.o: CFLAGS += $(PRELOAD_DEF)
+$(OBJ)/src/threadrun/counters.o: CFLAGS += $(PFM_CFLAGS)
 
 PROGRAMS := $(BIN)/threadrun $(BIN)/t2accel $(BIN)/linpack $(BIN)/threadreport \
             $(ONEFILE_WORKLOADS:%=$(BIN)/%) $(PRELOAD_LIB)
@@ -115,10 +124,11 @@ PROGRAMS += $(MPI_PROG)
 endif
 
 TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/test_analysis \
-              $(BIN)/tests/test_lu $(BIN)/tests/test_metric $(BIN)/tests/test_histogram $(BIN)/tests/test_launcher $(BIN)/tests/omp_where $(BIN)/tests/omp_triad \
+              $(BIN)/tests/test_lu $(BIN)/tests/test_metric $(BIN)/tests/test_histogram $(BIN)/tests/test_launcher $(BIN)/tests/test_counters $(BIN)/tests/omp_where $(BIN)/tests/omp_triad \
               $(BIN)/tests/omp_sleep $(BIN)/tests/idle_parent \
               $(BIN)/tests/results_get \
-              $(BIN)/tests/libfakep11.so $(BIN)/tests/pthread_where $(BIN)/tests/pthread_where_static
+              $(BIN)/tests/libfakep11.so $(BIN)/tests/pthread_where $(BIN)/tests/pthread_where_static \
+              $(BIN)/tests/sleepers
 
 .PHONY: all deps check run bench clean test-progs mutate mpi install uninstall FORCE
 all: $(PROGRAMS)
@@ -222,6 +232,10 @@ $(BIN)/tests/omp_where: tests/progs/omp_where.c
 
 # The pthreads programs threadrun --pthreads places: not sanitized (the
 # library comes first in them); one static, which it must refuse.
+# Workers with a known number of sleeps, for threadrun --counters.
+$(BIN)/tests/sleepers: tests/progs/sleepers.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< -lpthread
 $(BIN)/tests/pthread_where: tests/progs/pthread_where.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(filter-out $(SANFLAGS_$(SAN)),$(CFLAGS)) -o $@ $< -lpthread

@@ -52,6 +52,14 @@ static const char *const col_names[RC_COUNT] = {
 	[RC_LAT_P50_S] = "lat_p50_s", [RC_LAT_P90_S] = "lat_p90_s",
 	[RC_LAT_P99_S] = "lat_p99_s", [RC_LAT_P999_S] = "lat_p999_s",
 	[RC_LAT_MAX_S] = "lat_max_s", [RC_LAT_WORKERS] = "lat_workers",
+	[RC_COUNTERS] = "counters",   [RC_TASK_CLOCK_S] = "task_clock_s",
+	[RC_CTX_SWITCHES] = "ctx_switches", [RC_CPU_MIGRATIONS] = "cpu_migrations",
+	[RC_PAGE_FAULTS] = "page_faults", [RC_CYCLES] = "cycles",
+	[RC_INSTRUCTIONS] = "instructions", [RC_CACHE_REFS] = "cache_refs",
+	[RC_CACHE_MISSES] = "cache_misses", [RC_BRANCH_MISSES] = "branch_misses",
+	[RC_EVENTS] = "events",       [RC_COUNTED_PCT] = "counted_pct",
+	[RC_CYCLES_PER_BYTE] = "cycles_per_byte", [RC_CYCLES_PER_OP] = "cycles_per_op",
+	[RC_IPC] = "ipc",             [RC_FLOPS_PER_CYCLE] = "flops_per_cycle",
 	[RC_STATUS] = "status",       [RC_NOTE] = "note",
 };
 
@@ -142,6 +150,10 @@ static const enum col_kind col_kinds[RC_COUNT] = {
 	[RC_LAT_BATCH] = K_COUNT, [RC_LAT_N] = K_COUNT,
 	[RC_LAT_P50_S] = K_REAL, [RC_LAT_P90_S] = K_REAL, [RC_LAT_P99_S] = K_REAL,
 	[RC_LAT_P999_S] = K_REAL, [RC_LAT_MAX_S] = K_REAL,
+	[RC_CTX_SWITCHES] = K_COUNT, [RC_CPU_MIGRATIONS] = K_COUNT, [RC_PAGE_FAULTS] = K_COUNT,
+	[RC_CYCLES] = K_COUNT, [RC_INSTRUCTIONS] = K_COUNT, [RC_CACHE_REFS] = K_COUNT,
+	[RC_CACHE_MISSES] = K_COUNT, [RC_BRANCH_MISSES] = K_COUNT,
+	[RC_TASK_CLOCK_S] = K_REAL, [RC_COUNTED_PCT] = K_REAL,
 };
 
 /* Counts stay exact in a double; measurements stay far from overflow when

@@ -31,6 +31,9 @@
  * worker API does): threadrun adds its own run row only when it stays
  * empty. */
 #define ENV_ROWS_FD  "THREADRUN_ROWS_FD"
+/* threadrun --counters: the events the worker API counts over each
+ * measurement, in every worker (src/lib/counts.h has the format). */
+#define ENV_COUNTERS "THREADRUN_COUNTERS"
 
 struct run_env {
 	unsigned nthreads;

@@ -72,6 +72,8 @@ struct slot {
 	pthread_t thread;
 	double end;
 	bool failed;
+	bool counting;          /* ct holds its counters (THREADRUN_COUNTERS) */
+	struct counts_thread ct;
 	int cpu;                /* where it was when it failed */
 	char err[256];
 };
@@ -79,6 +81,7 @@ struct slot {
 struct worker_shared {
 	const struct worker_params *p;
 	struct gate ready, start, end;
+	const struct counts_spec *counts;       /* the events each worker counts */
 	atomic_int stop;        /* workers stop taking work */
 	atomic_int abort;       /* a worker failed before the start */
 	atomic_int cancelled;   /* a signal ends the run unmeasured */
@@ -161,10 +164,19 @@ static void *worker_main(void *arg)
 	set_up = true;
 	if (ops->setup && ops->setup(w, err, sizeof(err)) < 0)
 		goto init_failed;
+	/* Counted from the common start to this worker's end, as timed. */
+	if (sh->counts->n) {
+		counts_thread_open(sh->counts, &s->ct);
+		s->counting = true;
+	}
 	gate_wait(&sh->ready);
 	gate_wait(&sh->start);
+	if (s->counting)
+		counts_thread_enable(&s->ct, true);
 	if (!atomic_load(&sh->abort) && ops->run(w, err, sizeof(err)) < 0)
 		fail(s, err);
+	if (s->counting)
+		counts_thread_enable(&s->ct, false);
 	s->end = now_s();
 	cpu_track_sample(w->track);
 	goto done;
@@ -304,6 +316,10 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 
 	memset(r, 0, sizeof(*r));
 	r->nworkers = p->nworkers;
+	/* Malformed: not counted (threadrun writes it; a hand-set one is the
+	 * user's). */
+	counts_spec_parse(getenv(ENV_COUNTERS), &r->counts.spec);
+	sh.counts = &r->counts.spec;
 	worker_main_thread(p->ops->name);
 	slots = calloc(p->nworkers, sizeof(*slots));
 	r->tracks = calloc(p->nworkers, sizeof(*r->tracks));
@@ -347,6 +363,9 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 	cpuload_span_add(&r->load, &mark0, &mark1, r->user_s + r->sys_s);
 	for (i = 0; i < created; i++)
 		pthread_join(slots[i].thread, NULL);
+	for (i = 0; i < created; i++)
+		if (slots[i].counting)
+			counts_thread_take(&slots[i].ct, &r->counts);
 	summarise(slots, created, start, r);
 	/* The end on the same clock as wall_s: t_end - t_start is wall_s. */
 	r->t_end_us = r->t_start_us + llround(r->wall_s * 1e6);
@@ -381,6 +400,19 @@ int worker_team_init(struct worker_team *t, const char *name, const struct run_e
 	}
 	for (i = 0; i < n; i++)
 		cpu_track_init(&t->tracks[i], run_env_planned(env, i));
+	counts_spec_parse(getenv(ENV_COUNTERS), &t->counts.spec);
+	if (t->counts.spec.n) {
+		t->ct = calloc(n, sizeof(*t->ct));
+		if (!t->ct) {
+			snprintf(err, errlen, "out of memory for %u workers' counters", n);
+			free(t->tracks);
+			t->tracks = NULL;
+			return -1;
+		}
+		for (i = 0; i < n; i++)
+			for (unsigned k = 0; k < COUNTS_MAX; k++)
+				t->ct[i].fd[k] = -1;
+	}
 	return 0;
 }
 
@@ -396,6 +428,18 @@ void worker_team_enter(struct worker_team *t, unsigned index)
 	    atomic_compare_exchange_strong(&t->failed, &expected, 1))
 		snprintf(t->err, sizeof(t->err), "worker %u: %s", index, err);
 	cpu_track_sample(&t->tracks[index]);
+	/* On itself, from inside: worker_team_begin() and _end() switch them. */
+	if (t->ct && t->ct[index].fd[0] < 0)
+		counts_thread_open(&t->counts.spec, &t->ct[index]);
+}
+
+/* Switch every team thread's counters (any thread may, by descriptor). */
+static void team_counting(struct worker_team *t, bool on)
+{
+	unsigned i;
+
+	for (i = 0; t->ct && i < t->n; i++)
+		counts_thread_enable(&t->ct[i], on);
 }
 
 void worker_team_sample(struct worker_team *t, unsigned index)
@@ -422,6 +466,7 @@ void worker_team_begin(struct worker_team *t)
 	t->t0 = now_s();
 	if (!t->t_start_us)
 		t->t_start_us = epoch_us();
+	team_counting(t, true);
 }
 
 double worker_team_end(struct worker_team *t)
@@ -429,6 +474,7 @@ double worker_team_end(struct worker_team *t)
 	double secs = now_s() - t->t0, u, s;
 	struct cpuload_mark mark1;
 
+	team_counting(t, false);
 	t->t_end_us = epoch_us();
 	cpu_times(&u, &s);
 	watch_load(t->env, t->n, &mark1);
@@ -439,8 +485,34 @@ double worker_team_end(struct worker_team *t)
 	return secs;
 }
 
+const struct counts_sum *worker_team_counts(struct worker_team *t, double share)
+{
+	unsigned i;
+
+	if (!t->ct)
+		return NULL;
+	if (!t->counts.threads && !t->counts.failed) {
+		for (i = 0; i < t->n; i++)
+			counts_thread_take(&t->ct[i], &t->counts);
+		for (i = 0; i < t->counts.spec.n; i++)
+			if (t->counts.v[i] >= 0)
+				t->counts.v[i] *= share;
+	}
+	return &t->counts;
+}
+
 void worker_team_free(struct worker_team *t)
 {
+	unsigned i;
+
+	for (i = 0; t->ct && i < t->n; i++) {
+		counts_thread_enable(&t->ct[i], false);
+		for (unsigned k = 0; k < COUNTS_MAX; k++)
+			if (t->ct[i].fd[k] >= 0)
+				close(t->ct[i].fd[k]);
+	}
+	free(t->ct);
+	t->ct = NULL;
 	free(t->tracks);
 	t->tracks = NULL;
 }
@@ -513,6 +585,8 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 			tp[i] = &wr->tracks[i];
 	}
 	run_env_set_placement(wr->env, wr->nworkers, tp, row);
+	if (wr->counts && wr->counts->spec.n && (wr->counts->threads || wr->counts->failed))
+		counts_row(wr->counts, row);
 	if (wr->env->run)
 		results_row_set(row, RC_RUN, "%s", wr->env->run);
 	if (wr->env->config)

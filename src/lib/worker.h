@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "counts.h"
 #include "cpuload.h"
 #include "cputrack.h"
 #include "gate.h"
@@ -77,6 +78,9 @@ struct worker_result {
 	bool interrupted;       /* a signal ended it unmeasured */
 	bool ok;                /* every worker started, set up and ran without error */
 	enum start_sync start_sync;     /* released with every rank's (gate.h) */
+	/* THREADRUN_COUNTERS' events, counted in each worker from the common
+	 * start to its end, summed (spec.n 0: not counted). */
+	struct counts_sum counts;
 	char err[512];          /* the first failure, naming worker and CPU */
 };
 
@@ -121,6 +125,11 @@ struct worker_team {
 	 * worker_params.label), and whether its start was released with every rank's. */
 	const char *label;
 	enum start_sync start_sync;
+	/* THREADRUN_COUNTERS: each team thread's counters (opened as it
+	 * enters, counting between worker_team_begin() and worker_team_end()),
+	 * and their sum once worker_team_counts() took them. */
+	struct counts_thread *ct;
+	struct counts_sum counts;
 };
 
 int worker_team_init(struct worker_team *t, const char *name, const struct run_env *env,
@@ -132,6 +141,9 @@ int worker_team_check(const struct worker_team *t, char *err, size_t errlen);
 void worker_team_begin(struct worker_team *t);
 /* Returns the seconds since worker_team_begin(). */
 double worker_team_end(struct worker_team *t);
+/* After the last worker_team_end(): the team's counts over every timed
+ * part (NULL when not counted), SHARE of them (a median rep's). */
+const struct counts_sum *worker_team_counts(struct worker_team *t, double share);
 void worker_team_free(struct worker_team *t);
 
 /*
@@ -160,6 +172,7 @@ struct worker_row {
 	long long t_start_us, t_end_us;
 	const struct cpuload_span *load;  /* the measurement's windows, or NULL */
 	int status;
+	const struct counts_sum *counts;        /* the measurement's counts, or NULL */
 	const unsigned *seq;    /* the row's seq, or NULL: this process's next */
 	enum start_sync start_sync;     /* `no` adds a note */
 };

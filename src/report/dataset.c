@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dataset.h"
+#include "opt.h"
 #include "results.h"
 
 struct reading {
@@ -75,6 +76,14 @@ const char *const dataset_lat_name[DATASET_LAT_P] = { "p50", "p90", "p99", "p99.
 static const enum results_col lat_cols[DATASET_LAT_P] = {
 	RC_LAT_P50_S, RC_LAT_P90_S, RC_LAT_P99_S, RC_LAT_P999_S, RC_LAT_MAX_S,
 };
+
+/* A derived figure of --counters: a decimal, else NAN ("n/a", empty). */
+static double derived(const struct results_row *row, enum results_col col)
+{
+	const char *v = results_row_get(row, col);
+
+	return num_is_decimal(v) ? strtod(v, NULL) : NAN;
+}
 
 static int add_obs(const struct results_row *row, unsigned line, void *arg)
 {
@@ -155,6 +164,11 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->t_start = results_row_num(row, RC_T_START);
 	o->t_end = results_row_num(row, RC_T_END);
 	o->run = dup_col(ds, row, RC_RUN);
+	o->counted = *results_row_get(row, RC_COUNTERS) != '\0';
+	o->cycles_per_byte = derived(row, RC_CYCLES_PER_BYTE);
+	o->cycles_per_op = derived(row, RC_CYCLES_PER_OP);
+	o->ipc = derived(row, RC_IPC);
+	o->flops_per_cycle = derived(row, RC_FLOPS_PER_CYCLE);
 	o->config = dup_col(ds, row, RC_CONFIG);
 	o->status = results_row_count(row, RC_STATUS, 1 << 20);
 	if (!o->run || !o->config || !o->host || !o->workload || !o->algorithm || !o->backend || !o->impl || !o->unit ||
@@ -340,6 +354,48 @@ static int drop_superseded(struct dataset *ds)
 	return 0;
 }
 
+/*
+ * threadrun's run row carries the counts of the whole run; where it stands
+ * aside for the program's own rows of the same run, those rows take its
+ * derived figures (which exist per byte, operation or flop only where the
+ * run made one measurement).
+ */
+static void counted_runs(struct dataset *ds)
+{
+	size_t i, j;
+
+	for (i = 0; i < ds->nobs; i++) {
+		const struct obs *r = &ds->obs[i];
+
+		if (!r->counted || !r->dropped || !*r->run || !same(r->algorithm, RESULTS_RUN_ALGORITHM))
+			continue;
+		for (j = 0; j < ds->nobs; j++) {
+			struct obs *o = &ds->obs[j];
+
+			/* A row counted over its own measurement keeps its figures. */
+			if (o->dropped || o->counted || o->run != r->run ||
+			    same(o->algorithm, RESULTS_RUN_ALGORITHM))
+				continue;
+			o->counted = true;
+			o->cycles_per_byte = r->cycles_per_byte;
+			o->cycles_per_op = r->cycles_per_op;
+			o->ipc = r->ipc;
+			o->flops_per_cycle = r->flops_per_cycle;
+		}
+	}
+}
+
+/* The median of the figures of a cell's rows that have one, NAN if none. */
+static double figure_median(double *v, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			v[k++] = v[i];
+	return k ? stats_median(v, k) : NAN;
+}
+
 /* The key of the monitor's figures for a cell: threadrun's whole-run rows
  * of one workload (and host), policy and thread count. */
 static struct key monitor_key(const struct dataset *ds, const struct obs *o, const char *policy,
@@ -419,13 +475,14 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 {
 	double *rates = malloc((nm ? nm : 1) * sizeof(*rates));
 	double *lat = malloc((nm ? nm : 1) * sizeof(*lat));
+	double *figs = malloc((nm ? nm : 1) * 4 * sizeof(*figs));
 	struct key *ks = malloc((nm ? nm : 1) * sizeof(*ks));
 	struct key *firsts = malloc((nm ? nm : 1) * sizeof(*firsts));
 	size_t i, j, k, nfirst = 0, n;
 	const struct cell *base = NULL;
 	int ret = -1;
 
-	if (!rates || !lat || !ks || !firsts)
+	if (!rates || !lat || !figs || !ks || !firsts)
 		goto out;
 	for (i = 0; i < nm; i++) {
 		const struct obs *o = &ds->obs[m[i]];
@@ -467,6 +524,11 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 		for (j = i, n = 0; j < nm && same_group(&ks[i], &ks[j]); j++) {
 			const struct obs *o = &ds->obs[ks[j].i];
 
+			figs[n] = o->cycles_per_byte;
+			figs[nm + n] = o->cycles_per_op;
+			figs[2 * nm + n] = o->ipc;
+			figs[3 * nm + n] = o->flops_per_cycle;
+			c->counted += o->counted;
 			rates[n++] = o->rate;
 			c->unverified |= o->verified == 0 || o->verified == 2;
 			/* Interned: one pointer per plan. */
@@ -484,6 +546,11 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 		c->threads = (unsigned)ks[i].k[1];
 		c->n = n;
 		c->median = stats_median(rates, n);
+		c->cycles_per_byte = figure_median(figs, n);
+		c->cycles_per_op = figure_median(figs + nm, n);
+		c->ipc = figure_median(figs + 2 * nm, n);
+		c->flops_per_cycle = figure_median(figs + 3 * nm, n);
+		s->counted |= c->counted > 0;
 		c->min = rates[0];
 		c->max = rates[n - 1];
 		c->oversubscribed = s->pus && c->threads > s->pus;
@@ -510,6 +577,7 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 out:
 	free(rates);
 	free(lat);
+	free(figs);
 	free(ks);
 	free(firsts);
 	return ret;
@@ -531,6 +599,7 @@ int dataset_build(struct dataset *ds)
 	}
 	if (number_series(ds, &nsid) < 0 || drop_superseded(ds) < 0)
 		return -1;
+	counted_runs(ds);
 	order = malloc((nsid + 1) * sizeof(*order));
 	start = calloc(nsid + 2, sizeof(*start));
 	m = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*m));

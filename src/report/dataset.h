@@ -33,6 +33,10 @@ struct obs {
 	int verified, placed;   /* 1 yes, 0 no, 2 unchecked (verified only), -1 not said */
 	double migrations, off_plan, steal_pct, sys_share;   /* NAN: not monitored */
 	double others_pct;      /* NAN: not recorded */
+	/* threadrun --counters: the figures derived from the run's counts
+	 * (NAN: n/a or not counted); a program's row takes its run row's. */
+	bool counted;
+	double cycles_per_byte, cycles_per_op, ipc, flops_per_cycle;
 	/* The identity (results.h): the series columns' texts, and the point's
 	 * and repeat's beyond them, interned; the run, and the exit status
 	 * (-1 when not said). */
@@ -78,6 +82,10 @@ struct cell {
 	 * of each figure, NAN when none does; the largest batch among them. */
 	size_t lat_rows;
 	double lat[DATASET_LAT_P], lat_batch;
+	/* threadrun --counters: rows counted, the medians of their derived
+	 * figures (NAN: n/a). */
+	size_t counted;
+	double cycles_per_byte, cycles_per_op, ipc, flops_per_cycle;
 };
 
 struct series {
@@ -91,6 +99,7 @@ struct series {
 	bool no_one_thread;     /* a policy without a 1-thread point: no speedup */
 	bool monitored;              /* some cell has monitor figures */
 	bool latency;                /* some cell has latency figures */
+	bool counted;                /* some cell was counted (threadrun --counters) */
 };
 
 struct dataset {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "counts.h"
 #include "compare.h"
 #include "datafile.h"
 #include "dataset.h"
@@ -409,6 +410,88 @@ static void print_latency(FILE *out, const struct series *s, bool markdown)
 		fputc('\n', out);
 }
 
+/* threadrun --counters: the per-unit figure of a series (cycles per byte
+ * for bytes/s, per operation for ops/s, FLOPs per cycle for MFLOPS) and
+ * its name; NULL when the unit has none. */
+static const char *counter_figure(const struct series *s, const struct cell *c, double *v)
+{
+	const char *unit = s->key->unit;
+
+	if (!strcmp(unit, "bytes/s")) {
+		*v = c ? c->cycles_per_byte : NAN;
+		return "cycles per byte";
+	}
+	if (!strcmp(unit, "ops/s")) {
+		*v = c ? c->cycles_per_op : NAN;
+		return "cycles per op";
+	}
+	if (!strcmp(unit, "MFLOPS")) {
+		*v = c ? c->flops_per_cycle : NAN;
+		return "FLOPs per cycle";
+	}
+	*v = NAN;
+	return NULL;
+}
+
+static const char *fig_text(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.4g", v);
+	return buf;
+}
+
+/*
+ * The counted figures per placement: at each thread count, every policy
+ * against the first one (in the table's order) that has the figure:
+ * "at 2 threads: c2 vs c1: cycles per byte +38%, IPC -20%".  Where no cell
+ * has one (no cycles were counted: a machine without a PMU), one line says
+ * they are n/a and why.
+ */
+static void print_counter_changes(FILE *out, const struct series *s, const char *bullet)
+{
+	const char *name;
+	double v, bv;
+	size_t a, b;
+	bool any = false;
+
+	if (!s->counted)
+		return;
+	for (a = 0; a < s->ncells; a++) {
+		const struct cell *x = &s->cells[a], *base = NULL;
+
+		name = counter_figure(s, x, &v);
+		if (isnan(v) && isnan(x->ipc))
+			continue;
+		/* The first policy with the figure at this thread count. */
+		for (b = 0; b < s->ncells && !base; b++) {
+			double w;
+
+			counter_figure(s, &s->cells[b], &w);
+			if (s->cells[b].threads == x->threads && (!isnan(w) || !isnan(s->cells[b].ipc)))
+				base = &s->cells[b];
+		}
+		any = true;
+		if (base == x)
+			continue;
+		counter_figure(s, base, &bv);
+		fprintf(out, "%sat %u thread%s: %s vs %s:", bullet, x->threads, x->threads == 1 ? "" : "s",
+			x->policy, base->policy);
+		if (name && !isnan(v) && !isnan(bv))
+			fprintf(out, " %s %+.0f%%", name, counts_change_pct(bv, v));
+		if (!isnan(x->ipc) && !isnan(base->ipc))
+			fprintf(out, "%s IPC %+.0f%%", name && !isnan(v) && !isnan(bv) ? "," : "",
+				counts_change_pct(base->ipc, x->ipc));
+		fputc('\n', out);
+	}
+	if (!any) {
+		name = counter_figure(s, NULL, &v);
+		fprintf(out, "%scounters: %s%sIPC n/a (no cycles counted where these ran: no hardware PMU, a virtual machine?)\n",
+			bullet, name ? name : "", name ? " and " : "");
+	}
+}
+
 static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 {
 	struct facts f;
@@ -432,6 +515,11 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 				"median", "min", "max", "n", "speedup", "efficiency");
 			if (s->monitored)
 				fprintf(out, "  %6s %7s %6s %5s", "migr", "offplan", "steal%", "sys%");
+			if (s->counted)
+				fprintf(out, "  %9s %6s", !strcmp(s->key->unit, "bytes/s") ? "cyc/B"
+							  : !strcmp(s->key->unit, "ops/s") ? "cyc/op"
+							  : !strcmp(s->key->unit, "MFLOPS") ? "FLOP/cyc" : "-",
+					"IPC");
 			fputc('\n', out);
 		}
 		for (c = 0; c < s->ncells; c++) {
@@ -459,6 +547,14 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 					x->steal_pct, x->sys_share);
 			else if (!markdown && s->monitored)
 				fprintf(out, "  %6s %7s %6s %5s", "-", "-", "-", "-");
+			if (!markdown && s->counted) {
+				char f1[32], f2[32];
+				double v;
+
+				counter_figure(s, x, &v);
+				fprintf(out, "  %9s %6s", x->counted ? fig_text(v, f1, sizeof(f1)) : "-",
+					x->counted ? fig_text(x->ipc, f2, sizeof(f2)) : "-");
+			}
 			if (!markdown && x->oversubscribed)
 				fputs("  (oversubscribed)", out);
 			if (!markdown && x->busy)
@@ -471,6 +567,7 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 		if (print_comparisons(out, s, markdown ? "- " : "  ") < 0)
 			return -1;
 		print_usl(out, s, markdown ? "- " : "  ");
+		print_counter_changes(out, s, markdown ? "- " : "  ");
 		if (f.warnings[0])
 			fprintf(out, "%swarning: %s\n", markdown ? "- " : "  ", f.warnings);
 		fputc('\n', out);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "counts.h"
 #include "datafile.h"
 #include "execute.h"
 #include "monitor.h"
@@ -163,16 +164,124 @@ static int append_own_row(const struct execute *ex, const char *run, unsigned *s
 	return ret;
 }
 
+/* The program's measurements of one run, for the derived figures. */
+struct run_rows {
+	const char *run;
+	unsigned n;
+	double bytes, ops, flops;
+};
+
+static int run_rows_cb(const struct results_row *row, unsigned line, void *arg)
+{
+	struct run_rows *a = arg;
+	const char *unit = results_row_get(row, RC_UNIT);
+	double ops = results_row_num(row, RC_OPS), bytes = results_row_num(row, RC_BYTES);
+	double wall = results_row_num(row, RC_WALL_S), span;
+
+	(void)line;
+	if (strcmp(results_row_get(row, RC_RUN), a->run) ||
+	    !strcmp(results_row_get(row, RC_BACKEND), "threadrun"))
+		return 0;
+	a->n++;
+	a->bytes = !strcmp(unit, "bytes/s") && bytes > 0 ? bytes : -1;
+	a->ops = !strcmp(unit, "ops/s") && ops > 0 ? ops : -1;
+	a->flops = !strcmp(unit, "MFLOPS") && ops > 0 ? ops : -1;
+	/* Its ops and bytes must be those of its whole window: not so for a
+	 * median or best of repetitions (linpack -r, stream), whose window
+	 * spans them all while the row counts one. */
+	span = (results_row_num(row, RC_T_END) - results_row_num(row, RC_T_START)) * 1e-6;
+	if (!(wall > 0 && fabs(span - wall) <= 0.01 * wall + 0.002))
+		a->bytes = a->ops = a->flops = -1;
+	return 0;
+}
+
+/*
+ * --counters in the run row: every thread's counts summed (software events
+ * from the inherited totals), the least share of time a counter ran, and
+ * the derived figures.  Those per byte, operation or flop come from the
+ * program's row when the run made one measurement (the counts span the
+ * whole run, setup included: the note says so); n/a otherwise, and n/a
+ * when cycles were not counted.  Appends to the note in NOTE.
+ */
+static void counter_columns(const struct execute *ex, const char *run, const struct counters *c,
+			    struct results_row *row, char *note, size_t notelen)
+{
+	const struct counters_spec *s = counters_spec_of(c);
+	struct run_rows rr = { .run = run, .bytes = -1, .ops = -1, .flops = -1 };
+	struct results_info info;
+	struct counts_in in;
+	struct counts_derived d;
+	char names[512] = "", events[1024] = "", buf[32], rerr[256], lost[96] = "";
+	unsigned failed;
+	FILE *sink;
+	int e;
+	size_t nu = 0, eu = 0;
+	double share = counters_share(c, NULL);
+	int ci = counters_find(s, RC_CYCLES), ii = counters_find(s, RC_INSTRUCTIONS);
+	unsigned i;
+
+	for (i = 0; i < s->n; i++) {
+		double v = counters_total(c, i);
+
+		nu += (size_t)snprintf(names + nu, nu < sizeof(names) ? sizeof(names) - nu : 0, "%s%s",
+				       i ? "," : "", s->ev[i].name);
+		if (v < 0)
+			continue;
+		if (s->ev[i].col == RC_TASK_CLOCK_S)
+			results_row_set(row, RC_TASK_CLOCK_S, "%.6f", v);
+		else if (s->ev[i].col >= 0)
+			results_row_set(row, (enum results_col)s->ev[i].col, "%.0f", v);
+		else
+			eu += (size_t)snprintf(events + eu, eu < sizeof(events) ? sizeof(events) - eu : 0,
+					       "%s%s=%.0f", eu ? ";" : "", s->ev[i].name, v);
+	}
+	results_row_set(row, RC_COUNTERS, "%s", names);
+	if (eu)
+		results_row_set(row, RC_EVENTS, "%s", events);
+	results_row_set(row, RC_COUNTED_PCT, "%.1f", 100.0 * share);
+	/* Damage in the file was reported where it was written or read
+	 * before: here it only costs the figures of that row. */
+	sink = fopen("/dev/null", "we");
+	if (!sink || results_read(ex->results, run_rows_cb, &rr, sink, &info, rerr, sizeof(rerr)) < 0)
+		rr.n = 0;
+	if (sink)
+		fclose(sink);
+	in.cycles = ci >= 0 ? counters_total(c, (unsigned)ci) : -1;
+	in.instructions = ii >= 0 ? counters_total(c, (unsigned)ii) : -1;
+	in.bytes = rr.n == 1 ? rr.bytes : -1;
+	in.ops = rr.n == 1 ? rr.ops : -1;
+	in.flops = rr.n == 1 ? rr.flops : -1;
+	counts_derive(&in, &d);
+	results_row_set(row, RC_CYCLES_PER_BYTE, "%s", counts_format(d.cycles_per_byte, buf, sizeof(buf)));
+	results_row_set(row, RC_CYCLES_PER_OP, "%s", counts_format(d.cycles_per_op, buf, sizeof(buf)));
+	results_row_set(row, RC_IPC, "%s", counts_format(d.ipc, buf, sizeof(buf)));
+	results_row_set(row, RC_FLOPS_PER_CYCLE, "%s", counts_format(d.flops_per_cycle, buf, sizeof(buf)));
+	failed = counters_failed(c, &e);
+	if (failed)
+		snprintf(lost, sizeof(lost), "; %u thread%s not counted on its own (%s)", failed,
+			 failed == 1 ? "" : "s", strerror(e));
+	snprintf(note, notelen, "; counters: %s%s%s%s%s",
+		 in.cycles < 0 ? "no cycles counted, derived figures n/a"
+		 : rr.n == 1 && (in.bytes > 0 || in.ops > 0 || in.flops > 0)
+			 ? "over the whole run, setup included"
+			 : "derived figures per byte, op or flop n/a (the run made several measurements, or its one counts a repetition of its window)",
+		 s->note[0] ? "; " : "", s->note,
+		 share < 1 ? "; multiplexed, counts scaled by time enabled / running" : "", lost);
+}
+
 /* The row of the whole run: what threadrun measured of it. */
 static int append_run_row(const struct execute *ex, const char *run, unsigned *seq,
 			  const struct pl_plan *plan, const char *policy, unsigned repeat,
-			  const struct launch_result *r, const struct monitor_summary *ms, char *err,
-			  size_t errlen)
+			  const struct launch_result *r, const struct monitor_summary *ms,
+			  const struct counters *ctr, char *err, size_t errlen)
 {
 	struct results_row row;
+	char cnote[640] = "";
 	int ret;
 
 	results_row_init(&row);
+	if (ctr)
+		counter_columns(ex, run, ctr, &row, cnote, sizeof(cnote));
 	results_row_set(&row, RC_ALGORITHM, "%s", RESULTS_RUN_ALGORITHM);
 	results_row_set(&row, RC_OPS, "1");
 	results_row_set(&row, RC_UNIT, "runs/s");
@@ -183,9 +292,9 @@ static int append_run_row(const struct execute *ex, const char *run, unsigned *s
 		results_row_set(&row, RC_OFF_PLAN, "%lu", ms->off_plan);
 		results_row_set(&row, RC_SYS_SHARE, "%.2f", ms->sys_share);
 	}
-	results_row_set(&row, RC_NOTE, "the whole run, measured by threadrun%s%s%s",
+	results_row_set(&row, RC_NOTE, "the whole run, measured by threadrun%s%s%s%s",
 			ex->preloaded ? "; each thread placed by --pthreads" : "",
-			ms && ms->warnings[0] ? "; monitor: " : "", ms ? ms->warnings : "");
+			ms && ms->warnings[0] ? "; monitor: " : "", ms ? ms->warnings : "", cnote);
 	ret = append_own_row(ex, run, seq, plan, policy, repeat, r, r->status, &row, err, errlen);
 	results_row_clear(&row);
 	return ret;
@@ -512,21 +621,37 @@ struct started_arg {
 	const struct execute *ex;
 	const struct pl_plan *plan;
 	struct monitor *m;
+	struct counters *ctr;
 	struct metric_tap *tap;
 	char err[256];
 };
 
 /* In the parent, the program just started: the tap's write ends are the
- * program's now; the monitor starts watching it. */
-static void on_started(pid_t pid, void *arg)
+ * program's now; the monitor starts watching it.  With --counters the
+ * program is held before its exec: its counters open now, and the
+ * monitor's walk gives each thread its own (counters.h). */
+static int on_started(pid_t pid, void *arg, char *err, size_t errlen)
 {
 	struct started_arg *a = arg;
 
 	if (a->tap)
 		metric_tap_started(a->tap);
-	if (a->ex->monitor > 0)
+	if (a->ex->counters) {
+		a->ctr = counters_start(a->ex->counters, pid, err, errlen);
+		if (!a->ctr)
+			return 3;
+	}
+	if (a->ex->monitor > 0 || a->ctr) {
 		a->m = monitor_start(pid, a->ex->monitor, a->plan, a->ex->pthreads, a->ex->series,
-				     a->err, sizeof(a->err));
+				     a->ctr, a->err, sizeof(a->err));
+		if (!a->m && a->ctr) {
+			snprintf(err, errlen, "counters: %s", a->err);
+			counters_free(a->ctr);
+			a->ctr = NULL;
+			return 3;
+		}
+	}
+	return 0;
 }
 
 int execute_run(struct execute *ex, const struct pl_plan *plan, const char *policy,
@@ -534,7 +659,7 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 		size_t errlen)
 {
 	struct started_arg sa = { .ex = ex, .plan = plan };
-	struct launch_hook hook = { on_started, &sa };
+	struct launch_hook hook = { on_started, &sa, ex->counters != NULL };
 	struct monitor_summary ms;
 	bool monitored = false, measured;
 	int out_fd = ex->output_fd, err_fd = ex->output_fd;
@@ -552,6 +677,17 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 
 	snprintf(num, sizeof(num), "%u", repeat);
 	setenv(ENV_REPEAT, num, 1);
+	/* --counters: the project's workloads count each measurement too. */
+	if (ex->counters) {
+		char spec[4096];
+
+		if (counters_export(ex->counters, spec, sizeof(spec)) == 0)
+			setenv(ENV_COUNTERS, spec, 1);
+		else
+			unsetenv(ENV_COUNTERS);
+	} else {
+		unsetenv(ENV_COUNTERS);
+	}
 	if (export_env(ex, plan, policy) < 0) {
 		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
 		r->status = 1;
@@ -590,10 +726,13 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 		fprintf(stderr, "threadrun: %s\n", sa.err);
 	if (sa.m) {
 		monitor_stop(sa.m);
-		monitor_print(sa.m, stderr, ex->quiet);
-		monitor_summarise(sa.m, &ms);
-		monitor_free(sa.m);
-		monitored = true;
+		if (ex->monitor > 0) {
+			monitor_print(sa.m, stderr, ex->quiet);
+			monitor_summarise(sa.m, &ms);
+			monitored = true;
+		}
+		if (sa.ctr && !ex->quiet)
+			monitor_print_counters(sa.m, stderr);
 	}
 	/* An interrupted run is not a measurement: no row for it.  A sweep
 	 * (and a monitored run) always records the run: it marks it done for
@@ -611,9 +750,11 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 	if (failed && !r->status)
 		r->status = 1;
 	if (!ret && measured && (ex->always_row || fd_size(rows) == 0) &&
-	    append_run_row(ex, run, &seq, plan, policy, repeat, r, monitored ? &ms : NULL, err,
-			   errlen) < 0)
+	    append_run_row(ex, run, &seq, plan, policy, repeat, r, monitored ? &ms : NULL,
+			   sa.ctr, err, errlen) < 0)
 		ret = -1;
+	monitor_free(sa.m);
+	counters_free(sa.ctr);
 	if (!ret && failed) {
 		if (failed > 1)
 			snprintf(err, errlen, "%s; and %u more metric%s without a figure (the rows' notes say why)",

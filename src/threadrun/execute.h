@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "counters.h"
 #include "launch.h"
 #include "launcher.h"
 #include "metric.h"
@@ -24,6 +25,7 @@ struct execute {
 	bool always_row;        /* a run row even when the program wrote rows */
 	int output_fd;          /* the program's stdout and stderr go here; -1: inherited */
 	double monitor;         /* --monitor interval in seconds, 0: off */
+	const struct counters_spec *counters;   /* --counters: the events, or NULL */
 	bool quiet;             /* the monitor prints its warnings only */
 	bool omp_note;          /* notes (not with -q): the user's OMP_* settings the first
 	                         * run replaces, the default results/ made */

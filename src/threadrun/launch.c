@@ -263,7 +263,7 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 {
 	struct cpuload_mark mark0, mark1;
 	struct rusage ru;
-	int pipefd[2], child_errno = 0, status = 0, ret = -1, wfd = -1;
+	int pipefd[2], hold[2] = { -1, -1 }, child_errno = 0, status = 0, ret = -1, wfd = -1;
 	sigset_t all, old;
 	pid_t pid, parent = getpid(), watchdog = -1;
 	double start;
@@ -272,6 +272,14 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 	/* The child reports a failed exec through a close-on-exec pipe. */
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+		r->status = 126;
+		return -1;
+	}
+	/* A hook that must see the child before its exec holds it on a pipe. */
+	if (hook && hook->hold && pipe2(hold, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
 		r->status = 126;
 		return -1;
 	}
@@ -291,6 +299,8 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 		goto out;
 	}
 	if (pid == 0) {
+		char go;
+
 		close(pipefd[0]);
 		/* The job is a process group of its own, so that a signal reaches
 		 * every process of it; it dies with threadrun, even of SIGKILL
@@ -299,6 +309,19 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
 			_exit(127);
 		restore_signals(&old);
+		if (hold[0] >= 0) {
+			/* Released by a byte; the end of the pipe (the hook failed,
+			 * threadrun died) means never. */
+			ssize_t n;
+
+			close(hold[1]);
+			go = 0;
+			while ((n = read(hold[0], &go, 1)) < 0 && errno == EINTR)
+				;
+			if (n != 1 || go != 'g')
+				_exit(127);
+			close(hold[0]);
+		}
 		if ((out_fd >= 0 && dup2(out_fd, 1) < 0) || (err_fd >= 0 && dup2(err_fd, 2) < 0))
 			child_errno = errno;
 		else if (plan && pl_process_restrict(plan) < 0)
@@ -319,8 +342,34 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 		fprintf(stderr, "threadrun: warning: no watchdog (%s): the program's children may outlive a killed threadrun\n",
 			strerror(errno));
 	r->pid = pid;
-	if (hook && hook->started)
-		hook->started(pid, hook->arg);
+	if (hook && hook->started) {
+		int st = hook->started(pid, hook->arg, err, errlen);
+
+		if (st) {
+			/* Never exec'd: it ends at the pipe's end. */
+			close(hold[1]);
+			hold[1] = -1;
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			r->status = st;
+			goto out;
+		}
+	}
+	if (hold[1] >= 0) {
+		close(hold[0]);
+		hold[0] = -1;
+		if (write(hold[1], "g", 1) != 1) {
+			snprintf(err, errlen, "cannot release the program: %s", strerror(errno));
+			close(hold[1]);
+			hold[1] = -1;
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			r->status = 126;
+			goto out;
+		}
+		close(hold[1]);
+		hold[1] = -1;
+	}
 	while (read(pipefd[0], &child_errno, sizeof(child_errno)) < 0 && errno == EINTR)
 		;
 	while (wait4(pid, &status, 0, &ru) < 0) {
@@ -355,5 +404,9 @@ out:
 	close(pipefd[0]);
 	if (pipefd[1] >= 0)
 		close(pipefd[1]);
+	if (hold[0] >= 0)
+		close(hold[0]);
+	if (hold[1] >= 0)
+		close(hold[1]);
 	return ret;
 }

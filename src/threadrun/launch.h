@@ -43,10 +43,16 @@ void launch_signals_init(void);
  * how to resume; without, threadrun ends of it. */
 void launch_signals_defer(bool defer);
 
-/* Called in the parent right after the fork (a monitor starts there). */
+/*
+ * Called in the parent right after the fork (a monitor starts there); with
+ * HOLD the child waits for it before its exec (counters are opened on it
+ * then).  It returns 0, or the exit status to end the launch with (the
+ * message in ERR): the child then ends without running the program.
+ */
 struct launch_hook {
-	void (*started)(pid_t pid, void *arg);
+	int (*started)(pid_t pid, void *arg, char *err, size_t errlen);
 	void *arg;
+	bool hold;
 };
 
 /*

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "counters.h"
+#include "counts.h"
 #include "cpuload.h"
 #include "datafile.h"
 #include "monitor.h"
@@ -30,6 +32,7 @@ struct thread_seen {
 	pid_t pid, tid;
 	char name[32];
 	int worker;             /* index in the plan, -1 unknown */
+	struct counted *cnt;    /* its counters (--counters), or NULL */
 	int planned;            /* its worker's OS PU, -1 none */
 	double utime, stime;
 	unsigned long vcsw, ivcsw;
@@ -48,6 +51,10 @@ struct thread_seen {
 struct monitor {
 	pid_t pid;
 	double interval, start, end;
+	struct counters *ctr;   /* --counters: each new thread gets its counters */
+	double discover;        /* with ctr: seconds between walks that only look for threads */
+	bool full;              /* sampling on (--monitor), not only counting */
+	bool light;             /* this walk only finds threads (and follows names) */
 	const struct pl_plan *plan;
 	int series;             /* the time series file, -1: none */
 	FILE *out;              /* this sample's lines, written whole at its end */
@@ -161,6 +168,9 @@ static struct thread_seen *thread_find(struct monitor *m, pid_t pid, pid_t tid)
 	t->worker = -1;
 	t->planned = -1;
 	t->last_cpu = -1;
+	/* Counted from the moment it is first seen (counters.h). */
+	if (m->ctr)
+		t->cnt = counters_attach(m->ctr, pid, tid);
 	return t;
 }
 
@@ -307,6 +317,8 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 					     ? m->plan->pu[(unsigned)t->worker % m->plan->nworkers] : -1;
 		}
 	}
+	if (m->light)
+		return;
 	/* After "(comm)": state is field 3; utime 14, stime 15, processor 39. */
 	p += 2;
 	for (i = 3; i < 14 && p; i++)
@@ -451,19 +463,29 @@ static void sample(struct monitor *m)
 	}
 }
 
-/* A sample every interval, the first one interval after the start: a
+/* A walk that only finds new threads for their counters. */
+static void discover(struct monitor *m)
+{
+	m->light = true;
+	sample_process(m, m->pid, now_s() - m->start, 0);
+	m->light = false;
+}
+
+/* A full sample every interval, the first one interval after the start: a
  * sample covers the interval before it, and one at the start would cover
- * none. */
+ * none.  With --counters a walk that only finds new threads comes every
+ * m->discover seconds between them (a new thread is counted from then on). */
 static void *sampler(void *arg)
 {
 	struct monitor *m = arg;
 	struct timespec ts, c0, c1;
-	double next = m->start, wait;
+	double next = m->start, next_full = m->start + m->interval, step, wait;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+	step = m->ctr && (!m->full || m->discover < m->interval) ? m->discover : m->interval;
 	pthread_mutex_lock(&m->mu);
 	for (;;) {
-		next += m->interval;
+		next += step;
 		wait = next - now_s();
 		if (wait < 0)
 			wait = 0, next = now_s();
@@ -479,7 +501,12 @@ static void *sampler(void *arg)
 		if (m->stop)
 			break;
 		pthread_mutex_unlock(&m->mu);
-		sample(m);
+		if (m->full && now_s() >= next_full - step / 2) {
+			sample(m);
+			next_full += m->interval;
+		} else {
+			discover(m);
+		}
 		pthread_mutex_lock(&m->mu);
 	}
 	pthread_mutex_unlock(&m->mu);
@@ -489,7 +516,8 @@ static void *sampler(void *arg)
 }
 
 struct monitor *monitor_start(pid_t pid, double interval, const struct pl_plan *plan,
-			      bool affinity, int series, char *err, size_t errlen)
+			      bool affinity, int series, struct counters *ctr, char *err,
+			      size_t errlen)
 {
 	struct monitor *m = calloc(1, sizeof(*m));
 	unsigned long long ctxt = 0, intr = 0;
@@ -501,7 +529,10 @@ struct monitor *monitor_start(pid_t pid, double interval, const struct pl_plan *
 		return NULL;
 	}
 	m->pid = pid;
-	m->interval = interval;
+	m->full = interval > 0;
+	m->interval = interval > 0 ? interval : MONITOR_DISCOVER_S;
+	m->ctr = ctr;
+	m->discover = MONITOR_DISCOVER_S;
 	m->plan = plan;
 	m->affinity = affinity;
 	m->series = series;
@@ -546,6 +577,7 @@ void monitor_stop(struct monitor *m)
 	pthread_join(m->thread, NULL);
 	m->running = false;
 	m->end = now_s();
+	counters_finish(m->ctr);
 	/* The CPUs' totals over the whole run (the threads are gone now). */
 	{
 		unsigned long long ctxt = m->ctxt, intr = m->intr_total;
@@ -690,4 +722,126 @@ void monitor_free(struct monitor *m)
 	pthread_cond_destroy(&m->cv);
 	free(m->threads);
 	free(m);
+}
+
+/* One event's figure in the counters table: seconds for task-clock, a
+ * count else; "-" when not counted. */
+static void counter_cell(FILE *out, const struct counter_ev *e, double v, int width)
+{
+	if (v < 0)
+		fprintf(out, " %*s", width, "-");
+	else if (e->col == RC_TASK_CLOCK_S)
+		fprintf(out, " %*.3f", width, v);
+	else
+		fprintf(out, " %*.0f", width, v);
+}
+
+static int counter_width(const struct counter_ev *e)
+{
+	size_t n = strlen(e->name);
+
+	return n > 16 ? 12 : n < 10 ? 10 : (int)n;
+}
+
+static void counter_header(FILE *out, const struct counters_spec *s)
+{
+	unsigned i;
+
+	fprintf(out, "%-8s %-16s %6s", "TID", "name", "worker");
+	for (i = 0; i < s->n; i++) {
+		char head[24];
+
+		if (strlen(s->ev[i].name) > 16)
+			snprintf(head, sizeof(head), "ev%u", i);
+		else
+			snprintf(head, sizeof(head), "%s", s->ev[i].name);
+		fprintf(out, " %*s", counter_width(&s->ev[i]), head);
+	}
+	fprintf(out, " %6s %8s\n", "ipc", "counted%");
+}
+
+/* IPC from event values (n/a without cycles or instructions). */
+static void ipc_cell(FILE *out, const struct counters_spec *s, double cycles, double instr)
+{
+	struct counts_in in = { .cycles = cycles, .instructions = instr,
+				.bytes = -1, .ops = -1, .flops = -1 };
+	struct counts_derived d;
+	char buf[24];
+
+	(void)s;
+	counts_derive(&in, &d);
+	fprintf(out, " %6s", counts_format(d.ipc, buf, sizeof(buf)));
+}
+
+void monitor_print_counters(const struct monitor *m, FILE *out)
+{
+	const struct counters_spec *s;
+	int ci, ii;
+	double least = 1;
+	unsigned i;
+	size_t k;
+
+	if (!m || !m->ctr)
+		return;
+	s = counters_spec_of(m->ctr);
+	ci = counters_find(s, RC_CYCLES);
+	ii = counters_find(s, RC_INSTRUCTIONS);
+	fprintf(out, "counters: every thread from when threadrun first saw it (walks every %.0f ms), task-clock in s\n",
+		m->discover * 1e3);
+	for (i = 0; i < s->n; i++)
+		if (strlen(s->ev[i].name) > 16)
+			fprintf(out, "counters: ev%u is %s\n", i, s->ev[i].name);
+	counter_header(out, s);
+	for (k = 0; k < m->nthreads; k++) {
+		const struct thread_seen *t = &m->threads[k];
+		double share;
+
+		if (!t->cnt)
+			continue;
+		fprintf(out, "%-8d %-16s %6d", (int)t->tid, t->name, t->worker);
+		for (i = 0; i < s->n; i++)
+			counter_cell(out, &s->ev[i], counters_value(m->ctr, t->cnt, i),
+				     counter_width(&s->ev[i]));
+		ipc_cell(out, s, ci >= 0 ? counters_value(m->ctr, t->cnt, (unsigned)ci) : -1,
+			 ii >= 0 ? counters_value(m->ctr, t->cnt, (unsigned)ii) : -1);
+		share = counters_share(m->ctr, t->cnt);
+		if (share < least)
+			least = share;
+		fprintf(out, " %7.1f%%\n", 100.0 * share);
+	}
+	/* What the inherited totals hold beyond the threads' own counts: the
+	 * moments before a thread was seen, and threads never seen. */
+	fprintf(out, "%-8s %-16s %6s", "-", "(before seen)", "-");
+	for (i = 0; i < s->n; i++) {
+		double total = counters_total(m->ctr, i), sum = 0;
+
+		for (k = 0; k < m->nthreads; k++)
+			if (m->threads[k].cnt && counters_value(m->ctr, m->threads[k].cnt, i) > 0)
+				sum += counters_value(m->ctr, m->threads[k].cnt, i);
+		counter_cell(out, &s->ev[i], s->ev[i].hw || total < 0 ? -1 : total > sum ? total - sum : 0,
+			     counter_width(&s->ev[i]));
+	}
+	fprintf(out, " %6s %8s\n", "", "");
+	fprintf(out, "%-8s %-16s %6s", "-", "(total)", "-");
+	for (i = 0; i < s->n; i++)
+		counter_cell(out, &s->ev[i], counters_total(m->ctr, i), counter_width(&s->ev[i]));
+	ipc_cell(out, s, ci >= 0 ? counters_total(m->ctr, (unsigned)ci) : -1,
+		 ii >= 0 ? counters_total(m->ctr, (unsigned)ii) : -1);
+	fprintf(out, " %7.1f%%\n", 100.0 * least);
+	{
+		int e;
+		unsigned failed = counters_failed(m->ctr, &e);
+
+		if (failed)
+			fprintf(out, "counters: warning: %u thread%s could not be counted (%s): only the totals hold them\n",
+				failed, failed == 1 ? "" : "s", strerror(e));
+	}
+	if (least < 1)
+		fprintf(out, "counters: multiplexed: more events than the PMU has counters; each count is scaled by time enabled / time running (the least share %.1f%%)\n",
+			100.0 * least);
+}
+
+struct counters *monitor_counters(const struct monitor *m)
+{
+	return m ? m->ctr : NULL;
 }

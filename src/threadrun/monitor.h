@@ -17,6 +17,10 @@
 #include "placement.h"
 
 struct monitor;
+struct counters;
+
+/* With --counters: seconds between the walks that find new threads. */
+#define MONITOR_DISCOVER_S 0.01
 
 struct monitor_summary {
 	unsigned long migrations;       /* summed over threads */
@@ -35,19 +39,32 @@ struct monitor_summary {
  * descriptor of the time series file (results/README.md): each sample is
  * appended whole under its lock.  With AFFINITY (--pthreads) a thread's
  * planned PU is the one PU of the plan it is bound to, none when its CPU
- * set is wider.  Returns NULL with a message in ERR when /proc cannot be
- * read (the caller runs on without a monitor).
+ * set is wider.  With CTR (--counters) every thread the walk finds gets its
+ * counters (counters_attach), the walk coming every MONITOR_DISCOVER_S;
+ * INTERVAL 0 then samples nothing else (counters without --monitor).
+ * Returns NULL with a message in ERR when /proc cannot be read (the caller
+ * runs on without a monitor).
  */
 struct monitor *monitor_start(pid_t pid, double interval, const struct pl_plan *plan,
-			      bool affinity, int series, char *err, size_t errlen);
+			      bool affinity, int series, struct counters *ctr, char *err,
+			      size_t errlen);
 
-/* Take the last sample and stop the sampler; PID has been waited for. */
+/* Take the last sample and stop the sampler; PID has been waited for.
+ * The counters are read then (counters_finish). */
 void monitor_stop(struct monitor *m);
 
 void monitor_summarise(const struct monitor *m, struct monitor_summary *s);
 
 /* The mpstat-like CPU table and the per-thread table (QUIET: warnings only). */
 void monitor_print(const struct monitor *m, FILE *out, bool quiet);
+
+/* --counters: the per-thread table (every thread the walk found, its
+ * worker, each event, the share of the time its counters ran), what the
+ * run did before threads were seen, and the run's total. */
+void monitor_print_counters(const struct monitor *m, FILE *out);
+
+/* The counters the monitor attaches threads to, or NULL. */
+struct counters *monitor_counters(const struct monitor *m);
 
 void monitor_free(struct monitor *m);
 

@@ -377,7 +377,8 @@ static int lock_probe(int fd)
 int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 {
 	struct execute ex = { .topo = topo, .always_row = true, .output_fd = -1,
-			      .monitor = o->monitor, .quiet = true, .omp_note = !o->quiet,
+			      .monitor = o->monitor, .counters = o->counters, .quiet = true,
+			      .omp_note = !o->quiet,
 			      .metrics = o->metrics, .tag = o->tag, .pthreads = o->pthreads,
 			      .skip = o->skip };
 	struct progress pg = { .tty = isatty(2), .quiet = o->quiet, .start = now_s() };

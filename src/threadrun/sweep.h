@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "metric.h"
+#include "counters.h"
 #include "placement.h"
 
 /*
@@ -33,6 +34,7 @@ struct sweep_opts {
 	unsigned repeat;
 	bool resume, strict, quiet, dry_run;
 	double monitor;         /* --monitor interval, 0: off */
+	const struct counters_spec *counters;   /* --counters, or NULL */
 	const char *results;    /* NULL: the default file */
 	const char *tag;        /* ".rankN" before .log and .monitor.csv, or NULL */
 	long rank;              /* this process's rank, -1 outside a launcher */

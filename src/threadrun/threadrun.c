@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "datafile.h"
 #include "execute.h"
 #include "metric.h"
@@ -41,6 +42,9 @@ struct args {
 	unsigned repeat;
 	int format;             /* enum plan_format; -1 when --format is not given */
 	double monitor;
+	bool counters;          /* --counters */
+	const char *events;     /* its EVENTS, NULL: the default set */
+	struct counters_spec spec;
 	struct metric_set metrics;      /* --metric, in the order given */
 	const char **units;     /* --unit, in the order given */
 	unsigned nunits;
@@ -93,6 +97,18 @@ static int set_skip(const char *arg, void *opts, char *err, size_t errlen)
 	return pthreads_parse_skip(arg, &a->skip, err, errlen);
 }
 
+/* --counters[=EVENTS]: checked once the options are read. */
+static int set_counters(const char *arg, void *opts, char *err, size_t errlen)
+{
+	struct args *a = opts;
+
+	(void)err;
+	(void)errlen;
+	a->counters = true;
+	a->events = arg;
+	return 0;
+}
+
 /* A plan for another machine is only printed. */
 static int set_topology(const char *arg, void *opts, char *err, size_t errlen)
 {
@@ -122,6 +138,7 @@ static const struct opt_spec options[] = {
 	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds") },
 	{ OPT_DOUBLE(0, "monitor", "[=S]", A(monitor), 0.01, 60, "watch every CPU and thread, sampling every S seconds (default 0.25)"),
 	  .implied = MONITOR_DEFAULT_S },
+	{ OPT_CALLBACK(0, "counters", "[=EVENTS]", set_counters, "count each thread's events (perf_event_open): EVENTS a comma list, default software and hardware; =list names them") },
 	{ OPT_CALLBACK(0, "metric", "RE", add_metric, "[NAME=]RE: the rate is group 1 of the last output line matching RE (ERE); repeatable") },
 	{ OPT_CALLBACK(0, "unit", "UNIT", add_unit, "--metric's unit (default value): one for all, or one per --metric in order") },
 	{ OPT_FLAG('q', "quiet", A(quiet), "results only: no line of threadrun's own (summary, sweep progress; with --monitor, only its warnings); warnings stay") },
@@ -201,7 +218,19 @@ static const char help_after[] =
 	"passed to all of it, and it and its children end when threadrun ends,\n"
 	"however threadrun ends.  It cannot read the terminal.\n"
 	"\n"
-	"Exit status: the program's; 2 usage error; 3 --pthreads cannot reach it;\n"
+	"--counters counts every thread of PROGRAM on its own (perf_event_open): the\n"
+	"main thread from its exec, each other thread from when threadrun first sees\n"
+	"it (walks of /proc every 10 ms), the run's software totals besides (what a\n"
+	"thread did before it was seen is its own line).  The per-thread table goes\n"
+	"to stderr (not with -q), the totals and cycles per byte, cycles per\n"
+	"operation, IPC and FLOPs per cycle to the run row (n/a without cycles).\n"
+	"Default: task-clock, context-switches, cpu-migrations, page-faults and the\n"
+	"hardware cycles, instructions, cache-references, cache-misses, branch-misses\n"
+	"where the PMU has them (one line says when not); a named event that cannot\n"
+	"be counted is exit 3; --counters=list names them all (libpfm4's too).\n"
+	"\n"
+	"Exit status: the program's; 2 usage error; 3 --pthreads cannot reach it,\n"
+	"or --counters cannot count here (no PMU, kernel.perf_event_paranoid);\n"
 	"126 cannot run it; 127 not found;\n"
 	"128+N when it died of signal N.\n";
 
@@ -274,6 +303,21 @@ static int parse_args(int argc, char **argv, struct args *a)
 	}
 	if (a->metrics.n && metric_finish_setup(&a->metrics, a->units, a->nunits, err, sizeof(err)) < 0)
 		goto bad;
+	if (a->counters && a->events && !strcmp(a->events, "list")) {
+		counters_list(stdout);
+		ret = -1;
+		goto out;
+	}
+	if (a->counters && a->dry_run) {
+		snprintf(err, sizeof(err), "--counters counts a run: it does not go with -n (or -t)");
+		goto bad;
+	}
+	if (a->counters) {
+		ret = counters_parse(a->events, &a->spec, err, sizeof(err));
+		if (ret)
+			goto bad;
+		ret = 2;
+	}
 	if (a->format >= 0 && !a->dry_run) {
 		snprintf(err, sizeof(err), "--format prints the plan: it goes with -n (or -t)");
 		goto bad;
@@ -387,7 +431,9 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 		      struct args *a, struct launcher_id *id, char **cpuset, const struct outfile *of)
 {
 	struct execute ex = { .topo = topo, .output_fd = -1, .monitor = a->monitor,
-			      .always_row = a->monitor > 0, .quiet = a->quiet, .omp_note = !a->quiet,
+			      .counters = a->counters ? &a->spec : NULL,
+			      .always_row = a->monitor > 0 || a->counters, .quiet = a->quiet,
+			      .omp_note = !a->quiet,
 			      .metrics = &a->metrics, .id = *id, .cpuset = *cpuset,
 			      .identified = true, .tag = of->tag, .pthreads = a->pthreads,
 			      .skip = a->skip };
@@ -427,6 +473,7 @@ static int sweep_main(struct args *a, const struct outfile *of)
 	struct sweep_opts so = { .repeat = a->repeat, .resume = a->resume, .strict = a->strict,
 				 .quiet = a->quiet, .results = of->results, .tag = of->tag,
 				 .rank = of->rank, .argv = a->argv, .monitor = a->monitor,
+				 .counters = a->counters ? &a->spec : NULL,
 				 .metrics = &a->metrics, .pthreads = a->pthreads, .skip = a->skip };
 	struct pl_policy *pols = NULL;
 	unsigned *counts = NULL, most = 0, i;
@@ -514,6 +561,17 @@ int main(int argc, char **argv)
 	if (own && (!of.results || !outfile_same(own, of.results)) && !a.quiet)
 		fprintf(stderr, "%s: note: %s's rows go to %s (its -o), threadrun's rows to %s\n",
 			PROG, a.argv[0], own, of.results ? of.results : "its default file");
+	/* What can be counted here: a named event that cannot, exit 3; the
+	 * default set says once what it leaves out. */
+	if (a.counters) {
+		ret = counters_probe(&a.spec, err, sizeof(err));
+		if (ret) {
+			msg_error(PROG, "%s", err);
+			goto out;
+		}
+		if (a.spec.note[0])
+			fprintf(stderr, "%s: counters: %s\n", PROG, a.spec.note);
+	}
 	if (a.sweep) {
 		ret = sweep_main(&a, &of);
 		goto out;

@@ -344,6 +344,7 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		.tracks = r->wr.tracks, .wall_s = r->wall_s, .user_s = r->user_s,
 		.sys_s = r->sys_s, .load = &r->wr.load, .status = r->verified ? 0 : 1,
 		.start_sync = r->wr.start_sync, .t_start_us = r->wr.t_start_us, .t_end_us = r->wr.t_end_us,
+		.counts = &r->wr.counts,
 	};
 	struct results_row row;
 	char err[512];

@@ -229,7 +229,7 @@ struct outcome {
 
 /* The measurement's columns; the worker API fills the rest. */
 static int append_row(const char *path, const struct opts *o, const struct run_env *env,
-		      const struct outcome *r, const struct worker_team *t)
+		      const struct outcome *r, struct worker_team *t)
 {
 	char err[512], versions[64];
 	/* The row is the median rep (a singular matrix: every rep, no flops):
@@ -241,6 +241,8 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		.user_s = t->user_s * share, .sys_s = t->sys_s * share,
 		.load = &t->load, .status = r->verified ? 0 : 1,
 		.start_sync = t->start_sync, .t_start_us = t->t_start_us, .t_end_us = t->t_end_us,
+		/* The counts of every rep, scaled to the median one as the CPU time is. */
+		.counts = worker_team_counts(t, share),
 	};
 	struct results_row row;
 	int ret;

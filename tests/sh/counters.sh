@@ -1,0 +1,200 @@
+# threadrun --counters: real per-thread counts of a program that makes a
+# known number of voluntary context switches (tests/progs/sleepers.c: N
+# sleeps per worker), task-clock against the thread's CPU time from /proc,
+# the run row's columns, what a machine without a PMU says (exit 3 for a
+# named hardware event, software events only for the default set), and
+# bad input.
+. "$(dirname "$0")/tap.bash"
+r=$tmp/c.csv
+sleeps=20
+
+# col FILE NAME: the table's column NAME, as "TID NAME VALUE" per thread row.
+col() {
+	awk -v want="$2" '$1 == "TID" { for (i = 1; i <= NF; i++) if ($i == want) c = i; next }
+		c && $1 ~ /^[0-9]+$/ { print $1, $2, $c }' "$1"
+}
+
+threadrun --counters -o "$r" -p compact 2 sleepers 2 $sleeps 300 >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "sleepers under --counters exits 0 (got $st)" [ $st -eq 0 ]
+nopmu=0
+grep -q '^threadrun: counters: no hardware events here (cycles.*counting software events only$' "$tmp/err" && nopmu=1
+# (A sanitizer's own thread, created by the main thread, has its name.)
+check "a table row for each worker, and the main thread's" bash -c \
+	"[ \$(awk '\$1 ~ /^[0-9]+\$/ && \$2 ~ /^sleepers-w[01]\$/' '$tmp/err' | wc -l) -eq 2 ] &&
+	 awk '\$1 ~ /^[0-9]+\$/ && \$2 == \"sleepers-main\" && \$3 == -1' '$tmp/err' | grep -q ."
+col "$tmp/err" context-switches | grep ' sleepers-w' >"$tmp/cs"
+check "each worker made at least its $sleeps voluntary switches" bash -c \
+	"[ \$(wc -l <'$tmp/cs') -eq 2 ] && awk '\$3 < $sleeps { bad = 1 } END { exit bad }' '$tmp/cs'"
+# task-clock per worker against the worker's own utime + stime in /proc
+# (the program prints it when it ends; 10 ms ticks, the spins 600 ms).
+col "$tmp/err" task-clock | grep ' sleepers-w' >"$tmp/tc"
+check "task-clock per worker within 10% of its CPU time from /proc" bash -c \
+	"[ \$(wc -l <'$tmp/tc') -eq 2 ] && awk 'NR == FNR { cpu[\$4] = \$6; next }
+		{ if (!(\$1 in cpu) || cpu[\$1] <= 0) exit 1; d = \$3 / cpu[\$1] - 1; if (d < -0.1 || d > 0.1) exit 1 }' '$tmp/out' '$tmp/tc'"
+check "the totals hold what threads did before they were seen" bash -c \
+	"grep -q '^-  *(before seen)' '$tmp/err' && grep -q '^-  *(total)' '$tmp/err'"
+check "the run row carries the counts" bash -c \
+	"results_get '$r' algorithm counted_pct | grep -qx \$'(run)\t100.0' &&
+	 results_get '$r' ctx_switches | awk '\$1 >= 2 * $sleeps { ok = 1 } END { exit !ok }' &&
+	 results_get '$r' task_clock_s | awk '\$1 > 0.7 { ok = 1 } END { exit !ok }'"
+if [ $nopmu -eq 1 ]; then
+	check "no PMU: the default set counts software events only" bash -c \
+		"results_get '$r' counters | grep -qx 'task-clock,context-switches,cpu-migrations,page-faults' &&
+		 results_get '$r' cycles instructions | grep -qx \$'\t'"
+	check "no PMU: the derived figures say n/a, and the note says why" bash -c \
+		"results_get '$r' cycles_per_byte cycles_per_op ipc flops_per_cycle | grep -qx \$'n/a\tn/a\tn/a\tn/a' &&
+		 results_get '$r' note | grep -q 'no cycles counted, derived figures n/a'"
+	threadrun --counters=cycles -o "$r" 1 true 2>"$tmp/err"
+	st=$?
+	check "no PMU: --counters=cycles exits 3 (got $st) with one line" bash -c \
+		"[ $st -eq 3 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q \"^threadrun: counters: 'cycles' cannot be counted here (perf_event_open: .*PMU\" '$tmp/err'"
+else
+	check "a PMU: cycles and instructions counted" bash -c \
+		"results_get '$r' cycles instructions | grep -qx '[0-9][0-9]*\t[0-9][0-9]*'"
+	check "a PMU: IPC derived" bash -c "results_get '$r' ipc | grep -qx '[0-9.e+-]*'"
+	skip "no PMU: --counters=cycles exits 3 (this machine has one)"
+fi
+
+# The project's workload: its workers by name, and its single measurement.
+threadrun --counters=task-clock,context-switches -o "$r" 2 t2accel -q -a sha256 -s 1024 -d 0.3 \
+	>/dev/null 2>"$tmp/err"
+st=$?
+check "t2accel under --counters=EVENTS exits 0 (got $st)" [ $st -eq 0 ]
+check "its workers t2accel-w0, -w1 counted as workers 0 and 1" bash -c \
+	"awk '\$2 == \"t2accel-w0\" && \$3 == 0 || \$2 == \"t2accel-w1\" && \$3 == 1' '$tmp/err' | wc -l | grep -qx 2"
+check "only the events named: the table and the row" bash -c \
+	"! grep -q page-faults '$tmp/err' && results_get '$r' algorithm counters page_faults | tail -1 | grep -qx \$'(run)\ttask-clock,context-switches\t'"
+
+# A libpfm4 name (where threadrun is built with it) goes to the events column.
+if grep -q 'libpfm4 knows' "$tmp/list" 2>/dev/null || threadrun --counters=list | grep -q 'libpfm4 knows'; then
+	threadrun --counters=task-clock,perf::PERF_COUNT_SW_CONTEXT_SWITCHES -o "$r" 1 sleepers 1 5 20 \
+		>/dev/null 2>"$tmp/err"
+	st=$?
+	check "a libpfm4 event name counts (exit $st), in the events column" bash -c \
+		"[ $st -eq 0 ] && results_get '$r' counters events | tail -1 |
+		 grep -qx \$'task-clock,perf::PERF_COUNT_SW_CONTEXT_SWITCHES\tperf::PERF_COUNT_SW_CONTEXT_SWITCHES=[0-9]*' &&
+		 grep -q '^counters: ev1 is perf::PERF_COUNT_SW_CONTEXT_SWITCHES' '$tmp/err'"
+else
+	skip "a libpfm4 event name (threadrun is built without libpfm4)"
+fi
+
+# The worker API counts each measurement itself (THREADRUN_COUNTERS): every
+# t2accel row carries its own counts, from the common start to each
+# worker's end; their CPU time is the row's (user_s + sys_s, within 10%).
+threadrun -q --counters -o "$tmp/w.csv" 2 t2accel -q -a rsa,sha1 -s 1024 -d 0.3 >/dev/null 2>&1
+st=$?
+check "t2accel rsa,sha1 under --counters (exit $st): each measurement's row counted" bash -c \
+	"[ $st -eq 0 ] && [ \$(results_get '$tmp/w.csv' algorithm counters | grep -c \$'^\(rsa-sign\|rsa-verify\|sha1\)\ttask-clock,') -eq 3 ]"
+check "each row's task-clock within 10% of its user + sys time" bash -c \
+	"results_get '$tmp/w.csv' algorithm task_clock_s user_s sys_s | grep -v '^(run)' |
+	 awk '{ cpu = \$3 + \$4; if (cpu <= 0 || \$2 < 0.9 * cpu || \$2 > 1.1 * cpu) bad = 1; n++ } END { exit bad || n != 3 }'"
+if [ $nopmu -eq 1 ]; then
+	check "no PMU: each row's derived figures n/a" bash -c \
+		"results_get '$tmp/w.csv' algorithm cycles_per_byte cycles_per_op ipc | grep -v '^(run)' | grep -c \$'\tn/a\tn/a\tn/a\$' | grep -qx 3"
+else
+	check "a PMU: cycles per op for RSA, per byte for sha1" bash -c \
+		"results_get '$tmp/w.csv' algorithm cycles_per_op | grep -q \$'^rsa-sign\t[0-9]' &&
+		 results_get '$tmp/w.csv' algorithm cycles_per_byte | grep -q \$'^sha1\t[0-9]'"
+fi
+# An OpenMP team (linpack): counted over its timed parts, scaled to the
+# median rep as its CPU time is.
+# (Not under TSan, which cannot see libgomp's barriers: tests/run.)
+if [ "${TEST_SAN:-}" = tsan ]; then
+	skip "linpack under --counters (TSan cannot see libgomp's barriers)"
+else
+	threadrun -q --counters -o "$tmp/l.csv" 2 linpack -q -r 3 600 >/dev/null 2>&1
+	st=$?
+	check "linpack -r 3 under --counters (exit $st): its row counted, task-clock within 10% of user + sys" bash -c \
+		"[ $st -eq 0 ] && results_get '$tmp/l.csv' algorithm counters task_clock_s user_s sys_s | grep '^lu-' |
+		 awk -F '\t' '\$2 ~ /^task-clock,/ { cpu = \$4 + \$5; if (cpu > 0 && \$3 >= 0.9 * cpu && \$3 <= 1.1 * cpu) ok = 1 } END { exit !ok }'"
+fi
+threadrun -q -o "$tmp/w.csv" 1 t2accel -q -a sha1 -s 64 -d 0.05 >/dev/null 2>&1
+check "without --counters a row is not counted" bash -c \
+	"results_get '$tmp/w.csv' algorithm counters task_clock_s | tail -1 | grep -qx \$'sha1\t\t'"
+
+# With the monitor: both tables, the monitor's sampling as before.
+threadrun --counters --monitor=0.1 -o "$r" 1 sleepers 1 5 50 >/dev/null 2>"$tmp/err"
+st=$?
+check "--counters with --monitor: both tables (exit $st)" bash -c \
+	"[ $st -eq 0 ] && grep -q '^monitor: [0-9]* samples' '$tmp/err' && grep -q '^counters: every thread' '$tmp/err'"
+
+# A sweep: every run's row carries its counts.
+threadrun -q --counters --sweep 1,2 -o "$tmp/s.csv" -- sleepers 1 2 20 >/dev/null 2>&1
+st=$?
+check "a sweep with --counters: each run row has its counts (exit $st)" bash -c \
+	"[ $st -eq 0 ] && [ \$(results_get '$tmp/s.csv' algorithm task_clock_s | grep -c \$'^(run)\t[0-9]') -eq 2 ]"
+
+# -q: no table, the row still counts.
+threadrun -q --counters=task-clock -o "$r" 1 sleepers 1 1 10 >/dev/null 2>"$tmp/err"
+check "-q: no counters table" bash -c "! grep -q '^counters:' '$tmp/err'"
+
+# Bad input.
+threadrun --counters=task-clock,no-such-event 1 true 2>"$tmp/err"
+st=$?
+check "an unknown event exits 2 (got $st), naming it and --counters=list" bash -c \
+	"[ $st -eq 2 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q \"event 'no-such-event' not known.*threadrun --counters=list lists them\" '$tmp/err'"
+threadrun --counters=list >"$tmp/list"
+st=$?
+check "--counters=list exits 0 and names the events" bash -c \
+	"[ $st -eq 0 ] && grep -q '^  task-clock ' '$tmp/list' && grep -q '^  cycles ' '$tmp/list' && grep -q '^  branch-misses ' '$tmp/list'"
+threadrun --counters -n 2 >/dev/null 2>"$tmp/err"
+check "--counters with -n exits 2" [ $? -eq 2 ]
+# A user without CAP_PERFMON where perf_event_paranoid is 2 or more may
+# not count another process's kernel side (context switches): one line
+# naming the sysctl, exit 3.
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo -)
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ "$paranoid" != - ] && [ "$paranoid" -ge 2 ]; then
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$(command -v threadrun)" --counters \
+		-o "$tmp/nobody.csv" 1 true 2>"$tmp/err"
+	st=$?
+	check "perf_event_paranoid $paranoid for a user: exit 3 (got $st) naming the sysctl and the value needed" bash -c \
+		"[ $st -eq 3 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q '/proc/sys/kernel/perf_event_paranoid is $paranoid; .*needs 1 or less' '$tmp/err'"
+else
+	skip "perf_event_paranoid for a user (needs root to drop to nobody, and paranoid >= 2; it is $paranoid)"
+fi
+
+# threadreport per placement: a program's row takes its run row's derived
+# figures.  Here (no PMU) they are n/a and the report says so; with given
+# figures put in the run rows it compares the placements.
+threadrun -q --counters --sweep 1 -p compact,list:1 -o "$tmp/p.csv" -- t2accel -q -a aes -s 8192 -d 0.2 \
+	>/dev/null 2>&1
+st=$?
+check "a counted sweep of t2accel on two placements (exit $st)" [ $st -eq 0 ]
+if [ $nopmu -eq 1 ]; then
+	threadreport "$tmp/p.csv" >"$tmp/rep" 2>&1
+	check "threadreport: cycles per byte and IPC columns n/a, and one line why" bash -c \
+		"grep -q 'cyc/B *IPC' '$tmp/rep' && grep -q '^list:1 .* n/a  *n/a' '$tmp/rep' &&
+		 grep -q 'counters: cycles per byte and IPC n/a (no cycles counted where these ran' '$tmp/rep'"
+else
+	skip "threadreport: n/a without a PMU (this machine has one)"
+fi
+# q.csv: the figures in t2accel's own rows (counted over each measurement);
+# u.csv: rows of a program that counts nothing itself (no counters column)
+# take their run row's.
+python3 - "$tmp/p.csv" "$tmp/q.csv" "$tmp/u.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+h = rows[0]
+col = {n: h.index(n) for n in ('algorithm', 'policy', 'counters', 'cycles_per_byte', 'ipc')}
+fig = {'compact': ('2.5', '2'), 'list:1': ('3.45', '1.6')}
+def put(path, own):
+    out = [h]
+    for r in rows[1:]:
+        r = list(r)
+        run_row = r[col['algorithm']] == '(run)'
+        if run_row != own:
+            r[col['cycles_per_byte']], r[col['ipc']] = fig[r[col['policy']]]
+        elif not own:
+            r[col['counters']] = r[col['cycles_per_byte']] = r[col['ipc']] = ''
+        out.append(r)
+    csv.writer(open(path, 'w', newline=''), lineterminator='\n').writerows(out)
+put(sys.argv[2], True)
+put(sys.argv[3], False)
+PY
+for f in q u; do
+	threadreport "$tmp/$f.csv" >"$tmp/rep" 2>&1
+	check "threadreport compares placements ($f.csv): list:1 vs compact: cycles per byte +38%, IPC -20%" bash -c \
+		"grep -q '^list:1 .* 3.45  *1.6' '$tmp/rep' &&
+		 grep -qx '  at 1 thread: list:1 vs compact: cycles per byte +38%, IPC -20%' '$tmp/rep'"
+done
