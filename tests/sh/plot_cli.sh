@@ -55,7 +55,7 @@ if [ -n "$have_gp" ]; then
 	st=$?
 	check "threadplot: latency rows draw latency.svg with p50 and p99 lines (exit $st)" bash -c \
 		'[ "$1" -eq 0 ] && grep -q "wrote .*/latency.png" "$2" && grep -q "c1 p50" "$3/latency.svg" &&
-		 grep -q "c1 p99" "$3/latency.svg" && grep -q "batches of 160 / 160" "$3/latency.svg"' _ $st "$tmp/out" "$tmp/lat"
+		 grep -q "c1 p99" "$3/latency.svg" && grep -q "timed in batches of 160" "$3/latency.svg"' _ $st "$tmp/out" "$tmp/lat"
 	plot/threadplot tests/data/handmade.csv -o "$tmp/nolat" >/dev/null 2>&1
 	check "threadplot: no latency rows, no latency figure" bash -c '[ -s "$1/speedup.svg" ] && [ ! -e "$1/latency.svg" ]' _ "$tmp/nolat"
 else
