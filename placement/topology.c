@@ -72,7 +72,8 @@ static bool looks_like_xml(const char *spec)
 #endif
 
 /* The PUs a synthetic description makes: the product of its arities
- * ("numa:2 core:4 pu:2", or "2 4 2"; "[numa]" attaches memory, no level).
+ * ("numa:2 core:4 pu:2", or "2 4 2"; "[numa]" attaches memory, no level,
+ * and may have the next level right after it: "[numa]4").
  * Saturates past MAX_SYNTHETIC_PUS; a token it cannot read counts 1 and is
  * left to hwloc's parser. */
 static unsigned long long synthetic_pus(const char *spec)
@@ -86,13 +87,20 @@ static unsigned long long synthetic_pus(const char *spec)
 			p++;
 		if (!*p)
 			break;
-		num = *p == '[' ? NULL : (*p >= '0' && *p <= '9') ? p : strchr(p, ':');
-		if (num && num < p + strcspn(p, " \t\n")) {
+		if (*p == '[') {
+			/* An attachment: hwloc reads a level right after it
+			 * ("[numa]4"), so it ends a token as a space does. */
+			p += strcspn(p, "] \t\n");
+			p += *p == ']';
+			continue;
+		}
+		num = (*p >= '0' && *p <= '9') ? p : strchr(p, ':');
+		if (num && num < p + strcspn(p, " \t\n[")) {
 			n = strtoull(num + (*num == ':'), &end, 10);
 			if (end != num + (*num == ':') && n > 0)
 				pus = pus > MAX_SYNTHETIC_PUS / n ? MAX_SYNTHETIC_PUS + 1 : pus * n;
 		}
-		p += strcspn(p, " \t\n");
+		p += strcspn(p, " \t\n[");
 	}
 	return pus;
 }

@@ -87,9 +87,12 @@ check "the table prints the latency of each measurement and worker" bash -c \
 	"grep -q '^Latency per operation' '$tmp/out' && grep -c '^  worker [01] ' '$tmp/out' | grep -qx 8 &&
 	 grep -Eq '^aes-128-cbc 16 bytes +[0-9]+ +[0-9]+ +[0-9.]+[num]?s ' '$tmp/out'"
 threadrun -q -o "$tmp/latr.csv" 2 t2accel -q -a rsa -k 1024 --latency -r 40 >/dev/null 2>&1
+# (A sanitizer's slow clock may batch RSA-1024's verify: every timed
+# operation is in one of the lat_n values, a batch or one cut short.)
 check "--latency with -r: 40 operations each, every timed one recorded" bash -c \
-	"[ \"\$(results_get '$tmp/latr.csv' ops lat_batch | sort -u)\" = \$'40\t1' ] &&
-	 results_get '$tmp/latr.csv' ops checks lat_n | awk -F'\t' '\$3 != \$1 - \$2 {exit 1}'"
+	"[ \"\$(results_get '$tmp/latr.csv' ops | sort -u)\" = 40 ] &&
+	 results_get '$tmp/latr.csv' ops checks lat_batch lat_n | awk -F'\t' '
+		\$3 < 1 || \$4 < (\$1 - \$2) / \$3 || \$4 > \$1 - \$2 {bad = 1} END {exit bad || NR != 2}'"
 t2accel -q -o "$tmp/latb.csv" -a sha256 -s 64 --latency --latency-batch 4 -r 1000 >/dev/null 2>&1
 check "--latency-batch 4: batches of 4, each timed one in a batch" bash -c \
 	"results_get '$tmp/latb.csv' ops checks lat_batch lat_n | awk -F'\t' '\$3 != 4 || \$4 < (\$1 - \$2) / 4 || \$4 > \$1 - \$2 {bad = 1} END {exit bad || NR != 1}'"
