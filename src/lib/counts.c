@@ -168,6 +168,18 @@ void counts_thread_enable(struct counts_thread *t, bool on)
 			ioctl(t->fd[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 }
 
+/* A sum nothing was added to yet: no event counted, no share lost. */
+static void sum_begin(struct counts_sum *sum)
+{
+	unsigned i;
+
+	if (sum->threads || sum->failed)
+		return;
+	sum->share = 1;
+	for (i = 0; i < COUNTS_MAX; i++)
+		sum->v[i] = -1;
+}
+
 void counts_thread_take(struct counts_thread *t, struct counts_sum *sum)
 {
 	uint64_t v[3];
@@ -175,11 +187,7 @@ void counts_thread_take(struct counts_thread *t, struct counts_sum *sum)
 	bool lost = false;
 	unsigned i;
 
-	if (!sum->threads && !sum->failed) {
-		sum->share = 1;
-		for (i = 0; i < COUNTS_MAX; i++)
-			sum->v[i] = -1;
-	}
+	sum_begin(sum);
 	for (i = 0; i < sum->spec.n; i++) {
 		if (t->fd[i] < 0 || read(t->fd[i], v, sizeof(v)) != (ssize_t)sizeof(v)) {
 			lost = true;
@@ -204,6 +212,98 @@ void counts_thread_take(struct counts_thread *t, struct counts_sum *sum)
 		sum->failed++;
 	else
 		sum->threads++;
+}
+
+void counts_sum_add(struct counts_sum *to, const struct counts_sum *from)
+{
+	unsigned i;
+
+	if (!from->threads && !from->failed)
+		return;
+	sum_begin(to);
+	for (i = 0; i < to->spec.n; i++)
+		if (from->v[i] >= 0)
+			to->v[i] = (to->v[i] < 0 ? 0 : to->v[i]) + from->v[i];
+	if (from->share < to->share)
+		to->share = from->share;
+	to->threads += from->threads;
+	to->failed += from->failed;
+}
+
+void counts_sum_scale(struct counts_sum *sum, double by)
+{
+	unsigned i;
+
+	for (i = 0; i < sum->spec.n; i++)
+		if (sum->v[i] >= 0)
+			sum->v[i] *= by;
+}
+
+/* The value of the event in column COL in SUM, or -1 (not counted). */
+static double sum_col(const struct counts_sum *sum, int col)
+{
+	unsigned i;
+
+	for (i = 0; i < sum->spec.n; i++)
+		if (sum->spec.ev[i].col == col)
+			return sum->v[i];
+	return -1;
+}
+
+/* One figure of a worker's entry: "%.4g", or "-" when it cannot be derived. */
+static void entry_figure(FILE *f, double v)
+{
+	if (isnan(v) || v < 0)
+		fputc('-', f);
+	else
+		fprintf(f, "%.4g", v);
+}
+
+int counts_row_workers(const struct counts_sum *workers, const double *work, unsigned n,
+		       struct results_row *row)
+{
+	const char *unit = results_row_get(row, RC_UNIT);
+	char *list = NULL;
+	size_t len = 0;
+	unsigned i;
+	FILE *f;
+	int ret = -1;
+
+	f = open_memstream(&list, &len);
+	if (!f)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct counts_sum *w = &workers[i];
+		double amount = work ? work[i] : -1;
+		struct counts_in in = { sum_col(w, RC_CYCLES), sum_col(w, RC_INSTRUCTIONS), -1, -1, -1 };
+		struct counts_derived d;
+		double per;
+
+		if (i)
+			fputc(',', f);
+		if (!w->threads) {
+			fputc('-', f);
+			continue;
+		}
+		if (!strcmp(unit, "bytes/s"))
+			in.bytes = amount;
+		else if (!strcmp(unit, "ops/s"))
+			in.ops = amount;
+		else if (!strcmp(unit, "MFLOPS"))
+			in.flops = amount;
+		counts_derive(&in, &d);
+		per = !isnan(d.cycles_per_byte) ? d.cycles_per_byte
+		      : !isnan(d.cycles_per_op) ? d.cycles_per_op : d.flops_per_cycle;
+		entry_figure(f, sum_col(w, RC_TASK_CLOCK_S));
+		fputc('/', f);
+		entry_figure(f, per);
+		fputc('/', f);
+		entry_figure(f, d.ipc);
+	}
+	if (fclose(f) == 0 && list && results_row_set(row, RC_CTR_WORKERS, "%s", list) == 0)
+		ret = 0;
+	free(list);
+	return ret;
 }
 
 void counts_row(const struct counts_sum *sum, struct results_row *row)

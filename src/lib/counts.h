@@ -91,6 +91,22 @@ void counts_thread_enable(struct counts_thread *t, bool on);
 /* Read T's counts into SUM and close them. */
 void counts_thread_take(struct counts_thread *t, struct counts_sum *sum);
 
+/* Add FROM, one worker's counts, into TO, which has the same spec. */
+void counts_sum_add(struct counts_sum *to, const struct counts_sum *from);
+/* Every counted value of SUM times BY (a team's counts scaled to one rep). */
+void counts_sum_scale(struct counts_sum *sum, double by);
+
+/*
+ * ctr_workers in ROW (results/README.md): for each of the N workers, in
+ * order, "task-clock/per-unit/IPC", where per-unit is the worker's cycles
+ * per byte (a bytes/s row), per operation (ops/s) or its FLOPs per cycle
+ * (MFLOPS), from WORK[i], the worker's bytes, operations or flops (WORK
+ * NULL: unknown); "-" for a figure that cannot be derived, and for a
+ * worker not counted.  0, or -1 when out of memory.
+ */
+int counts_row_workers(const struct counts_sum *workers, const double *work, unsigned n,
+		       struct results_row *row);
+
 /* SUM's columns in ROW (results/README.md): the events, each count, the
  * share, and the derived figures from ROW's bytes, ops and unit. */
 void counts_row(const struct counts_sum *sum, struct results_row *row);

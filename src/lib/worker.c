@@ -323,7 +323,9 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 	worker_main_thread(p->ops->name);
 	slots = calloc(p->nworkers, sizeof(*slots));
 	r->tracks = calloc(p->nworkers, sizeof(*r->tracks));
-	if (!slots || !r->tracks) {
+	if (r->counts.spec.n)
+		r->worker_counts = calloc(p->nworkers, sizeof(*r->worker_counts));
+	if (!slots || !r->tracks || (r->counts.spec.n && !r->worker_counts)) {
 		snprintf(r->err, sizeof(r->err), "out of memory for %u workers", p->nworkers);
 		free(slots);
 		return -1;
@@ -364,8 +366,11 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 	for (i = 0; i < created; i++)
 		pthread_join(slots[i].thread, NULL);
 	for (i = 0; i < created; i++)
-		if (slots[i].counting)
-			counts_thread_take(&slots[i].ct, &r->counts);
+		if (slots[i].counting) {
+			r->worker_counts[i].spec = r->counts.spec;
+			counts_thread_take(&slots[i].ct, &r->worker_counts[i]);
+			counts_sum_add(&r->counts, &r->worker_counts[i]);
+		}
 	summarise(slots, created, start, r);
 	/* The end on the same clock as wall_s: t_end - t_start is wall_s. */
 	r->t_end_us = r->t_start_us + llround(r->wall_s * 1e6);
@@ -380,6 +385,8 @@ void worker_result_free(struct worker_result *r)
 {
 	free(r->tracks);
 	r->tracks = NULL;
+	free(r->worker_counts);
+	r->worker_counts = NULL;
 }
 
 /* OpenMP teams ------------------------------------------------------------ */
@@ -403,10 +410,12 @@ int worker_team_init(struct worker_team *t, const char *name, const struct run_e
 	counts_spec_parse(getenv(ENV_COUNTERS), &t->counts.spec);
 	if (t->counts.spec.n) {
 		t->ct = calloc(n, sizeof(*t->ct));
-		if (!t->ct) {
+		t->worker_counts = calloc(n, sizeof(*t->worker_counts));
+		if (!t->ct || !t->worker_counts) {
 			snprintf(err, errlen, "out of memory for %u workers' counters", n);
-			free(t->tracks);
-			t->tracks = NULL;
+			free(t->ct);    /* no descriptor in it yet */
+			t->ct = NULL;
+			worker_team_free(t);
 			return -1;
 		}
 		for (i = 0; i < n; i++)
@@ -492,11 +501,12 @@ const struct counts_sum *worker_team_counts(struct worker_team *t, double share)
 	if (!t->ct)
 		return NULL;
 	if (!t->counts.threads && !t->counts.failed) {
-		for (i = 0; i < t->n; i++)
-			counts_thread_take(&t->ct[i], &t->counts);
-		for (i = 0; i < t->counts.spec.n; i++)
-			if (t->counts.v[i] >= 0)
-				t->counts.v[i] *= share;
+		for (i = 0; i < t->n; i++) {
+			t->worker_counts[i].spec = t->counts.spec;
+			counts_thread_take(&t->ct[i], &t->worker_counts[i]);
+			counts_sum_scale(&t->worker_counts[i], share);
+			counts_sum_add(&t->counts, &t->worker_counts[i]);
+		}
 	}
 	return &t->counts;
 }
@@ -513,6 +523,8 @@ void worker_team_free(struct worker_team *t)
 	}
 	free(t->ct);
 	t->ct = NULL;
+	free(t->worker_counts);
+	t->worker_counts = NULL;
 	free(t->tracks);
 	t->tracks = NULL;
 }
@@ -587,6 +599,11 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 	run_env_set_placement(wr->env, wr->nworkers, tp, row);
 	if (wr->counts && wr->counts->spec.n && (wr->counts->threads || wr->counts->failed))
 		counts_row(wr->counts, row);
+	if (wr->counts && wr->counts->spec.n && wr->worker_counts &&
+	    counts_row_workers(wr->worker_counts, wr->worker_work, wr->nworkers, row) < 0) {
+		snprintf(err, errlen, "out of memory for a row's per-worker counts");
+		goto out;
+	}
 	if (wr->env->run)
 		results_row_set(row, RC_RUN, "%s", wr->env->run);
 	if (wr->env->config)

@@ -79,8 +79,10 @@ struct worker_result {
 	bool ok;                /* every worker started, set up and ran without error */
 	enum start_sync start_sync;     /* released with every rank's (gate.h) */
 	/* THREADRUN_COUNTERS' events, counted in each worker from the common
-	 * start to its end, summed (spec.n 0: not counted). */
+	 * start to its end, summed (spec.n 0: not counted), and each worker's
+	 * own (nworkers of them; NULL when not counted). */
 	struct counts_sum counts;
+	struct counts_sum *worker_counts;
 	char err[512];          /* the first failure, naming worker and CPU */
 };
 
@@ -127,9 +129,10 @@ struct worker_team {
 	enum start_sync start_sync;
 	/* THREADRUN_COUNTERS: each team thread's counters (opened as it
 	 * enters, counting between worker_team_begin() and worker_team_end()),
-	 * and their sum once worker_team_counts() took them. */
+	 * their sum once worker_team_counts() took them, and each thread's. */
 	struct counts_thread *ct;
 	struct counts_sum counts;
+	struct counts_sum *worker_counts;
 };
 
 int worker_team_init(struct worker_team *t, const char *name, const struct run_env *env,
@@ -173,6 +176,11 @@ struct worker_row {
 	const struct cpuload_span *load;  /* the measurement's windows, or NULL */
 	int status;
 	const struct counts_sum *counts;        /* the measurement's counts, or NULL */
+	/* Each worker's counts (nworkers of them, or NULL) and its work in the
+	 * row's unit: bytes, operations or flops (NULL: not known per worker);
+	 * the ctr_workers column. */
+	const struct counts_sum *worker_counts;
+	const double *worker_work;
 	const unsigned *seq;    /* the row's seq, or NULL: this process's next */
 	enum start_sync start_sync;     /* `no` adds a note */
 };

@@ -85,6 +85,49 @@ static double derived(const struct results_row *row, enum results_col col)
 	return num_is_decimal(v) ? strtod(v, NULL) : NAN;
 }
 
+static bool figure_or_dash(const char *v)
+{
+	return !strcmp(v, "-") || num_is_decimal(v);
+}
+
+/*
+ * ctr_workers ("task-clock/per-unit/IPC" per worker, comma-separated): how
+ * far the highest worker's per-unit figure is above the lowest's, in %;
+ * NAN when fewer than two workers have one.  An entry that is not three
+ * fields, each a decimal or "-", with a decimal in the middle, counts as
+ * none.
+ */
+static double worker_spread(const char *list)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	unsigned n = 0;
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char entry[96], *a, *b;
+
+		if (len < sizeof(entry)) {
+			memcpy(entry, p, len);
+			entry[len] = '\0';
+			a = strchr(entry, '/');
+			b = a ? strchr(a + 1, '/') : NULL;
+			if (b && !strchr(b + 1, '/')) {
+				*a = *b = '\0';
+				if (num_is_decimal(a + 1) && figure_or_dash(entry) && figure_or_dash(b + 1)) {
+					double v = strtod(a + 1, NULL);
+
+					lo = fmin(lo, v);
+					hi = fmax(hi, v);
+					n++;
+				}
+			}
+		}
+		p += len + (p[len] == ',');
+	}
+	return n >= 2 && lo > 0 ? 100.0 * (hi - lo) / lo : NAN;
+}
+
 static int add_obs(const struct results_row *row, unsigned line, void *arg)
 {
 	struct reading *rd = arg;
@@ -169,6 +212,7 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->cycles_per_op = derived(row, RC_CYCLES_PER_OP);
 	o->ipc = derived(row, RC_IPC);
 	o->flops_per_cycle = derived(row, RC_FLOPS_PER_CYCLE);
+	o->worker_spread = worker_spread(results_row_get(row, RC_CTR_WORKERS));
 	o->config = dup_col(ds, row, RC_CONFIG);
 	o->status = results_row_count(row, RC_STATUS, 1 << 20);
 	if (!o->run || !o->config || !o->host || !o->workload || !o->algorithm || !o->backend || !o->impl || !o->unit ||
@@ -475,7 +519,7 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 {
 	double *rates = malloc((nm ? nm : 1) * sizeof(*rates));
 	double *lat = malloc((nm ? nm : 1) * sizeof(*lat));
-	double *figs = malloc((nm ? nm : 1) * 4 * sizeof(*figs));
+	double *figs = malloc((nm ? nm : 1) * 5 * sizeof(*figs));
 	struct key *ks = malloc((nm ? nm : 1) * sizeof(*ks));
 	struct key *firsts = malloc((nm ? nm : 1) * sizeof(*firsts));
 	size_t i, j, k, nfirst = 0, n;
@@ -528,6 +572,7 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 			figs[nm + n] = o->cycles_per_op;
 			figs[2 * nm + n] = o->ipc;
 			figs[3 * nm + n] = o->flops_per_cycle;
+			figs[4 * nm + n] = o->worker_spread;
 			c->counted += o->counted;
 			rates[n++] = o->rate;
 			c->unverified |= o->verified == 0 || o->verified == 2;
@@ -550,7 +595,9 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 		c->cycles_per_op = figure_median(figs + nm, n);
 		c->ipc = figure_median(figs + 2 * nm, n);
 		c->flops_per_cycle = figure_median(figs + 3 * nm, n);
+		c->worker_spread = figure_median(figs + 4 * nm, n);
 		s->counted |= c->counted > 0;
+		s->spread |= !isnan(c->worker_spread);
 		c->min = rates[0];
 		c->max = rates[n - 1];
 		c->oversubscribed = s->pus && c->threads > s->pus;

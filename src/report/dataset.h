@@ -37,6 +37,9 @@ struct obs {
 	 * (NAN: n/a or not counted); a program's row takes its run row's. */
 	bool counted;
 	double cycles_per_byte, cycles_per_op, ipc, flops_per_cycle;
+	/* Its workers' per-unit figures (ctr_workers): the highest above the
+	 * lowest, %; NAN with fewer than two. */
+	double worker_spread;
 	/* The identity (results.h): the series columns' texts, and the point's
 	 * and repeat's beyond them, interned; the run, and the exit status
 	 * (-1 when not said). */
@@ -86,6 +89,7 @@ struct cell {
 	 * figures (NAN: n/a). */
 	size_t counted;
 	double cycles_per_byte, cycles_per_op, ipc, flops_per_cycle;
+	double worker_spread;   /* the rows' median worker spread, % (NAN: none) */
 };
 
 struct series {
@@ -100,6 +104,7 @@ struct series {
 	bool monitored;              /* some cell has monitor figures */
 	bool latency;                /* some cell has latency figures */
 	bool counted;                /* some cell was counted (threadrun --counters) */
+	bool spread;                 /* some cell has a workers' spread (ctr_workers) */
 };
 
 struct dataset {

@@ -98,6 +98,15 @@ static const char help_after[] =
 	"lat_p90_s, lat_p99_s, lat_p999_s and lat_max_s, json a latency object per\n"
 	"cell (null without).\n"
 	"\n"
+	"Counters: where rows were counted (threadrun --counters), the text table adds\n"
+	"the medians of the rows' cycles per byte (cyc/B; cyc/op, FLOP/cyc by unit)\n"
+	"and IPC, and wkr+% where rows say each worker's (ctr_workers): how far the\n"
+	"worker with the highest per-unit figure is above the lowest, the median\n"
+	"over the repeats (a strand that shares a core's unit shows here first);\n"
+	"each point is compared with the first policy at its thread count.  csv and\n"
+	"tsv add cycles_per_byte, cycles_per_op, ipc, flops_per_cycle and\n"
+	"worker_spread_pct (empty where n/a), json a counters object per cell.\n"
+	"\n"
 	"In csv and tsv a text field that begins with = + - @, a tab or a carriage\n"
 	"return and is not a number gets a leading ' so that a spreadsheet shows it\n"
 	"as text instead of running it as a formula; --raw leaves it out for\n"
@@ -520,6 +529,8 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 							  : !strcmp(s->key->unit, "ops/s") ? "cyc/op"
 							  : !strcmp(s->key->unit, "MFLOPS") ? "FLOP/cyc" : "-",
 					"IPC");
+			if (s->spread)
+				fprintf(out, " %7s", "wkr+%");
 			fputc('\n', out);
 		}
 		for (c = 0; c < s->ncells; c++) {
@@ -554,6 +565,10 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 				counter_figure(s, x, &v);
 				fprintf(out, "  %9s %6s", x->counted ? fig_text(v, f1, sizeof(f1)) : "-",
 					x->counted ? fig_text(x->ipc, f2, sizeof(f2)) : "-");
+				if (s->spread && isnan(x->worker_spread))
+					fprintf(out, " %7s", "-");
+				else if (s->spread)
+					fprintf(out, " %7.1f", x->worker_spread);
 			}
 			if (!markdown && x->oversubscribed)
 				fputs("  (oversubscribed)", out);
@@ -575,13 +590,27 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 	return 0;
 }
 
+/* A cell's counted figures in csv, tsv and json, as the rows name them. */
+static const char *const fig[] = {
+	"cycles_per_byte", "cycles_per_op", "ipc", "flops_per_cycle", "worker_spread_pct",
+};
+
+static double cell_counter_figure(const struct cell *x, size_t k)
+{
+	const double v[] = { x->cycles_per_byte, x->cycles_per_op, x->ipc, x->flops_per_cycle,
+			     x->worker_spread };
+
+	return k < sizeof(v) / sizeof(v[0]) ? v[k] : NAN;
+}
+
 static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 {
 	static const char *const head[] = { "series", "host", "workload", "algorithm", "backend",
 		"impl", "size", "size_unit", "unit", "policy", "threads", "n", "median", "min", "max",
 		"speedup", "efficiency", "oversubscribed", "cores", "pus", "cpus", "flags", "best",
 		"steal_pct", "others_pct", "busy",
-		"lat_batch", "lat_p50_s", "lat_p90_s", "lat_p99_s", "lat_p999_s", "lat_max_s" };
+		"lat_batch", "lat_p50_s", "lat_p90_s", "lat_p99_s", "lat_p999_s", "lat_max_s",
+		"cycles_per_byte", "cycles_per_op", "ipc", "flops_per_cycle", "worker_spread_pct" };
 	struct verdicts v;
 	char flags[64];
 	size_t i, c;
@@ -639,6 +668,14 @@ static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 				fputc(sep, out);
 				if (x->lat_rows)
 					fprintf(out, "%.6g", x->lat[k]);
+			}
+			/* Counters: the rows' medians; empty where n/a or not counted. */
+			for (size_t k = 0; k < sizeof(fig) / sizeof(fig[0]); k++) {
+				double v = x->counted ? cell_counter_figure(x, k) : NAN;
+
+				fputc(sep, out);
+				if (isfinite(v))
+					fprintf(out, "%.6g", v);
 			}
 			fputc('\n', out);
 		}
@@ -781,6 +818,25 @@ static void json_latency(FILE *out, const struct cell *x)
 	fputc('}', out);
 }
 
+/* A cell's "counters": null where no row was counted, else its figures
+ * (null each where n/a). */
+static void json_counters(FILE *out, const struct cell *x)
+{
+	size_t k;
+
+	fputs(", \"counters\": ", out);
+	if (!x->counted) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"rows\": %zu", x->counted);
+	for (k = 0; k < sizeof(fig) / sizeof(fig[0]); k++) {
+		fprintf(out, ", \"%s\": ", fig[k]);
+		json_num(out, cell_counter_figure(x, k));
+	}
+	fputc('}', out);
+}
+
 static int emit_json(FILE *out, const struct dataset *ds, const struct cluster *cl)
 {
 	int ret;
@@ -839,6 +895,7 @@ static int emit_json(FILE *out, const struct dataset *ds, const struct cluster *
 			json_num(out, x->load_others);
 			fprintf(out, ", \"busy\": %s", x->busy ? "true" : "false");
 			json_latency(out, x);
+			json_counters(out, x);
 			fputc('}', out);
 		}
 		if (json_verdicts(out, s) < 0)

@@ -106,6 +106,38 @@ else
 		"results_get '$tmp/w.csv' algorithm cycles_per_op | grep -q \$'^rsa-sign\t[0-9]' &&
 		 results_get '$tmp/w.csv' algorithm cycles_per_byte | grep -q \$'^sha1\t[0-9]'"
 fi
+# Each worker's own counts (ctr_workers): one entry per worker, whose
+# task-clocks add up to the row's; without a PMU no per-unit figure or IPC.
+check "each row's ctr_workers: 2 workers, their task-clocks sum to the row's (1%)" bash -c \
+	"results_get '$tmp/w.csv' algorithm task_clock_s ctr_workers | grep -v '^(run)' |
+	 awk -F '\t' '{ k = split(\$3, e, \",\"); t = 0
+		for (i = 1; i <= k; i++) { split(e[i], f, \"/\"); if (f[1] <= 0) bad = 1; t += f[1]
+			if ($nopmu && (f[2] != \"-\" || f[3] != \"-\")) bad = 1 }
+		d = t - \$2; if (d < 0) d = -d
+		if (k != 2 || d > 0.01 * \$2) bad = 1; n++ } END { exit bad || n != 3 }'"
+# Per-worker figures from real counts where this machine has no cycles:
+# the spec mapped by hand, task-clock counted as "cycles" and as
+# "instructions" (THREADRUN_COUNTERS is the worker API's contract).  Each
+# worker's cycles per unit is then its task-clock ns over its own bytes
+# or operations: those add up to the row's, and its IPC is 1.
+spec='1:1:0:0:task_clock_s:task-clock;1:1:0:0:cycles:cycles;1:1:0:0:instructions:instructions'
+for p in 1 2; do
+	THREADRUN_THREADS=$p THREADRUN_COUNTERS=$spec t2accel -q -o "$tmp/h.csv" -a rsa,sha1 -s 1024 -d 0.2 >/dev/null 2>&1 ||
+		echo "t2accel with a hand-set THREADRUN_COUNTERS failed" >&2
+done
+check "per worker: cycles per byte (op) from its own work, the workers' work adds up to the row's, IPC 1" bash -c \
+	"results_get '$tmp/h.csv' algorithm threads bytes ops ctr_workers |
+	 awk -F '\t' '{ want = \$1 == \"sha1\" ? \$3 : \$4; k = split(\$5, e, \",\"); t = 0
+		for (i = 1; i <= k; i++) { split(e[i], f, \"/\"); if (f[2] <= 0 || f[3] < 0.98 || f[3] > 1.02) bad = 1
+			t += f[1] * 1e9 / f[2] }
+		if (k != \$2 || want <= 0 || t < 0.99 * want || t > 1.01 * want) bad = 1; n++ } END { exit bad || n != 6 }'"
+check "threadreport: wkr+%, the highest worker's figure over the lowest's, in the table and in csv" bash -c \
+	"threadreport '$tmp/h.csv' | grep -q 'IPC   wkr+%\$' &&
+	 results_get '$tmp/h.csv' algorithm threads ctr_workers | awk -F '\t' '\$1 == \"sha1\" && \$2 == 2 {
+		split(\$3, e, \",\"); split(e[1], a, \"/\"); split(e[2], b, \"/\")
+		lo = a[2] < b[2] ? a[2] : b[2]; hi = a[2] < b[2] ? b[2] : a[2]; print 100 * (hi - lo) / lo }' >'$tmp/spread' &&
+	 threadreport --raw -f tsv '$tmp/h.csv' | awk -F '\t' -v want=\$(cat '$tmp/spread') 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
+		\$c[\"algorithm\"] == \"sha1\" && \$c[\"threads\"] == 2 { d = \$c[\"worker_spread_pct\"] - want; ok = d > -0.01 && d < 0.01 } END { exit !ok }'"
 # An OpenMP team (linpack): counted over its timed parts, scaled to the
 # median rep as its CPU time is.
 # (Not under TSan, which cannot see libgomp's barriers: tests/run.)
@@ -117,6 +149,8 @@ else
 	check "linpack -r 3 under --counters (exit $st): its row counted, task-clock within 10% of user + sys" bash -c \
 		"[ $st -eq 0 ] && results_get '$tmp/l.csv' algorithm counters task_clock_s user_s sys_s | grep '^lu-' |
 		 awk -F '\t' '\$2 ~ /^task-clock,/ { cpu = \$4 + \$5; if (cpu > 0 && \$3 >= 0.9 * cpu && \$3 <= 1.1 * cpu) ok = 1 } END { exit !ok }'"
+	check "linpack: each team thread's counts, no per-unit figure (its share of the flops is not known)" bash -c \
+		"results_get '$tmp/l.csv' algorithm ctr_workers | grep '^lu-' | grep -qE \$'\t[0-9.e+-]+/-/[^,]+,[0-9.e+-]+/-/[^,]+\$'"
 fi
 threadrun -q -o "$tmp/w.csv" 1 t2accel -q -a sha1 -s 64 -d 0.05 >/dev/null 2>&1
 check "without --counters a row is not counted" bash -c \

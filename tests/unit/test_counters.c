@@ -211,6 +211,59 @@ static void row_figures(void **state)
 	results_row_clear(&row);
 }
 
+/* Per worker: sums add up, and each worker's figures come from its own
+ * counts and work. */
+static void worker_figures(void **state)
+{
+	struct counts_sum w[3], total;
+	struct results_row row;
+	const double work[3] = { 4096, 2048, 0 };
+
+	(void)state;
+	memset(w, 0, sizeof(w));
+	memset(&total, 0, sizeof(total));
+	assert_int_equal(counts_spec_parse("1:1:0:0:task_clock_s:task-clock;0:0:0:0:cycles:cycles;"
+					   "0:1:0:0:instructions:instructions", &total.spec), 0);
+	for (int i = 0; i < 3; i++)
+		w[i].spec = total.spec;
+	/* Worker 0: 0.5 s, 8192 cycles, 16384 instructions; worker 1: its
+	 * cycles never ran (multiplexed away), share 0.25; worker 2: lost. */
+	w[0].v[0] = 0.5, w[0].v[1] = 8192, w[0].v[2] = 16384, w[0].share = 1, w[0].threads = 1;
+	w[1].v[0] = 0.25, w[1].v[1] = -1, w[1].v[2] = 300, w[1].share = 0.25, w[1].threads = 1;
+	w[2].v[0] = w[2].v[1] = w[2].v[2] = -1, w[2].share = 1, w[2].failed = 1;
+	for (int i = 0; i < 3; i++)
+		counts_sum_add(&total, &w[i]);
+	assert_float_equal(total.v[0], 0.75, 1e-12);
+	assert_float_equal(total.v[1], 8192, 0);
+	assert_float_equal(total.v[2], 16684, 0);
+	assert_float_equal(total.share, 0.25, 0);
+	assert_int_equal(total.threads, 2);
+	assert_int_equal(total.failed, 1);
+	{
+		struct counts_sum half = w[1];
+
+		counts_sum_scale(&half, 0.5);
+		assert_float_equal(half.v[0], 0.125, 1e-12);
+		assert_float_equal(half.v[1], -1, 0);
+	}
+	results_row_init(&row);
+	results_row_set(&row, RC_UNIT, "bytes/s");
+	assert_int_equal(counts_row_workers(w, work, 3, &row), 0);
+	assert_string_equal(results_row_get(&row, RC_CTR_WORKERS), "0.5/2/2,0.25/-/-,-");
+	results_row_clear(&row);
+	results_row_init(&row);
+	results_row_set(&row, RC_UNIT, "ops/s");
+	assert_int_equal(counts_row_workers(w, work, 1, &row), 0);
+	assert_string_equal(results_row_get(&row, RC_CTR_WORKERS), "0.5/2/2");
+	results_row_clear(&row);
+	/* linpack: no per-worker work, so no per-unit figure; IPC stays. */
+	results_row_init(&row);
+	results_row_set(&row, RC_UNIT, "MFLOPS");
+	assert_int_equal(counts_row_workers(w, NULL, 2, &row), 0);
+	assert_string_equal(results_row_get(&row, RC_CTR_WORKERS), "0.5/-/2,0.25/-/-");
+	results_row_clear(&row);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +273,7 @@ int main(void)
 		cmocka_unit_test(parse),
 		cmocka_unit_test(spec_text),
 		cmocka_unit_test(row_figures),
+		cmocka_unit_test(worker_figures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

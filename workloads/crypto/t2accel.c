@@ -344,12 +344,26 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		.tracks = r->wr.tracks, .wall_s = r->wall_s, .user_s = r->user_s,
 		.sys_s = r->sys_s, .load = &r->wr.load, .status = r->verified ? 0 : 1,
 		.start_sync = r->wr.start_sync, .t_start_us = r->wr.t_start_us, .t_end_us = r->wr.t_end_us,
-		.counts = &r->wr.counts,
+		.counts = &r->wr.counts, .worker_counts = r->wr.worker_counts,
 	};
 	struct results_row row;
 	char err[512];
-	int ret;
+	double *work = NULL;
+	unsigned i;
+	int ret = -1;
 
+	/* Each worker's bytes or operations, for its own cycles per unit. */
+	if (r->wr.worker_counts) {
+		work = calloc(r->nworkers ? r->nworkers : 1, sizeof(*work));
+		if (!work) {
+			msg_error(PROG, "out of memory for the per-worker counts");
+			return -1;
+		}
+		for (i = 0; i < r->nworkers; i++)
+			work[i] = (double)r->w[i].ops *
+				  (job->algo->kind == ALGO_SIGN ? 1.0 : (double)job->size);
+		wr.worker_work = work;
+	}
 	results_row_init(&row);
 	results_row_set(&row, RC_ALGORITHM, "%s", algo_mode_label(job->algo, job->mode));
 	results_row_set(&row, RC_BACKEND, "%s", o->be->name);
@@ -381,13 +395,14 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 				(unsigned long long)r->lat_batch, (unsigned long long)r->lat_batch);
 	if (r->lat && append_latency(&row, r) < 0) {
 		msg_error(PROG, "out of memory for the latency columns");
-		results_row_clear(&row);
-		return -1;
+		goto out;
 	}
 	ret = worker_row_append(path, &row, &wr, err, sizeof(err));
 	if (ret < 0)
 		msg_error(PROG, "%s", err);
+out:
 	results_row_clear(&row);
+	free(work);
 	return ret;
 }
 

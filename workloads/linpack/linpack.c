@@ -243,6 +243,8 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		.start_sync = t->start_sync, .t_start_us = t->t_start_us, .t_end_us = t->t_end_us,
 		/* The counts of every rep, scaled to the median one as the CPU time is. */
 		.counts = worker_team_counts(t, share),
+		/* Each thread's too; its share of the flops is not known. */
+		.worker_counts = t->worker_counts,
 	};
 	struct results_row row;
 	int ret;
