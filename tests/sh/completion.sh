@@ -77,6 +77,8 @@ for m in $modes; do
 	want "threadrun -q 2 t2accel -b <TAB>" "evp pkcs11" threadrun -q 2 t2accel -b ""
 	want "threadrun 2 t2accel --backend=<TAB>" "evp pkcs11" threadrun 2 t2accel --backend =
 	want "threadrun-mpi --sweep 1-2 -- linpack --fl<TAB>" "--flops" threadrun-mpi --sweep 1-2 -- linpack --fl
+	want "threadrun --counters=cy<TAB>" "cycles" threadrun --counters = cy
+	want "threadrun --counters=task-clock,cy<TAB> (a comma list)" "task-clock,cycles" threadrun --counters = task-clock,cy
 	want "threadreport -f <TAB>" "csv json markdown text tsv" threadreport -f ""
 	want "linpack -v <TAB>" "0 1 2" linpack -v ""
 	want "stream -k tr<TAB>" "triad" stream -k tr
@@ -110,6 +112,14 @@ algs=$($bin/t2accel --list | cut -f1 | tr '\n' ' ')
 got=$(comp plain t2accel -a "" | grep -vx all | tr '\n' ' ')
 check "t2accel -a completes t2accel --list's algorithms (and all): '${algs% }' (got '${got% }')" \
 	bash -c '[ "$(tr " " "\n" <<<"$1" | sort | xargs)" = "$(tr " " "\n" <<<"$2" | sort | xargs)" ] && [ -n "$1" ]' _ "$algs" "$got"
+# --counters=: the event names of threadrun --counters=list (and list);
+# without '=' the next word is N, not an event.
+evs=$($bin/threadrun --counters=list | awk 'NR > 1 && !/^  / { exit } NR > 1 { print $1 }' | tr '\n' ' ')
+got=$(comp plain threadrun --counters = | grep -vx list | tr '\n' ' ')
+check "threadrun --counters=<TAB> completes --counters=list's events: '${evs% }' (got '${got% }')" \
+	bash -c '[ "$(tr " " "\n" <<<"$1" | sort | xargs)" = "$(tr " " "\n" <<<"$2" | sort | xargs)" ] && [ -n "$1" ]' _ "$evs" "$got"
+got=$(comp plain threadrun --counters "")
+check "--counters without '=': the next word is not an event (got '$(echo $got | cut -c1-60)')" bash -c '! grep -qx cycles <<<"$1"' _ "$got"
 # Policies: every one completed is one threadrun takes (planning for a T2),
 # and every word of --help's -p line that threadrun takes is completed.
 t2='numa:1 package:1 core:8 pu:8'
