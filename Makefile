@@ -31,9 +31,9 @@ LDLIBS  += -Wl,--as-needed $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 # the event names it knows (docs/counters.md); without, the generic ones.
 HAVE_LIBPFM := $(shell echo '\#include <perfmon/pfmlib_perf_event.h>' | \
 		 $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+# It is opened at run time when a name needs it (counters.c says why).
 ifeq ($(HAVE_LIBPFM),1)
 PFM_CFLAGS := -DHAVE_LIBPFM
-LDLIBS  += -lpfm
 endif
 OMPFLAGS := -fopenmp
 
