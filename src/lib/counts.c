@@ -285,12 +285,7 @@ int counts_row_workers(const struct counts_sum *workers, const double *work, uns
 			fputc('-', f);
 			continue;
 		}
-		if (!strcmp(unit, "bytes/s"))
-			in.bytes = amount;
-		else if (!strcmp(unit, "ops/s"))
-			in.ops = amount;
-		else if (!strcmp(unit, "MFLOPS"))
-			in.flops = amount;
+		counts_in_work(&in, unit, amount, amount);
 		counts_derive(&in, &d);
 		per = !isnan(d.cycles_per_byte) ? d.cycles_per_byte
 		      : !isnan(d.cycles_per_op) ? d.cycles_per_op : d.flops_per_cycle;
@@ -306,17 +301,21 @@ int counts_row_workers(const struct counts_sum *workers, const double *work, uns
 	return ret;
 }
 
-void counts_row(const struct counts_sum *sum, struct results_row *row)
+void counts_in_work(struct counts_in *in, const char *unit, double bytes, double ops)
+{
+	in->bytes = !strcmp(unit, "bytes/s") && bytes > 0 ? bytes : -1;
+	in->ops = !strcmp(unit, "ops/s") && ops > 0 ? ops : -1;
+	in->flops = !strcmp(unit, "MFLOPS") && ops > 0 ? ops : -1;
+}
+
+void counts_row_counts(const struct counts_sum *sum, struct results_row *row, struct counts_in *in)
 {
 	const struct counts_spec *s = &sum->spec;
-	const char *unit = results_row_get(row, RC_UNIT);
-	double ops = results_row_num(row, RC_OPS), bytes = results_row_num(row, RC_BYTES);
-	char names[1024] = "", events[1024] = "", buf[32];
+	char names[1024] = "", events[1024] = "";
 	size_t nu = 0, eu = 0;
-	struct counts_in in = { -1, -1, -1, -1, -1 };
-	struct counts_derived d;
 	unsigned i;
 
+	in->cycles = in->instructions = -1;
 	for (i = 0; i < s->n; i++) {
 		const struct counts_event *e = &s->ev[i];
 		double v = sum->v[i];
@@ -326,9 +325,9 @@ void counts_row(const struct counts_sum *sum, struct results_row *row)
 		if (v < 0)
 			continue;
 		if (e->col == RC_CYCLES)
-			in.cycles = v;
+			in->cycles = v;
 		else if (e->col == RC_INSTRUCTIONS)
-			in.instructions = v;
+			in->instructions = v;
 		if (e->col == RC_TASK_CLOCK_S)
 			results_row_set(row, RC_TASK_CLOCK_S, "%.6f", v);
 		else if (e->col >= 0)
@@ -341,17 +340,28 @@ void counts_row(const struct counts_sum *sum, struct results_row *row)
 	if (eu)
 		results_row_set(row, RC_EVENTS, "%s", events);
 	results_row_set(row, RC_COUNTED_PCT, "%.1f", 100.0 * (sum->threads ? sum->share : 0));
-	if (!strcmp(unit, "bytes/s") && bytes > 0)
-		in.bytes = bytes;
-	else if (!strcmp(unit, "ops/s") && ops > 0)
-		in.ops = ops;
-	else if (!strcmp(unit, "MFLOPS") && ops > 0)
-		in.flops = ops;
-	counts_derive(&in, &d);
+}
+
+void counts_row_derived(const struct counts_in *in, struct results_row *row)
+{
+	struct counts_derived d;
+	char buf[32];
+
+	counts_derive(in, &d);
 	results_row_set(row, RC_CYCLES_PER_BYTE, "%s", counts_format(d.cycles_per_byte, buf, sizeof(buf)));
 	results_row_set(row, RC_CYCLES_PER_OP, "%s", counts_format(d.cycles_per_op, buf, sizeof(buf)));
 	results_row_set(row, RC_IPC, "%s", counts_format(d.ipc, buf, sizeof(buf)));
 	results_row_set(row, RC_FLOPS_PER_CYCLE, "%s", counts_format(d.flops_per_cycle, buf, sizeof(buf)));
+}
+
+void counts_row(const struct counts_sum *sum, struct results_row *row)
+{
+	struct counts_in in;
+
+	counts_row_counts(sum, row, &in);
+	counts_in_work(&in, results_row_get(row, RC_UNIT), results_row_num(row, RC_BYTES),
+		       results_row_num(row, RC_OPS));
+	counts_row_derived(&in, row);
 	if (sum->failed) {
 		const char *note = results_row_get(row, RC_NOTE);
 

@@ -110,5 +110,12 @@ int counts_row_workers(const struct counts_sum *workers, const double *work, uns
 /* SUM's columns in ROW (results/README.md): the events, each count, the
  * share, and the derived figures from ROW's bytes, ops and unit. */
 void counts_row(const struct counts_sum *sum, struct results_row *row);
+/* Its parts, for a row whose work is another's (threadrun's run row):
+ * IN's work from a unit (bytes for bytes/s, OPS for ops/s, flops = OPS
+ * for MFLOPS; the others -1); SUM's events, counts and share in ROW, and
+ * IN's cycles and instructions from them; IN's derived figures in ROW. */
+void counts_in_work(struct counts_in *in, const char *unit, double bytes, double ops);
+void counts_row_counts(const struct counts_sum *sum, struct results_row *row, struct counts_in *in);
+void counts_row_derived(const struct counts_in *in, struct results_row *row);
 
 #endif

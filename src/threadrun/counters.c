@@ -513,13 +513,15 @@ unsigned counters_failed(const struct counters *c, int *err)
 	return c->failed;
 }
 
-int counters_export(const struct counters_spec *s, char *buf, size_t len)
+/* S as the worker API's spec (counts.h): the same events. */
+static void to_counts_spec(const struct counters_spec *s, struct counts_spec *cs)
 {
-	struct counts_spec cs = { .n = s->n };
 	unsigned i;
 
+	memset(cs, 0, sizeof(*cs));
+	cs->n = s->n;
 	for (i = 0; i < s->n; i++) {
-		struct counts_event *e = &cs.ev[i];
+		struct counts_event *e = &cs->ev[i];
 
 		e->type = s->ev[i].type;
 		e->config = s->ev[i].config;
@@ -528,7 +530,26 @@ int counters_export(const struct counters_spec *s, char *buf, size_t len)
 		e->col = s->ev[i].col;
 		snprintf(e->name, sizeof(e->name), "%s", s->ev[i].name);
 	}
+}
+
+int counters_export(const struct counters_spec *s, char *buf, size_t len)
+{
+	struct counts_spec cs;
+
+	to_counts_spec(s, &cs);
 	return counts_spec_format(&cs, buf, len);
+}
+
+void counters_sum(const struct counters *c, struct counts_sum *sum)
+{
+	unsigned i;
+
+	memset(sum, 0, sizeof(*sum));
+	to_counts_spec(&c->spec, &sum->spec);
+	for (i = 0; i < COUNTS_MAX; i++)
+		sum->v[i] = i < c->spec.n ? counters_total(c, i) : -1;
+	sum->share = counters_share(c, NULL);
+	sum->threads = 1;
 }
 
 const struct counters_spec *counters_spec_of(const struct counters *c)

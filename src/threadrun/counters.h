@@ -86,6 +86,10 @@ double counters_share(const struct counters *c, const struct counted *t);
 double counters_total(const struct counters *c, unsigned i);
 
 const struct counters_spec *counters_spec_of(const struct counters *c);
+/* The run's totals as the row writer takes them (counts.h): each event's
+ * counters_total, the run's share. */
+struct counts_sum;
+void counters_sum(const struct counters *c, struct counts_sum *sum);
 
 /* Threads whose counters could not be opened (not those already gone),
  * and the last error. */

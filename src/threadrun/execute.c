@@ -164,11 +164,12 @@ static int append_own_row(const struct execute *ex, const char *run, unsigned *s
 	return ret;
 }
 
-/* The program's measurements of one run, for the derived figures. */
+/* The program's measurements of one run, for the derived figures: the
+ * last one's work (a single one is used). */
 struct run_rows {
 	const char *run;
 	unsigned n;
-	double bytes, ops, flops;
+	struct counts_in work;
 };
 
 static int run_rows_cb(const struct results_row *row, unsigned line, void *arg)
@@ -183,15 +184,13 @@ static int run_rows_cb(const struct results_row *row, unsigned line, void *arg)
 	    !strcmp(results_row_get(row, RC_BACKEND), "threadrun"))
 		return 0;
 	a->n++;
-	a->bytes = !strcmp(unit, "bytes/s") && bytes > 0 ? bytes : -1;
-	a->ops = !strcmp(unit, "ops/s") && ops > 0 ? ops : -1;
-	a->flops = !strcmp(unit, "MFLOPS") && ops > 0 ? ops : -1;
 	/* Its ops and bytes must be those of its whole window: not so for a
 	 * median or best of repetitions (linpack -r, stream), whose window
 	 * spans them all while the row counts one. */
 	span = (results_row_num(row, RC_T_END) - results_row_num(row, RC_T_START)) * 1e-6;
 	if (!(wall > 0 && fabs(span - wall) <= 0.01 * wall + 0.002))
-		a->bytes = a->ops = a->flops = -1;
+		unit = "";
+	counts_in_work(&a->work, unit, bytes, ops);
 	return 0;
 }
 
@@ -207,38 +206,17 @@ static void counter_columns(const struct execute *ex, const char *run, const str
 			    struct results_row *row, char *note, size_t notelen)
 {
 	const struct counters_spec *s = counters_spec_of(c);
-	struct run_rows rr = { .run = run, .bytes = -1, .ops = -1, .flops = -1 };
+	struct run_rows rr = { .run = run };
 	struct results_info info;
+	struct counts_sum sum;
 	struct counts_in in;
-	struct counts_derived d;
-	char names[512] = "", events[1024] = "", buf[32], rerr[256], lost[96] = "";
+	char rerr[256], lost[96] = "";
 	unsigned failed;
 	FILE *sink;
 	int e;
-	size_t nu = 0, eu = 0;
-	double share = counters_share(c, NULL);
-	int ci = counters_find(s, RC_CYCLES), ii = counters_find(s, RC_INSTRUCTIONS);
-	unsigned i;
 
-	for (i = 0; i < s->n; i++) {
-		double v = counters_total(c, i);
-
-		nu += (size_t)snprintf(names + nu, nu < sizeof(names) ? sizeof(names) - nu : 0, "%s%s",
-				       i ? "," : "", s->ev[i].name);
-		if (v < 0)
-			continue;
-		if (s->ev[i].col == RC_TASK_CLOCK_S)
-			results_row_set(row, RC_TASK_CLOCK_S, "%.6f", v);
-		else if (s->ev[i].col >= 0)
-			results_row_set(row, (enum results_col)s->ev[i].col, "%.0f", v);
-		else
-			eu += (size_t)snprintf(events + eu, eu < sizeof(events) ? sizeof(events) - eu : 0,
-					       "%s%s=%.0f", eu ? ";" : "", s->ev[i].name, v);
-	}
-	results_row_set(row, RC_COUNTERS, "%s", names);
-	if (eu)
-		results_row_set(row, RC_EVENTS, "%s", events);
-	results_row_set(row, RC_COUNTED_PCT, "%.1f", 100.0 * share);
+	counters_sum(c, &sum);
+	counts_row_counts(&sum, row, &in);
 	/* Damage in the file was reported where it was written or read
 	 * before: here it only costs the figures of that row. */
 	sink = fopen("/dev/null", "we");
@@ -246,27 +224,23 @@ static void counter_columns(const struct execute *ex, const char *run, const str
 		rr.n = 0;
 	if (sink)
 		fclose(sink);
-	in.cycles = ci >= 0 ? counters_total(c, (unsigned)ci) : -1;
-	in.instructions = ii >= 0 ? counters_total(c, (unsigned)ii) : -1;
-	in.bytes = rr.n == 1 ? rr.bytes : -1;
-	in.ops = rr.n == 1 ? rr.ops : -1;
-	in.flops = rr.n == 1 ? rr.flops : -1;
-	counts_derive(&in, &d);
-	results_row_set(row, RC_CYCLES_PER_BYTE, "%s", counts_format(d.cycles_per_byte, buf, sizeof(buf)));
-	results_row_set(row, RC_CYCLES_PER_OP, "%s", counts_format(d.cycles_per_op, buf, sizeof(buf)));
-	results_row_set(row, RC_IPC, "%s", counts_format(d.ipc, buf, sizeof(buf)));
-	results_row_set(row, RC_FLOPS_PER_CYCLE, "%s", counts_format(d.flops_per_cycle, buf, sizeof(buf)));
+	if (rr.n != 1)
+		counts_in_work(&rr.work, "", -1, -1);
+	in.bytes = rr.work.bytes;
+	in.ops = rr.work.ops;
+	in.flops = rr.work.flops;
+	counts_row_derived(&in, row);
 	failed = counters_failed(c, &e);
 	if (failed)
 		snprintf(lost, sizeof(lost), "; %u thread%s not counted on its own (%s)", failed,
 			 failed == 1 ? "" : "s", strerror(e));
 	snprintf(note, notelen, "; counters: %s%s%s%s%s",
 		 in.cycles < 0 ? "no cycles counted, derived figures n/a"
-		 : rr.n == 1 && (in.bytes > 0 || in.ops > 0 || in.flops > 0)
+		 : in.bytes > 0 || in.ops > 0 || in.flops > 0
 			 ? "over the whole run, setup included"
 			 : "derived figures per byte, op or flop n/a (the run made several measurements, or its one counts a repetition of its window)",
 		 s->note[0] ? "; " : "", s->note,
-		 share < 1 ? "; multiplexed, counts scaled by time enabled / running" : "", lost);
+		 sum.share < 1 ? "; multiplexed, counts scaled by time enabled / running" : "", lost);
 }
 
 /* The row of the whole run: what threadrun measured of it. */
