@@ -150,7 +150,10 @@ void opt_quote(FILE *f, const char *word)
 	fputc('\'', f);
 }
 
-char *opt_config(struct opt_parser *p, int argc, char **argv)
+/* opt_config()'s walk, which also keeps the last value of the option
+ * named NAME in *VALUE (NULL: none). */
+static char *config_walk(struct opt_parser *p, int argc, char **argv, const char *name,
+			 const char **value)
 {
 	const struct opt_spec *s;
 	const char *arg;
@@ -165,6 +168,8 @@ char *opt_config(struct opt_parser *p, int argc, char **argv)
 	optind = 0;
 	while ((c = opt_next(p, argc, argv, &arg)) != OPT_END) {
 		s = c == OPT_ERROR ? NULL : opt_spec_of(p, c);
+		if (s && name && strcmp(s->long_name, name) == 0)
+			*value = arg;
 		if (!s || s->output_only || s->type == OPT_TYPE_ACTION)
 			continue;
 		fputc(' ', f);
@@ -185,6 +190,26 @@ char *opt_config(struct opt_parser *p, int argc, char **argv)
 		return NULL;
 	}
 	return buf;
+}
+
+char *opt_config(struct opt_parser *p, int argc, char **argv)
+{
+	return config_walk(p, argc, argv, NULL, NULL);
+}
+
+int opt_print_config(struct opt_parser *p, int argc, char **argv, const char *results)
+{
+	const char *file = NULL;
+	char *config = config_walk(p, argc, argv, results, &file);
+
+	if (!config)
+		return -1;
+	printf("%s\n", config);
+	/* A NUL ends it: no file name holds one, any may hold a newline. */
+	if (file && *file)
+		fwrite(file, 1, strlen(file) + 1, stdout);
+	free(config);
+	return 0;
 }
 
 void opt_help(const struct opt_parser *p, FILE *out, const char *usage,

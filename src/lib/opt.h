@@ -75,9 +75,10 @@ struct opt_spec {
 	.dest = (d), .choices = (table), .stride = sizeof((table)[0]), .nchoices = (n)
 #define OPT_CALLBACK(s, l, a, fn, h) OPT_ROW_(s, l, a, h), .type = OPT_TYPE_CALLBACK, .call = (fn)
 /* The shared row of every workload: print the run's config and exit
- * (threadrun asks the project's own programs for it). */
+ * (threadrun asks the project's own programs for it, and for the results
+ * file they were given: opt_print_config()). */
 #define OPT_PRINT_CONFIG(i) OPT_ACTION(i, 0, "print-config", \
-	"print the run's canonical configuration (the rows' config column) and exit")
+	"print the run's canonical configuration (the rows' config column) on one line, then the file -o names and a NUL, and exit")
 /* The shared row of every program: the version and the libraries it runs
  * with (version_print()), then exit. */
 #define OPT_VERSION(i) OPT_ACTION(i, 0, "version", \
@@ -126,6 +127,11 @@ int opt_parse(struct opt_parser *p, int argc, char **argv, void *opts);
  * string, or NULL when out of memory.
  */
 char *opt_config(struct opt_parser *p, int argc, char **argv);
+/* --print-config's answer, on stdout: opt_config() and a newline, then,
+ * when the option named RESULTS was given (the program's own -o, read as
+ * its parser reads it: bundled, long or short; the last one), its value
+ * and a NUL.  0, or -1 when out of memory. */
+int opt_print_config(struct opt_parser *p, int argc, char **argv, const char *results);
 /* Write WORD to F as it reads plainly, or quoted: '...' when it holds
  * spaces, quotes or shell characters, $'...' with \n, \t, \xHH escapes
  * when it holds control bytes; never truncated. */

@@ -387,34 +387,16 @@ static bool own_program(const char *path)
 	return own;
 }
 
-const char *execute_own_results(char *const argv[])
-{
-	char path[PATH_MAX], err[PATH_MAX + 128];
-	const char *file = NULL;
-
-	if (!argv[0] || launch_resolve(argv[0], path, sizeof(path), err, sizeof(err)) != 0 ||
-	    !own_program(path))
-		return NULL;
-	/* The last one wins, as opt_parse takes it; -- ends the options. */
-	for (size_t i = 1; argv[i] && strcmp(argv[i], "--") != 0; i++) {
-		if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--results") == 0) && argv[i + 1])
-			file = argv[++i];
-		else if (strncmp(argv[i], "--results=", 10) == 0)
-			file = argv[i] + 10;
-		else if (strncmp(argv[i], "-o", 2) == 0)
-			file = argv[i] + 2;
-	}
-	return file && *file ? file : NULL;
-}
-
 /* Ask a program of the project's own for its config: PATH --print-config
- * ARGS, its one line of output.  NULL when it gives none (bad arguments:
- * the run itself says what is wrong). */
-static char *ask_config(const char *path, char *const argv[])
+ * ARGS, its first line of output; in *RESULTS (when not NULL) the file its
+ * own -o names, what follows up to a NUL (opt_print_config()), or NULL.
+ * NULL when it gives none (bad arguments: the run itself says what is
+ * wrong). */
+static char *ask_config(const char *path, char *const argv[], char **results)
 {
 	posix_spawn_file_actions_t fa;
-	char **args = NULL, *out = NULL, *nl;
-	size_t n = 0, len = 0, cap = 0;
+	char **args = NULL, *out = NULL, *nl, *file;
+	size_t n = 0, len = 0, cap = 0, rest;
 	int fds[2] = { -1, -1 }, status = -1;
 	pid_t pid = -1;
 	ssize_t got;
@@ -461,13 +443,34 @@ out:
 	free(args);
 	if (out)
 		out[len] = '\0';
-	nl = out ? strchr(out, '\n') : NULL;
-	if (!nl || nl[1] || nl == out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	nl = out ? memchr(out, '\n', len) : NULL;
+	file = nl ? nl + 1 : NULL;
+	rest = nl ? len - (size_t)(file - out) : 0;
+	/* One line without a NUL, then nothing or a name ended by its NUL. */
+	if (!nl || nl == out || memchr(out, '\0', (size_t)(nl - out)) ||
+	    (rest && (rest < 2 || memchr(file, '\0', rest) != file + rest - 1)) ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		free(out);
 		return NULL;
 	}
 	*nl = '\0';
+	if (results && rest && !(*results = strdup(file))) {
+		free(out);
+		return NULL;
+	}
 	return out;
+}
+
+int execute_ask_own(char *const argv[], char **config, char **results)
+{
+	char path[PATH_MAX], err[PATH_MAX + 128];
+
+	*config = *results = NULL;
+	if (!argv[0] || launch_resolve(argv[0], path, sizeof(path), err, sizeof(err)) != 0 ||
+	    !own_program(path))
+		return 0;
+	*config = ask_config(path, argv, results);
+	return *config ? 0 : -1;
 }
 
 /* Any other program's config: its base name and arguments, quoted. */
@@ -507,7 +510,7 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 	if (st)
 		return st;
 	own = own_program(ex->path);
-	ex->config = own ? ask_config(ex->path, argv) : NULL;
+	ex->config = ex->asked_config ? strdup(ex->asked_config) : own ? ask_config(ex->path, argv, NULL) : NULL;
 	if (!ex->config)
 		ex->config = plain_config(argv);
 	if (!ex->config) {

@@ -36,6 +36,7 @@ struct execute {
 	char *process_note;     /* a program not OpenMP: said once, before the first run on 2+ PUs */
 	int series;             /* the monitor's time series, beside the results; -1 */
 	char *config;           /* the program's canonical config, for every row of a run */
+	const char *asked_config;       /* execute_ask_own()'s, or NULL: execute_prepare asks */
 	char *series_path;      /* FILE[.rankN].monitor.csv */
 	struct metric_set *metrics;     /* --metric: figures read from the output, or NULL */
 	/* Which rank threadrun is and the PUs it was given, NULL when unknown:
@@ -64,11 +65,14 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 		    size_t errlen);
 
 /*
- * The FILE of a program of the project's own given its own -o FILE,
- * -oFILE, --results FILE or --results=FILE (the last; options end at --),
- * as a pointer into ARGV; NULL for any other program or none given.
+ * Ask a program of the project's own (beside threadrun) for its config
+ * (*CONFIG) and the results file its own -o names, however its options
+ * were spelt (-o FILE, -qoFILE, --results=FILE; *RESULTS, NULL for none):
+ * one PROGRAM --print-config ARGS.  Both NULL for any other program; -1
+ * when it gave no answer (bad arguments: the run says what is wrong).
+ * The caller frees both.
  */
-const char *execute_own_results(char *const argv[]);
+int execute_ask_own(char *const argv[], char **config, char **results);
 
 /*
  * The environment a run on PLAN of POLICY gives the program (the launcher ->

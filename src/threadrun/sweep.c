@@ -380,7 +380,7 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 			      .monitor = o->monitor, .counters = o->counters, .quiet = true,
 			      .omp_note = !o->quiet,
 			      .metrics = o->metrics, .tag = o->tag, .pthreads = o->pthreads,
-			      .skip = o->skip };
+			      .skip = o->skip, .asked_config = o->config };
 	struct progress pg = { .tty = isatty(2), .quiet = o->quiet, .start = now_s() };
 	struct done done = { 0 };
 	struct results_info info;

@@ -42,6 +42,7 @@ struct sweep_opts {
 	bool pthreads;          /* --pthreads */
 	uint64_t skip;          /* --skip */
 	char **argv;            /* the program and its arguments */
+	const char *config;     /* its config, asked already (execute_ask_own), or NULL */
 };
 
 /* Run the sweep; returns threadrun's exit status (0 all ran, 1 a run

@@ -50,6 +50,8 @@ struct args {
 	unsigned nunits;
 	int argc;               /* PROGRAM and its arguments */
 	char **argv;
+	char *config;           /* a program of ours: its config and the file its own -o */
+	char *own_results;      /* names, asked once (execute_ask_own) */
 };
 
 /* --metric [NAME=]REGEX, any number of times. */
@@ -436,7 +438,7 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 			      .omp_note = !a->quiet,
 			      .metrics = &a->metrics, .id = *id, .cpuset = *cpuset,
 			      .identified = true, .tag = of->tag, .pthreads = a->pthreads,
-			      .skip = a->skip };
+			      .skip = a->skip, .asked_config = a->config };
 	struct launch_result r = { 0 };
 	char err[PATH_MAX + 256];
 	int st;
@@ -472,7 +474,8 @@ static int sweep_main(struct args *a, const struct outfile *of)
 {
 	struct sweep_opts so = { .repeat = a->repeat, .resume = a->resume, .strict = a->strict,
 				 .quiet = a->quiet, .results = of->results, .tag = of->tag,
-				 .rank = of->rank, .argv = a->argv, .monitor = a->monitor,
+				 .rank = of->rank, .argv = a->argv, .config = a->config,
+				 .monitor = a->monitor,
 				 .counters = a->counters ? &a->spec : NULL,
 				 .metrics = &a->metrics, .pthreads = a->pthreads, .skip = a->skip };
 	struct pl_policy *pols = NULL;
@@ -548,7 +551,11 @@ int main(int argc, char **argv)
 	/* One results file per run: a program of ours given its own -o makes
 	 * that the run's file when threadrun has none (a %% in it would mean
 	 * another file to threadrun, so that one only gets the note below). */
-	own = a.argc > 0 && !a.dry_run ? execute_own_results(a.argv) : NULL;
+	/* Without an answer (its arguments are bad) the run asks again and
+	 * the program says why. */
+	if (a.argc > 0 && !a.dry_run)
+		(void)execute_ask_own(a.argv, &a.config, &a.own_results);
+	own = a.own_results;
 	if (own && !a.results && !strchr(own, '%'))
 		a.results = own;
 	/* -o's %h and %r, once: the program, FILE.log and the rest get the
@@ -642,5 +649,7 @@ out:
 	pl_policy_clear(&policy);
 	metric_free(&a.metrics);
 	free(a.units);
+	free(a.config);
+	free(a.own_results);
 	return ret;
 }

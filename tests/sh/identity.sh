@@ -100,7 +100,11 @@ threadrun -q -o "$tmp/q.csv" 1 sh -c 'exit 0' "$nl" "it's" "$long"
 check "foreign program: newline, quote and a 5000-byte word quoted in full" \
 	[ "$(results_get "$tmp/q.csv" config)" = "sh -c 'exit 0' \$'a\\nb' 'it'\\''s' $long" ]
 check "a workload's own config: newline in a value quoted" \
-	[ "$(t2accel --print-config -a md5 --token-label "$nl" -o x -q)" = "t2accel --algorithm=md5 \$'--token-label=a\\nb'" ]
+	[ "$(t2accel --print-config -a md5 --token-label "$nl" -q | od -An -tx1 | tr -d ' \n')" = \
+	  "$(printf "t2accel --algorithm=md5 \$'--token-label=a\\\\nb'\n" | od -An -tx1 | tr -d ' \n')" ]
+check "--print-config: the results file its -o names after the config line, ended by a NUL" \
+	[ "$(t2accel --print-config -a md5 -o "$nl" | od -An -tx1 | tr -d ' \n')" = \
+	  "$(printf 't2accel --algorithm=md5\na\nb\0' | od -An -tx1 | tr -d ' \n')" ]
 threadrun -q -o "$tmp/q2.csv" 1 t2accel -q -a md5 -s 16 -d 0.05 -o "$tmp/q2.csv" >/dev/null
 check "under threadrun a workload's rows carry its own config" \
 	[ "$(results_get "$tmp/q2.csv" config)" = "t2accel --algorithm=md5 --size=16 --seconds=0.05" ]

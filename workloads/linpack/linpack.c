@@ -136,6 +136,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	struct opt_parser p;
 	char err[512];
 	int c, ret = 2;
+	bool printed = false;
 
 	memset(o, 0, sizeof(*o));
 	o->variant = 2;
@@ -154,10 +155,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		version_print(stdout, PROG);
 		version_print_openmp(stdout, _OPENMP, (const void *)omp_get_max_threads);
 	} else if (c == ACT_CONFIG)
-		o->config = opt_config(&p, argc, argv);
-	if (c == ACT_CONFIG && o->config)
-		printf("%s\n", o->config);
-	if (c == ACT_HELP || c == ACT_LIST || c == ACT_VERSION || (c == ACT_CONFIG && o->config))
+		printed = opt_print_config(&p, argc, argv, "results") == 0;
+	if (c == ACT_HELP || c == ACT_LIST || c == ACT_VERSION || printed)
 		ret = -1;
 	if (c != OPT_END)
 		goto out;

@@ -161,11 +161,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			ret = -1;
 			goto out;
 		case ACT_CONFIG:
-			o->config = opt_config(&p, argc, argv);
-			if (!o->config)
-				goto out;
-			printf("%s\n", o->config);
-			ret = -1;
+			if (opt_print_config(&p, argc, argv, "results") == 0)
+				ret = -1;
 			goto out;
 		default:
 			goto out;
