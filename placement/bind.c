@@ -31,23 +31,36 @@ int pl_thread_bind(unsigned pu)
 	return ret;
 }
 
-int pl_process_restrict(const struct pl_plan *plan)
+cpu_set_t *pl_plan_cpuset(const struct pl_plan *plan, size_t *size)
 {
 	unsigned i, max = 0;
+	cpu_set_t *set;
+
+	*size = 0;
+	if (!plan->bound) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (i = 0; i < plan->nworkers; i++)
+		if ((unsigned)plan->pu[i] > max)
+			max = (unsigned)plan->pu[i];
+	set = mask_alloc(max, size);
+	for (i = 0; set && i < plan->nworkers; i++)
+		CPU_SET_S((unsigned)plan->pu[i], *size, set);
+	return set;
+}
+
+int pl_process_restrict(const struct pl_plan *plan)
+{
 	size_t size;
 	cpu_set_t *set;
 	int ret;
 
 	if (!plan->bound)
 		return 0;
-	for (i = 0; i < plan->nworkers; i++)
-		if ((unsigned)plan->pu[i] > max)
-			max = (unsigned)plan->pu[i];
-	set = mask_alloc(max, &size);
+	set = pl_plan_cpuset(plan, &size);
 	if (!set)
 		return -1;
-	for (i = 0; i < plan->nworkers; i++)
-		CPU_SET_S((unsigned)plan->pu[i], size, set);
 	ret = sched_setaffinity(0, size, set);
 	CPU_FREE(set);
 	return ret;

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sched.h>
 
 #include <hwloc.h>
 
@@ -239,6 +240,10 @@ int pl_thread_bind(unsigned pu);
 
 /* Restrict the calling process to the PUs of PLAN (all of its threads). */
 int pl_process_restrict(const struct pl_plan *plan);
+/* The PUs of a bound PLAN as a CPU mask of *SIZE bytes, for
+ * sched_setaffinity() where nothing may be allocated (a vfork child);
+ * CPU_FREE() it.  NULL when PLAN is unbound (EINVAL) or out of memory. */
+cpu_set_t *pl_plan_cpuset(const struct pl_plan *plan, size_t *size);
 
 /* The OS index of the PU the calling thread runs on now, or -1. */
 int pl_thread_get_cpu(void);

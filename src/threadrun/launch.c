@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -213,48 +215,164 @@ static void close_others(int keep)
  * at the end of the run or because threadrun died, even of SIGKILL, it
  * kills whatever is left of the job's process group.  PR_SET_PDEATHSIG
  * covers the program itself; this covers its children (sh -c 'prog').
+ *
+ * It shares threadrun's memory (clone with CLONE_VM, on a stack of its
+ * own): a fork would copy threadrun's page tables and make every page
+ * threadrun writes afterwards fault, 2-3 ms of a launch on a virtual
+ * machine.  So it makes system calls only, and reads nothing threadrun
+ * may change (its struct watchdog_arg lies in its own mapping).  Under a
+ * sanitizer, whose runtime keeps per-thread state the two would share, it
+ * is forked.
  */
-static pid_t start_watchdog(pid_t pgid, int *wfd)
-{
-	int p[2], sig;
-	ssize_t n;
-	char c;
-	pid_t pid;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WATCHDOG_SHARES_MEMORY 0
+#else
+#define WATCHDOG_SHARES_MEMORY 1
+#endif
+#define WATCHDOG_MAP (64 * 1024)
 
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		/* Only async-signal-safe calls here: threadrun may have threads.
-		 * It keeps no descriptor but its pipe: one it held (the read end
-		 * of --metric's tap) would keep the job's pipes open. */
-		close(p[1]);
-		close_others(p[0]);
-		for (sig = 1; sig < _NSIG; sig++)
-			if (is_forwarded(sig))
-				signal(sig, SIG_IGN);
-		while ((n = read(p[0], &c, 1)) < 0 && errno == EINTR)
-			;
-		kill(-pgid, SIGKILL);
-		_exit(0);
-	}
-	close(p[0]);
-	*wfd = p[1];
-	return pid;
+/* The watchdog of one run: its pid (-1: none), the pipe's end threadrun
+ * holds, the mapping it runs in. */
+struct watchdog {
+	pid_t pid;
+	int wfd;
+	void *map;
+};
+
+struct watchdog_arg {
+	pid_t pgid;
+	int rd, wr;
+};
+
+static int watchdog_main(void *arg)
+{
+	const struct watchdog_arg *w = arg;
+	int sig;
+	char c;
+
+	/* It keeps no descriptor but its pipe: one threadrun held (the read
+	 * end of --metric's tap) would keep the job's pipes open. */
+	close(w->wr);
+	close_others(w->rd);
+	for (sig = 1; sig < _NSIG; sig++)
+		if (is_forwarded(sig))
+			signal(sig, SIG_IGN);
+	while (read(w->rd, &c, 1) < 0 && errno == EINTR)
+		;
+	kill(-w->pgid, SIGKILL);
+	_exit(0);
 }
 
-static void stop_watchdog(pid_t pid, int wfd)
+static int start_watchdog(struct watchdog *wd, pid_t pgid)
 {
-	if (pid <= 0)
+	struct watchdog_arg *w;
+	int p[2], saved;
+
+	wd->pid = -1;
+	wd->map = NULL;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	wd->map = mmap(NULL, WATCHDOG_MAP, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (wd->map == MAP_FAILED) {
+		wd->map = NULL;
+		goto fail;
+	}
+	/* The argument at the bottom, the stack growing down from the top. */
+	w = wd->map;
+	*w = (struct watchdog_arg){ pgid, p[0], p[1] };
+	if (WATCHDOG_SHARES_MEMORY)
+		wd->pid = clone(watchdog_main, (char *)wd->map + WATCHDOG_MAP, CLONE_VM | SIGCHLD, w);
+	else if ((wd->pid = fork()) == 0)
+		watchdog_main(w);
+	if (wd->pid < 0)
+		goto fail;
+	close(p[0]);
+	wd->wfd = p[1];
+	return 0;
+fail:
+	saved = errno;
+	close(p[0]);
+	close(p[1]);
+	if (wd->map)
+		munmap(wd->map, WATCHDOG_MAP);
+	wd->map = NULL;
+	errno = saved;
+	return -1;
+}
+
+static void stop_watchdog(struct watchdog *wd)
+{
+	if (wd->pid <= 0)
 		return;
-	close(wfd);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	close(wd->wfd);
+	while (waitpid(wd->pid, NULL, 0) < 0 && errno == EINTR)
 		;
+	/* Its stack, once it is gone. */
+	munmap(wd->map, WATCHDOG_MAP);
+	wd->pid = -1;
+}
+
+/* What the program's child needs, all made before it starts. */
+struct child {
+	const char *path;
+	char *const *argv;
+	pid_t parent;
+	const sigset_t *mask;   /* the signal mask to run the program with */
+	int hold_rd, hold_wr;   /* the hook's hold pipe, or -1 */
+	int err_rd, err_wr;     /* the failed exec's errno goes up this pipe */
+	int out_fd, err_fd;     /* its stdout and stderr, or -1: threadrun's */
+	const cpu_set_t *cpus;  /* the plan's PUs, or NULL: unbound */
+	size_t cpus_size;
+};
+
+/* The program's child, up to its exec: only system calls, into memory of
+ * its own or made before (it may share threadrun's). */
+static _Noreturn void child_main(const struct child *c)
+{
+	int child_errno;
+	ssize_t n;
+	char go = 0;
+
+	close(c->err_rd);
+	/* The job is a process group of its own, so that a signal reaches
+	 * every process of it; it dies with threadrun, even of SIGKILL
+	 * (checked after setting: threadrun may be gone already). */
+	setpgid(0, 0);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != c->parent)
+		_exit(127);
+	restore_signals(c->mask);
+	if (c->hold_rd >= 0) {
+		/* Released by a byte; the end of the pipe (the hook failed,
+		 * threadrun died) means never. */
+		close(c->hold_wr);
+		while ((n = read(c->hold_rd, &go, 1)) < 0 && errno == EINTR)
+			;
+		if (n != 1 || go != 'g')
+			_exit(127);
+		close(c->hold_rd);
+	}
+	if ((c->out_fd >= 0 && dup2(c->out_fd, 1) < 0) || (c->err_fd >= 0 && dup2(c->err_fd, 2) < 0))
+		child_errno = errno;
+	else if (c->cpus && sched_setaffinity(0, c->cpus_size, c->cpus) < 0)
+		child_errno = errno;
+	else
+		execv(c->path, c->argv), child_errno = errno;
+	if (write(c->err_wr, &child_errno, sizeof(child_errno)) < 0)
+		_exit(127);
+	_exit(child_errno == ENOENT ? 127 : 126);
+}
+
+/* vfork: no copy of threadrun's page tables (a fork costs it ~0.4 ms);
+ * threadrun waits until the exec.  A child held for the hook must let
+ * threadrun go on first: fork. */
+static pid_t start_child(const struct child *c)
+{
+	pid_t pid = c->hold_rd >= 0 ? fork() : vfork();
+
+	if (pid == 0)
+		child_main(c);
+	return pid;
 }
 
 int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int out_fd,
@@ -263,15 +381,25 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 {
 	struct cpuload_mark mark0, mark1;
 	struct rusage ru;
-	int pipefd[2], hold[2] = { -1, -1 }, child_errno = 0, status = 0, ret = -1, wfd = -1;
+	int pipefd[2], hold[2] = { -1, -1 }, child_errno = 0, status = 0, ret = -1;
 	sigset_t all, old;
-	pid_t pid, parent = getpid(), watchdog = -1;
+	pid_t pid, parent = getpid();
+	struct watchdog watchdog = { .pid = -1 };
+	cpu_set_t *mask = NULL;
+	size_t mask_size = 0;
 	double start;
 
 	memset(r, 0, sizeof(*r));
+	/* Made here: the child may share this memory (vfork) and allocates nothing. */
+	if (plan && plan->bound && !(mask = pl_plan_cpuset(plan, &mask_size))) {
+		snprintf(err, errlen, "cannot make the plan's CPU mask: %s", strerror(errno));
+		r->status = 126;
+		return -1;
+	}
 	/* The child reports a failed exec through a close-on-exec pipe. */
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+		CPU_FREE(mask);
 		r->status = 126;
 		return -1;
 	}
@@ -280,6 +408,7 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 		snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
 		close(pipefd[0]);
 		close(pipefd[1]);
+		CPU_FREE(mask);
 		r->status = 126;
 		return -1;
 	}
@@ -291,54 +420,21 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 	sigprocmask(SIG_BLOCK, &all, &old);
 	start = now_s();
 	r->t_start_us = epoch_us();
-	pid = fork();
+	pid = start_child(&(struct child){ path, argv, parent, &old, hold[0], hold[1], pipefd[0],
+					   pipefd[1], out_fd, err_fd, mask, mask_size });
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
 		r->status = 126;
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		goto out;
 	}
-	if (pid == 0) {
-		char go;
-
-		close(pipefd[0]);
-		/* The job is a process group of its own, so that a signal reaches
-		 * every process of it; it dies with threadrun, even of SIGKILL
-		 * (checked after setting: threadrun may be gone already). */
-		setpgid(0, 0);
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
-			_exit(127);
-		restore_signals(&old);
-		if (hold[0] >= 0) {
-			/* Released by a byte; the end of the pipe (the hook failed,
-			 * threadrun died) means never. */
-			ssize_t n;
-
-			close(hold[1]);
-			go = 0;
-			while ((n = read(hold[0], &go, 1)) < 0 && errno == EINTR)
-				;
-			if (n != 1 || go != 'g')
-				_exit(127);
-			close(hold[0]);
-		}
-		if ((out_fd >= 0 && dup2(out_fd, 1) < 0) || (err_fd >= 0 && dup2(err_fd, 2) < 0))
-			child_errno = errno;
-		else if (plan && pl_process_restrict(plan) < 0)
-			child_errno = errno;
-		else
-			execv(path, argv), child_errno = errno;
-		if (write(pipefd[1], &child_errno, sizeof(child_errno)) < 0)
-			_exit(127);
-		_exit(child_errno == ENOENT ? 127 : 126);
-	}
 	setpgid(pid, pid);
 	__atomic_store_n(&job_pgid, pid, __ATOMIC_SEQ_CST);
 	close(pipefd[1]);
 	pipefd[1] = -1;
-	watchdog = start_watchdog(pid, &wfd);
+	start_watchdog(&watchdog, pid);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (watchdog < 0)
+	if (watchdog.pid < 0)
 		fprintf(stderr, "threadrun: warning: no watchdog (%s): the program's children may outlive a killed threadrun\n",
 			strerror(errno));
 	r->pid = pid;
@@ -399,7 +495,7 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 	ret = 0;
 out:
 	/* The program is gone; what it left in its group goes with it. */
-	stop_watchdog(watchdog, wfd);
+	stop_watchdog(&watchdog);
 	__atomic_store_n(&job_pgid, 0, __ATOMIC_SEQ_CST);
 	close(pipefd[0]);
 	if (pipefd[1] >= 0)
@@ -408,5 +504,6 @@ out:
 		close(hold[0]);
 	if (hold[1] >= 0)
 		close(hold[1]);
+	CPU_FREE(mask);
 	return ret;
 }
