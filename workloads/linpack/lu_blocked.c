@@ -56,25 +56,67 @@ static void swap_block(double *a, int lda, const int *ipiv, int k0, int k1, int 
 
 #define TRSM_LEAF 16
 
+/*
+ * A leaf: B = L^-1 B for an NB x NB unit lower L, NB <= TRSM_LEAF.  L's
+ * inverse is formed once (the L of a partially pivoted LU: its entries are
+ * at most 1), so each column of B is a small multiply whose products are
+ * independent, a whole column of vectors per step, where substitution is a
+ * chain of dependent updates of shrinking length (a fifth of the FMA rate
+ * in the profile).  With NB a constant the loops unroll into vectors.
+ */
+static inline void trsm_leaf(const int nb, const double *l, int lda, double *b, int ldb,
+			     int ncols)
+{
+	double inv[TRSM_LEAF * TRSM_LEAF];
+	int i, j, k, m;
+
+	/* Column k of the inverse solves L x = e_k; above the diagonal 0. */
+	for (k = 0; k < nb; k++) {
+		double *x = inv + k * nb;
+
+		for (i = 0; i < nb; i++)
+			x[i] = i == k;
+		for (m = k; m < nb; m++)
+			for (i = m + 1; i < nb; i++)
+				x[i] -= l[i + (size_t)m * lda] * x[m];
+	}
+	for (j = 0; j < ncols; j++) {
+		double *col = b + (size_t)j * ldb, even[TRSM_LEAF], odd[TRSM_LEAF];
+
+		for (i = 0; i < nb; i++)
+			even[i] = odd[i] = 0;
+		/* Two sums: half the dependent chain. */
+		for (k = 0; k + 1 < nb; k += 2) {
+			const double x0 = col[k], x1 = col[k + 1];
+
+			for (i = 0; i < nb; i++) {
+				even[i] += inv[i + k * nb] * x0;
+				odd[i] += inv[i + (k + 1) * nb] * x1;
+			}
+		}
+		if (k < nb)
+			for (i = 0; i < nb; i++)
+				even[i] += inv[i + k * nb] * col[k];
+		for (i = 0; i < nb; i++)
+			col[i] = even[i] + odd[i];
+	}
+}
+
 /* B (nb x ncols) = L^-1 B, L unit lower nb x nb; recursive, so most of the
  * work is the packed multiply (one thread: TID's buffers). */
 static void trsm_lower_unit(struct gemm_ws *ws, int tid, int nb, const double *l, int lda,
 			    double *b, int ncols)
 {
-	int i, k, j, n1;
+	int n1;
 
 	if (nb <= TRSM_LEAF) {
-		for (j = 0; j < ncols; j++) {
-			double *col = b + (size_t)j * lda;
-
-			for (k = 0; k < nb; k++) {
-				const double *lk = l + (size_t)k * lda;
-				double t = col[k];
-
-				for (i = k + 1; i < nb; i++)
-					col[i] -= t * lk[i];
-			}
-		}
+		/* The sizes the recursion makes of a power-of-two panel. */
+		if (nb == TRSM_LEAF)
+			trsm_leaf(TRSM_LEAF, l, lda, b, lda, ncols);
+		else if (nb == TRSM_LEAF / 2)
+			trsm_leaf(TRSM_LEAF / 2, l, lda, b, lda, ncols);
+		else
+			trsm_leaf(nb, l, lda, b, lda, ncols);
 		return;
 	}
 	n1 = nb / 2;
@@ -240,7 +282,7 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 #pragma omp parallel
 	{
 		const int t = omp_get_thread_num(), nt = omp_get_num_threads(), nr = ws.k->nr;
-		int step, j0, jb, right, la, rest0, chunk, nright, nleft, c, c0 = 0, c1 = 0;
+		int step, j0, jb, right, la, rest0, nright, c, c0 = 0, c1 = 0;
 		bool ahead;
 
 		/* The first panel on the whole team. */
@@ -265,27 +307,16 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 			/* The rest in blocks of whole tiles, taken in order, each
 			 * a share of what is left (guided: large first, narrow at
 			 * the end, so the threads finish together; not under 64
-			 * columns, each block repacks the panel), then the row
-			 * swaps of the columns on the left. */
+			 * columns, each block repacks the panel). */
 			rest0 = ahead ? right + la : right;
 			nright = guided(n - rest0, nt, nr, ws.nc, -1, NULL, NULL);
-			chunk = 256;
-			nleft = (j0 + chunk - 1) / chunk;
 			for (;;) {
 #pragma omp atomic capture
 				c = next[step]++;
-				if (c >= nright + nleft)
+				if (c >= nright)
 					break;
-				if (c < nright) {
-					guided(n - rest0, nt, nr, ws.nc, c, &c0, &c1);
-					c0 += rest0;
-					c1 += rest0;
-					update_cols(&ws, t, n, a, lda, ipiv, j0, jb, c0, c1);
-				} else {
-					c0 = (c - nright) * chunk;
-					c1 = c0 + chunk < j0 ? c0 + chunk : j0;
-					swap_block(a, lda, ipiv, j0, right, c0, c1);
-				}
+				guided(n - rest0, nt, nr, ws.nc, c, &c0, &c1);
+				update_cols(&ws, t, n, a, lda, ipiv, j0, jb, rest0 + c0, rest0 + c1);
 			}
 #pragma omp barrier
 			if (la > 0 && !ahead) {
@@ -300,6 +331,14 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 #pragma omp barrier
 			}
 		}
+		/* The row swaps of the columns left of each step, last: a
+		 * column takes every later step's swaps in one pass, while it
+		 * is in cache (nothing reads it before the solve), where
+		 * swapping at every step walked the whole left part each time. */
+#pragma omp for schedule(dynamic, 16)
+		for (c = 0; c < n; c++)
+			if ((c / nb + 1) * nb < n)
+				swap_block(a, lda, ipiv, (c / nb + 1) * nb, n, c, c + 1);
 	}
 	gemm_ws_fini(&ws);
 	free(next);
