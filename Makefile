@@ -289,7 +289,7 @@ run: deps
 # Benchmarks against the peers (not tests: ratios, never time limits).
 bench:
 	$(Q)sh src/install-deps bench
-	$(Q)$(MAKE) --no-print-directory all $(BIN)/bench/openblas_lu
+	$(Q)$(MAKE) --no-print-directory all $(BIN)/bench/openblas_lu $(BIN)/tests/results_get
 	$(Q)workloads/crypto/bench-speed
 	$(Q)workloads/crypto/bench-latency
 	$(Q)workloads/linpack/bench/bench-openblas
