@@ -9,7 +9,9 @@
  * when its panel is done: the next panel is factored while the trailing
  * matrix is updated, and one barrier per step remains.  The first panel,
  * and the last ones, where too little update is left to hide a panel
- * behind, are factored by the whole team (its multiplies split).
+ * behind, are factored by the whole team (its multiplies split).  The
+ * finished columns on the left of each step take their later row swaps
+ * at the end, each column all of them in one pass.
  */
 #include <math.h>
 #include <omp.h>
