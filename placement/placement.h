@@ -48,6 +48,16 @@ int pl_topology_set_source(pl_topology_t topo, const char *spec);
  */
 int pl_topology_load(pl_topology_t topo);
 
+/* Keep the data and unified caches when loading (before
+ * pl_topology_load()).  Off by default: plans need none, and leaving them
+ * out keeps a launch light and the description short. */
+int pl_topology_set_caches(pl_topology_t topo, bool keep);
+
+/* The size in bytes of the level-LEVEL data or unified cache that PU (an
+ * OS index) sits under, in a topology loaded with its caches; 0 when no
+ * such cache is known. */
+unsigned long long pl_topology_get_cache_size(pl_topology_t topo, unsigned pu, unsigned level);
+
 /* The HWLOC_ variables load ignored, as "HWLOC_SYNTHETIC, HWLOC_XMLFILE",
  * or NULL when there were none. */
 const char *pl_topology_get_ignored_env(pl_topology_t topo);

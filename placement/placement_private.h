@@ -14,6 +14,7 @@ struct pl_topology {
 	char *source;           /* NULL: this machine; else synthetic or XML */
 	bool loaded;
 	bool thissystem;
+	bool caches;            /* pl_topology_set_caches(): the data caches kept */
 	hwloc_bitmap_t usable;  /* OS indices of the PUs plans may use */
 	hwloc_obj_t *by_os;     /* every PU, sorted by OS index, for lookups */
 	unsigned npus;

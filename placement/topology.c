@@ -329,7 +329,8 @@ int pl_topology_load(pl_topology_t topo)
 		return -1;
 	}
 	/* Plans need no caches; leaving them out also keeps descriptions short. */
-	hwloc_topology_set_cache_types_filter(topo->topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+	if (!topo->caches)
+		hwloc_topology_set_cache_types_filter(topo->topo, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_icache_types_filter(topo->topo, HWLOC_TYPE_FILTER_KEEP_NONE);
 	/* Nor I/O devices (hwloc's default, said here so it stays so). */
 	hwloc_topology_set_io_types_filter(topo->topo, HWLOC_TYPE_FILTER_KEEP_NONE);
@@ -398,6 +399,26 @@ const char *pl_topology_get_ignored_env(pl_topology_t topo)
 hwloc_topology_t pl_topology_get_hwloc(pl_topology_t topo)
 {
 	return topo->topo;
+}
+
+int pl_topology_set_caches(pl_topology_t topo, bool keep)
+{
+	if (topo->loaded) {
+		pl_set_error(topo, EBUSY, "topology: already loaded");
+		return -1;
+	}
+	topo->caches = keep;
+	return 0;
+}
+
+unsigned long long pl_topology_get_cache_size(pl_topology_t topo, unsigned pu, unsigned level)
+{
+	hwloc_obj_t obj = topo->loaded ? pl_pu_by_os(topo, pu) : NULL;
+
+	for (; obj; obj = obj->parent)
+		if (hwloc_obj_type_is_dcache(obj->type) && obj->attr->cache.depth == level)
+			return obj->attr->cache.size;
+	return 0;
 }
 
 bool pl_topology_is_thissystem(pl_topology_t topo)

@@ -1,6 +1,8 @@
 /* Packed matrix multiply for the LU trailing update (see gemm.h). */
+#define _GNU_SOURCE
 #include <omp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include "gemm.h"
+#include "placement.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define HAVE_X86 1
@@ -182,11 +185,43 @@ const struct gemm_kernel gemm_kernels[] = {
 };
 const int gemm_nkernels = sizeof(gemm_kernels) / sizeof(gemm_kernels[0]);
 
-static long cache_bytes(int name, long fallback)
-{
-	long v = sysconf(name);
+/* This machine's L1d, L2 and L3 sizes, read once: from hwloc (the caches
+ * above the PU this thread runs on), else from the C library (cpuid),
+ * else sizes common today. */
+static struct {
+	long size[3];
+	char text[96];
+} caches;
 
-	return v > 0 ? v : fallback;
+static void read_caches(void)
+{
+	static const int names[3] = { _SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL2_CACHE_SIZE,
+				       _SC_LEVEL3_CACHE_SIZE };
+	static const long common[3] = { 32 << 10, 1 << 20, 8 << 20 };
+	static const char *const from[] = { "hwloc", "the C library", "assumed" };
+	pl_topology_t topo = NULL;
+	int cpu = sched_getcpu(), i, worst = 0, src;
+	bool hw = cpu >= 0 && pl_topology_init(&topo) == 0 && pl_topology_set_caches(topo, true) == 0 &&
+		  pl_topology_load(topo) == 0;
+
+	for (i = 0; i < 3; i++) {
+		unsigned long long v = hw ? pl_topology_get_cache_size(topo, (unsigned)cpu, (unsigned)i + 1) : 0;
+		long c = sysconf(names[i]);
+
+		src = v > 0 && v < (1ull << 40) ? 0 : c > 0 ? 1 : 2;
+		caches.size[i] = src == 0 ? (long)v : src == 1 ? c : common[i];
+		worst = src > worst ? src : worst;
+	}
+	pl_topology_destroy(topo);
+	snprintf(caches.text, sizeof(caches.text), "L1d %ld KiB, L2 %ld KiB, L3 %ld KiB (%s)",
+		 caches.size[0] >> 10, caches.size[1] >> 10, caches.size[2] >> 10, from[worst]);
+}
+
+void gemm_read_caches(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, read_caches);
 }
 
 static int clamp(long v, int lo, int hi)
@@ -198,14 +233,16 @@ static int clamp(long v, int lo, int hi)
  * The analytical model (Low et al., "Analytical modeling is enough for
  * high-performance BLIS"): the B sliver KC x NR stays in half of L1 while
  * the A slivers stream through it, the A block MC x KC in half of L2, the B
- * panel KC x NC in a part of L3.  Cache sizes from the C library (cpuid),
- * so the launcher never loads hwloc's caches for this.
+ * panel KC x NC in a part of L3.  Cache sizes from hwloc (read_caches()).
  */
 void gemm_blocking_for(const struct gemm_kernel *k, struct gemm_blocking *b)
 {
-	long l1 = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10);
-	long l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
-	long l3 = cache_bytes(_SC_LEVEL3_CACHE_SIZE, 8 << 20);
+	long l1, l2, l3;
+
+	gemm_read_caches();
+	l1 = caches.size[0];
+	l2 = caches.size[1];
+	l3 = caches.size[2];
 
 	b->kc = clamp(l1 / 2 / ((long)k->nr * 8), 128, 512) / 8 * 8;
 	b->mc = clamp(l2 / 2 / ((long)b->kc * 8), k->mr, 4096) / k->mr * k->mr;
@@ -473,6 +510,7 @@ static void choose(void)
 			 chosen.kernel->name, chosen.kernel->isa, timed);
 	}
 	gemm_blocking_for(chosen.kernel, &chosen.blk);
+	snprintf(chosen.caches, sizeof(chosen.caches), "%s", caches.text);
 }
 
 const struct gemm_choice *gemm_choice(void)

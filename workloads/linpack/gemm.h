@@ -45,8 +45,15 @@ struct gemm_choice {
 	const struct gemm_kernel *kernel;
 	struct gemm_blocking blk;
 	char why[192];
+	char caches[96];        /* the cache sizes the blocks are made for, and their source */
 };
 const struct gemm_choice *gemm_choice(void);
+
+/* Read this machine's cache sizes (hwloc's, through the placement
+ * library) for the blocking, once: call it before any other thread
+ * starts, as loading a topology edits the environment (gemm_choice()
+ * and gemm_blocking_for() read them if nobody did). */
+void gemm_read_caches(void);
 
 /* The blocking for kernel K from this machine's cache sizes. */
 void gemm_blocking_for(const struct gemm_kernel *k, struct gemm_blocking *b);

@@ -94,7 +94,7 @@ static const struct opt_spec options[] = {
 		     "random (default) or singular (a zero column: tests the check)") },
 	{ OPT_CHOICE(0, "flops", "RULE", O(flops), lu_flop_counts, &lu_nflop_counts,
 		     "flops credited per run: hpl (2/3 N^3 + 3/2 N^2, default) or linpack100 (2/3 N^3 + 2 N^2)") },
-	{ OPT_FLAG(0, "peak", O(peak), "measure one core's FMA peak (GFLOPS), name the kernel chosen, and exit") },
+	{ OPT_FLAG(0, "peak", O(peak), "measure one core's FMA peak (GFLOPS), name the kernel chosen and its cache blocks, and exit") },
 	{ OPT_FLAG('q', "quiet", O(quiet), "results only: the result lines, without per-repetition lines and the per-thread table; warnings stay"), .output_only = true },
 	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
 	{ OPT_ACTION(ACT_LIST, 0, "list", "print the variant table, one tab-separated line each, and exit") },
@@ -117,8 +117,9 @@ static const char help_after[] =
 	"planned PU (THREADRUN_PLAN).  Flops credited per run: HPL's\n"
 	"2/3 N^3 + 3/2 N^2 (--flops linpack100: 2/3 N^3 + 2 N^2); rows name the rule.\n"
 	"Variant 2's multiply kernel is chosen at start-up: of those compiled in\n"
-	"that the CPU runs (cpuid), the fastest on a short timed multiply; --peak and\n"
-	"the rows' note name it and its cache blocks.\n"
+	"that the CPU runs (cpuid), the fastest on a short timed multiply; its cache\n"
+	"blocks are made for the cache sizes hwloc reports; --peak and the rows' note\n"
+	"name both.\n"
 	"A run is verified when HPL's scaled residual\n"
 	"  ||Ax-b||_inf / (eps (||A||_inf ||x||_inf + ||b||_inf) N)  is below 16.\n"
 	"\n"
@@ -267,12 +268,13 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	else if (lu_variants[o->variant].factor == lu_factor_blocked) {
 		const struct gemm_choice *k = gemm_choice();
 
-		results_row_set(&row, RC_NOTE, "NB %u; kernel %s, kc %d mc %d nc %d; median of %u reps; best %.1f MFLOPS; residual %.3g; flops %s",
-				o->nb, k->why, k->blk.kc, k->blk.mc, k->blk.nc, o->reps, r->best_mflops,
-				r->residual, o->flops->formula);
+		results_row_set(&row, RC_NOTE, "NB %u; kernel %s, kc %d mc %d nc %d for %s; median of %u rep%s; best %.1f MFLOPS; residual %.3g; flops %s",
+				o->nb, k->why, k->blk.kc, k->blk.mc, k->blk.nc, k->caches, o->reps,
+				o->reps == 1 ? "" : "s", r->best_mflops, r->residual, o->flops->formula);
 	} else
-		results_row_set(&row, RC_NOTE, "NB %u; median of %u reps; best %.1f MFLOPS; residual %.3g; flops %s",
-				o->nb, o->reps, r->best_mflops, r->residual, o->flops->formula);
+		results_row_set(&row, RC_NOTE, "NB %u; median of %u rep%s; best %.1f MFLOPS; residual %.3g; flops %s",
+				o->nb, o->reps, o->reps == 1 ? "" : "s", r->best_mflops, r->residual,
+				o->flops->formula);
 	if (r->lat && r->lat->count && worker_row_latency(&row, r->lat, NULL, 0, 1) < 0) {
 		msg_error(PROG, "out of memory for the latency columns");
 		results_row_clear(&row);
@@ -455,10 +457,13 @@ int main(int argc, char **argv)
 		const char *width;
 		double peak = fma_peak_gflops(0.5, &width);
 
-		printf("FMA peak of one core: %.1f GFLOPS (independent FMA chains, %s vectors); kernel: %s\n",
-		       peak, width, gemm_choice()->why);
+		printf("FMA peak of one core: %.1f GFLOPS (independent FMA chains, %s vectors); kernel: %s; blocks kc %d mc %d nc %d for %s\n",
+		       peak, width, gemm_choice()->why, gemm_choice()->blk.kc, gemm_choice()->blk.mc,
+		       gemm_choice()->blk.nc, gemm_choice()->caches);
 		return 0;
 	}
+	/* Before any thread: reading the caches loads a topology. */
+	gemm_read_caches();
 	ret = 2;
 	if (run_env_load(&env, (unsigned)omp_get_max_threads(), err, sizeof(err)) < 0) {
 		msg_error(PROG, "%s", err);
