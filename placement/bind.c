@@ -50,22 +50,6 @@ cpu_set_t *pl_plan_cpuset(const struct pl_plan *plan, size_t *size)
 	return set;
 }
 
-int pl_process_restrict(const struct pl_plan *plan)
-{
-	size_t size;
-	cpu_set_t *set;
-	int ret;
-
-	if (!plan->bound)
-		return 0;
-	set = pl_plan_cpuset(plan, &size);
-	if (!set)
-		return -1;
-	ret = sched_setaffinity(0, size, set);
-	CPU_FREE(set);
-	return ret;
-}
-
 int pl_thread_get_cpu(void)
 {
 	return sched_getcpu();

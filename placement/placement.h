@@ -248,11 +248,10 @@ int pl_plan_format_places(const struct pl_plan *plan, char *buf, size_t len);
 /* Bind the calling thread to PU (an OS index). */
 int pl_thread_bind(unsigned pu);
 
-/* Restrict the calling process to the PUs of PLAN (all of its threads). */
-int pl_process_restrict(const struct pl_plan *plan);
-/* The PUs of a bound PLAN as a CPU mask of *SIZE bytes, for
- * sched_setaffinity() where nothing may be allocated (a vfork child);
- * CPU_FREE() it.  NULL when PLAN is unbound (EINVAL) or out of memory. */
+/* The PUs of a bound PLAN as a CPU mask of *SIZE bytes, to restrict a
+ * process to them with sched_setaffinity() where nothing may be allocated
+ * (a vfork child); CPU_FREE() it.  NULL when PLAN is unbound (EINVAL) or
+ * out of memory. */
 cpu_set_t *pl_plan_cpuset(const struct pl_plan *plan, size_t *size);
 
 /* The OS index of the PU the calling thread runs on now, or -1. */

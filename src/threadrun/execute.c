@@ -510,9 +510,9 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 	if (st)
 		return st;
 	own = own_program(ex->path);
-	ex->config = ex->asked_config ? strdup(ex->asked_config) : own ? ask_config(ex->path, argv, NULL) : NULL;
-	if (!ex->config)
-		ex->config = plain_config(argv);
+	/* A program of ours that gave no answer (bad arguments) gets the
+	 * plain config; its run says what is wrong. */
+	ex->config = ex->asked_config ? strdup(ex->asked_config) : plain_config(argv);
 	if (!ex->config) {
 		snprintf(err, errlen, "out of memory");
 		return 2;

@@ -36,7 +36,7 @@ struct execute {
 	char *process_note;     /* a program not OpenMP: said once, before the first run on 2+ PUs */
 	int series;             /* the monitor's time series, beside the results; -1 */
 	char *config;           /* the program's canonical config, for every row of a run */
-	const char *asked_config;       /* execute_ask_own()'s, or NULL: execute_prepare asks */
+	const char *asked_config;       /* execute_ask_own()'s, or NULL: the plain config */
 	char *series_path;      /* FILE[.rankN].monitor.csv */
 	struct metric_set *metrics;     /* --metric: figures read from the output, or NULL */
 	/* Which rank threadrun is and the PUs it was given, NULL when unknown:
@@ -50,10 +50,9 @@ struct execute {
 /*
  * Find the program ARGV[0], check the results file (RESULTS, else
  * THREADRUN_RESULTS, else results/runs.csv under the current directory,
- * results/ made when missing) and work out the run's config: a program of
- * the project's own (beside threadrun) is asked for it (PROGRAM
- * --print-config ARGS), any other is its base name and its arguments,
- * quoted as opt_quote() does.  Then read which rank of which
+ * results/ made when missing) and set the run's config: ASKED_CONFIG (a
+ * program of the project's own, asked by execute_ask_own()), else its base
+ * name and its arguments, quoted as opt_quote() does.  Then read which rank of which
  * job threadrun is (one warning when the launcher's environment is bad) and
  * the PUs it was given, which it exports as THREADRUN_CPUSET.  With
  * pthreads, set the program up for the preloaded library (pthreads.h; a
