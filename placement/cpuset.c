@@ -166,7 +166,7 @@ static int resolve(pl_topology_t topo, const struct level *lv, unsigned nlv,
 	hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topo->topo);
 	int depth = hwloc_get_type_depth(topo->topo, lv->type);
 	const char *name = lv->name;
-	hwloc_obj_t obj = NULL, pu;
+	hwloc_obj_t obj = NULL;
 	unsigned i = 0, want;
 	int nobjs;
 
@@ -189,16 +189,12 @@ static int resolve(pl_topology_t topo, const struct level *lv, unsigned nlv,
 				if (resolve(topo, lv + 1, nlv - 1, obj->cpuset, elem, elen, out) < 0)
 					return -1;
 			} else {
-				pu = NULL;
-				while ((pu = hwloc_get_next_obj_inside_cpuset_by_type(topo->topo, obj->cpuset,
-										HWLOC_OBJ_PU, pu)))
-					if (hwloc_bitmap_isset(topo->usable, pu->os_index) &&
-					    pl_ulist_add(out, pu->os_index) < 0) {
-						pl_set_error(topo, errno, "CPU set '%.*s': %s", (int)elen,
-							     elem, errno == E2BIG ? "too many PUs" :
-							     "out of memory");
-						return -1;
-					}
+				if (pl_usable_pus_inside(topo, obj->cpuset, out) < 0) {
+					pl_set_error(topo, errno, "CPU set '%.*s': %s", (int)elen,
+						     elem, errno == E2BIG ? "too many PUs" :
+						     "out of memory");
+					return -1;
+				}
 			}
 		}
 		i++;

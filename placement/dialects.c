@@ -25,7 +25,10 @@ static int make_places(pl_topology_t topo, enum pl_omp_places kind, struct place
 	hwloc_obj_type_t type = kind == PL_OMP_CORES ? HWLOC_OBJ_CORE : HWLOC_OBJ_PACKAGE;
 	hwloc_obj_t obj = NULL, pu;
 	unsigned npus = pl_topology_get_nbpus(topo), used = 0;
+	struct pl_ulist inside = { 0 };
+	size_t i;
 	bool whole;
+	int ret = -1;
 
 	pl->n = 0;
 	pl->pu = calloc(npus + 1, sizeof(*pl->pu));
@@ -57,11 +60,13 @@ static int make_places(pl_topology_t topo, enum pl_omp_places kind, struct place
 		if (!obj)
 			break;
 		pl->start[pl->n] = used;
-		pu = NULL;
-		while ((pu = hwloc_get_next_obj_inside_cpuset_by_type(topo->topo, obj->cpuset,
-								 HWLOC_OBJ_PU, pu)))
-			if (hwloc_bitmap_isset(topo->usable, pu->os_index) && used < npus)
-				pl->pu[used++] = pu->os_index;
+		inside.n = 0;
+		if (pl_usable_pus_inside(topo, obj->cpuset, &inside) < 0) {
+			pl_set_error(topo, ENOMEM, "OpenMP places: out of memory");
+			goto out;
+		}
+		for (i = 0; i < inside.n && used < npus; i++)
+			pl->pu[used++] = inside.v[i];
 		/* libgomp drops a place with no CPU it may use. */
 		if (used > pl->start[pl->n])
 			pl->n++;
@@ -69,7 +74,10 @@ static int make_places(pl_topology_t topo, enum pl_omp_places kind, struct place
 			break;
 	}
 	pl->start[pl->n] = used;
-	return 0;
+	ret = 0;
+out:
+	free(inside.v);
+	return ret;
 }
 
 int pl_openmp_place(pl_topology_t topo, enum pl_omp_bind bind, enum pl_omp_places kind,
@@ -346,25 +354,27 @@ bad:
  * strand of every core, then the second...). */
 static int domain_pus(pl_topology_t topo, hwloc_obj_t obj, bool sorted, struct pl_ulist *l)
 {
-	unsigned strand, max = pl_topology_get_max_strands(topo);
-	hwloc_obj_t pu;
+	struct pl_ulist raw = { 0 };
+	unsigned strand, max = sorted ? pl_topology_get_max_strands(topo) : 1;
+	size_t i;
+	int ret = -1;
 
-	for (strand = 0; strand < (sorted ? max : 1); strand++) {
-		pu = NULL;
-		while ((pu = hwloc_get_next_obj_inside_cpuset_by_type(topo->topo, obj->cpuset,
-								 HWLOC_OBJ_PU, pu))) {
+	if (pl_usable_pus_inside(topo, obj->cpuset, sorted ? &raw : l) < 0)
+		goto out;
+	for (strand = 0; strand < max && sorted; strand++)
+		for (i = 0; i < raw.n; i++) {
+			hwloc_obj_t pu = pl_pu_by_os(topo, raw.v[i]);
 			bool in_core = pu->parent && pu->parent->type == HWLOC_OBJ_CORE;
-			unsigned rank = in_core ? pu->sibling_rank : 0;
 
-			if (!hwloc_bitmap_isset(topo->usable, pu->os_index) || (sorted && rank != strand))
-				continue;
-			if (pl_ulist_add(l, pu->os_index) < 0) {
-				pl_set_error(topo, errno, "likwid-pin expression: out of memory");
-				return -1;
-			}
+			if ((in_core ? pu->sibling_rank : 0) == strand && pl_ulist_add(l, raw.v[i]) < 0)
+				goto out;
 		}
-	}
-	return 0;
+	ret = 0;
+out:
+	if (ret < 0)
+		pl_set_error(topo, errno, "likwid-pin expression: out of memory");
+	free(raw.v);
+	return ret;
 }
 
 /* The object of domain D, or NULL with a message. */

@@ -60,6 +60,11 @@ void pl_set_error(pl_topology_t topo, int err, const char *fmt, ...)
 /* The PU of OS index OS_INDEX, or NULL: a binary search, not hwloc's scan. */
 hwloc_obj_t pl_pu_by_os(pl_topology_t topo, unsigned os_index);
 
+/* Append the usable PUs inside SET to OUT in logical order (hwloc's, as
+ * hwloc_get_next_obj_inside_cpuset_by_type gives them); -1 with errno
+ * (E2BIG past PL_MAX_LIST, ENOMEM). */
+int pl_usable_pus_inside(pl_topology_t topo, hwloc_const_cpuset_t set, struct pl_ulist *out);
+
 /* 0 when OS_INDEX exists and is usable, else -1 with a message naming WHAT. */
 int pl_check_pu(pl_topology_t topo, unsigned os_index, const char *what);
 

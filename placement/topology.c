@@ -65,23 +65,29 @@ static bool looks_like_xml(const char *spec)
 	       (n > 4 && strcmp(spec + n - 4, ".xml") == 0);
 }
 
-/* Planning is for machines that exist: hwloc takes minutes to build a
- * synthetic machine of millions of PUs, so larger ones are refused first. */
+/* Planning is for machines that exist, and hwloc builds a synthetic one
+ * in time that grows faster than the square of a level's width
+ * (lstopo -i: "core:2048 pu:1" 0.3 s, "core:8192 pu:1" 17 s,
+ * "package:256 core:256 pu:1" 53 s), so larger ones are refused first.
+ * 8192 PUs is Linux's largest NR_CPUS; no machine has over 1024 of one
+ * kind under one parent. */
 #ifndef MAX_SYNTHETIC_PUS
-#define MAX_SYNTHETIC_PUS 65536ull   /* the fuzz build sets it lower */
+#define MAX_SYNTHETIC_PUS 8192ull    /* the fuzz build sets it lower */
 #endif
+#define MAX_SYNTHETIC_WIDTH 1024ull
 
 /* The PUs a synthetic description makes: the product of its arities
  * ("numa:2 core:4 pu:2", or "2 4 2"; "[numa]" attaches memory, no level,
- * and may have the next level right after it: "[numa]4").
- * Saturates past MAX_SYNTHETIC_PUS; a token it cannot read counts 1 and is
- * left to hwloc's parser. */
-static unsigned long long synthetic_pus(const char *spec)
+ * and may have the next level right after it: "[numa]4"), and in *WIDEST
+ * its largest arity.  Saturates past MAX_SYNTHETIC_PUS; a token it cannot
+ * read counts 1 and is left to hwloc's parser. */
+static unsigned long long synthetic_pus(const char *spec, unsigned long long *widest)
 {
 	unsigned long long pus = 1, n;
 	const char *p = spec, *num;
 	char *end;
 
+	*widest = 1;
 	while (*p) {
 		while (*p == ' ' || *p == '\t' || *p == '\n')
 			p++;
@@ -97,8 +103,10 @@ static unsigned long long synthetic_pus(const char *spec)
 		num = (*p >= '0' && *p <= '9') ? p : strchr(p, ':');
 		if (num && num < p + strcspn(p, " \t\n[")) {
 			n = strtoull(num + (*num == ':'), &end, 10);
-			if (end != num + (*num == ':') && n > 0)
+			if (end != num + (*num == ':') && n > 0) {
 				pus = pus > MAX_SYNTHETIC_PUS / n ? MAX_SYNTHETIC_PUS + 1 : pus * n;
+				*widest = n > *widest ? n : *widest;
+			}
 		}
 		p += strcspn(p, " \t\n[");
 	}
@@ -113,11 +121,20 @@ static int select_source(pl_topology_t topo)
 	if (!topo->source)
 		return 0;
 	if (!looks_like_xml(topo->source)) {
-		if (synthetic_pus(topo->source) > MAX_SYNTHETIC_PUS) {
+		unsigned long long widest, pus = synthetic_pus(topo->source, &widest);
+
+		if (pus > MAX_SYNTHETIC_PUS) {
 			pl_set_error(topo, E2BIG,
 				     "topology: '%.60s%s' describes more than %llu PUs, the most threadrun plans for",
 				     topo->source, strlen(topo->source) > 60 ? "..." : "",
 				     MAX_SYNTHETIC_PUS);
+			return -1;
+		}
+		if (widest > MAX_SYNTHETIC_WIDTH) {
+			pl_set_error(topo, E2BIG,
+				     "topology: '%.60s%s' puts %llu objects under one parent, accepted: up to %llu per level",
+				     topo->source, strlen(topo->source) > 60 ? "..." : "", widest,
+				     MAX_SYNTHETIC_WIDTH);
 			return -1;
 		}
 		if (hwloc_topology_set_synthetic(topo->topo, topo->source) == 0)
@@ -282,6 +299,46 @@ hwloc_obj_t pl_pu_by_os(pl_topology_t topo, unsigned os_index)
 			hi = mid;
 	}
 	return NULL;
+}
+
+static int by_logical_cmp(const void *a, const void *b)
+{
+	unsigned x = (*(const hwloc_obj_t *)a)->logical_index, y = (*(const hwloc_obj_t *)b)->logical_index;
+
+	return (x > y) - (x < y);
+}
+
+/* From the set's own bits, not hwloc's walk of every PU per call
+ * (hwloc_get_next_obj_inside_cpuset_by_type): a likwid scatter over a
+ * few thousand sockets made that quadratic walk take seconds. */
+int pl_usable_pus_inside(pl_topology_t topo, hwloc_const_cpuset_t set, struct pl_ulist *out)
+{
+	hwloc_bitmap_t both = hwloc_bitmap_alloc();
+	hwloc_obj_t *objs = NULL, pu;
+	size_t n = 0, i;
+	int os, w, ret = -1;
+
+	if (!both)
+		goto out;
+	hwloc_bitmap_and(both, set, topo->usable);
+	w = hwloc_bitmap_weight(both);
+	objs = malloc((w > 0 ? (size_t)w : 1) * sizeof(*objs));
+	if (!objs)
+		goto out;
+	hwloc_bitmap_foreach_begin(os, both)
+		pu = pl_pu_by_os(topo, (unsigned)os);
+		if (pu && n < (size_t)w)
+			objs[n++] = pu;
+	hwloc_bitmap_foreach_end();
+	qsort(objs, n, sizeof(*objs), by_logical_cmp);
+	for (i = 0; i < n; i++)
+		if (pl_ulist_add(out, objs[i]->os_index) < 0)
+			goto out;
+	ret = 0;
+out:
+	free(objs);
+	hwloc_bitmap_free(both);
+	return ret;
 }
 
 /* What a plan does not read, left out of loading: distances, memory
