@@ -1,6 +1,7 @@
 /* Loading a topology (this machine, synthetic or XML) and asking where PUs sit. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,39 +77,46 @@ static bool looks_like_xml(const char *spec)
 #endif
 #define MAX_SYNTHETIC_WIDTH 1024ull
 
-/* The PUs a synthetic description makes: the product of its arities
- * ("numa:2 core:4 pu:2", or "2 4 2"; "[numa]" attaches memory, no level,
- * and may have the next level right after it: "[numa]4"), and in *WIDEST
- * its largest arity.  Saturates past MAX_SYNTHETIC_PUS; a token it cannot
- * read counts 1 and is left to hwloc's parser. */
+/* The PUs a synthetic description makes, and in *WIDEST its largest
+ * arity, read the way hwloc's parser reads it (topology-synthetic.c):
+ * a level is "TYPE:N" with the type ended by the next ':' wherever it is,
+ * or a bare "N"; N goes through strtoul base 0 ("0x10", " +2"); a level
+ * needs no space before the next ("core:2pu:2"); "(attributes)" end at the
+ * first ')'; "[numa...]" attaches memory and ends at the first ']'.
+ * Saturates past MAX_SYNTHETIC_PUS.  Where hwloc would refuse the rest,
+ * counting stops: hwloc's own parser then says no. */
 static unsigned long long synthetic_pus(const char *spec, unsigned long long *widest)
 {
-	unsigned long long pus = 1, n;
-	const char *p = spec, *num;
+	unsigned long long pus = 1;
+	unsigned long n;
+	const char *p = spec;
 	char *end;
 
 	*widest = 1;
 	while (*p) {
-		while (*p == ' ' || *p == '\t' || *p == '\n')
+		while (*p == ' ' || *p == '\n')
 			p++;
-		if (!*p)
-			break;
-		if (*p == '[') {
-			/* An attachment: hwloc reads a level right after it
-			 * ("[numa]4"), so it ends a token as a space does. */
-			p += strcspn(p, "] \t\n");
-			p += *p == ']';
+		if (*p == '(' || *p == '[') {
+			p = strchr(p, *p == '(' ? ')' : ']');
+			if (!p)
+				break;
+			p++;
 			continue;
 		}
-		num = (*p >= '0' && *p <= '9') ? p : strchr(p, ':');
-		if (num && num < p + strcspn(p, " \t\n[")) {
-			n = strtoull(num + (*num == ':'), &end, 10);
-			if (end != num + (*num == ':') && n > 0) {
-				pus = pus > MAX_SYNTHETIC_PUS / n ? MAX_SYNTHETIC_PUS + 1 : pus * n;
-				*widest = n > *widest ? n : *widest;
-			}
+		if (!*p)
+			break;
+		if (*p < '0' || *p > '9') {
+			p = strchr(p, ':');
+			if (!p)
+				break;
+			p++;
 		}
-		p += strcspn(p, " \t\n[");
+		n = strtoul(p, &end, 0);
+		if (end == p || n == 0 || n > UINT_MAX)   /* "-1" too */
+			break;
+		pus = pus > MAX_SYNTHETIC_PUS / n ? MAX_SYNTHETIC_PUS + 1 : pus * n;
+		*widest = n > *widest ? n : *widest;
+		p = end;
 	}
 	return pus;
 }
