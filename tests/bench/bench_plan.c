@@ -20,7 +20,7 @@ int main(int argc, char **argv)
 	static const char *const policies[] = { "compact", "scatter", "c1", "c8", "none",
 						"list:0-4095", "list:0-15" /* wraps: oversubscribed */ };
 	static const unsigned counts[] = { 1, 16, 4096 };
-	const char *spec = argc > 1 ? argv[1] : "package:64 core:64 pu:8";
+	const char *spec = argc > 1 ? argv[1] : "package:8 core:128 pu:8";
 	int reps = argc > 2 ? atoi(argv[2]) : 3, r, ret = 1;
 	pl_topology_t topo = NULL;
 	struct pl_policy policy;
