@@ -51,10 +51,11 @@ struct execute {
  * Find the program ARGV[0], check the results file (RESULTS, else
  * THREADRUN_RESULTS, else results/runs.csv under the current directory,
  * results/ made when missing) and set the run's config: ASKED_CONFIG (a
- * program of the project's own, asked by execute_ask_own()), else its base
- * name and its arguments, quoted as opt_quote() does.  Then read which rank of which
- * job threadrun is (one warning when the launcher's environment is bad) and
- * the PUs it was given, which it exports as THREADRUN_CPUSET.  With
+ * program of the project's own, asked by execute_ask_own()), else its
+ * base name and its arguments, quoted as opt_quote() does.  Then read
+ * which rank of which job threadrun is (one warning when the launcher's
+ * environment is bad) and the PUs it was given, which it exports as
+ * THREADRUN_CPUSET.  With
  * pthreads, set the program up for the preloaded library (pthreads.h; a
  * program of ours binds its own workers: one note, no library); without,
  * keep the note a program that is not OpenMP gets (with omp_note).  0, or
