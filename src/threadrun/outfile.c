@@ -1,15 +1,21 @@
-/* -o's pattern and the per-rank files of a cluster job. */
+/* -o's pattern, the per-rank files of a cluster job, the measuring lock. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "datafile.h"
 #include "launcher.h"
 #include "outfile.h"
+#include "results.h"
+#include "timing.h"
 
 /* A host name goes into a file name: a '/' would put the file elsewhere, a
  * control character would hide in listings and messages. */
@@ -164,4 +170,89 @@ bool outfile_same(const char *a, const char *b)
 	    split_real(b, cb, sizeof(cb), db, &bb) < 0)
 		return false;
 	return strcmp(da, db) == 0 && strcmp(ba, bb) == 0;
+}
+
+/* The measuring lock's bytes of FILE.lock: from 2^41 (past the offsets
+ * older versions claimed), one byte per rank, all of them outside a
+ * launcher, so that a single machine's sweep excludes every rank's and the
+ * ranks of a job, each on its own CPUs, measure together. */
+static void hold_range(struct flock *fl, long rank, bool shared)
+{
+	memset(fl, 0, sizeof(*fl));
+	fl->l_type = shared ? F_RDLCK : F_WRLCK;
+	fl->l_whence = SEEK_SET;
+	fl->l_start = ((off_t)1 << 41) + (rank < 0 ? 0 : 1 + (off_t)(rank & ((1l << 40) - 1)));
+	fl->l_len = rank < 0 ? 0 : 1;
+}
+
+/* Who holds what FL asks for, in words: "the sweep of process 12". */
+static void holder(int fd, struct flock fl, char *buf, size_t len)
+{
+	bool got = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+	const char *what = got && fl.l_type == F_RDLCK ? "a run" : "the sweep";
+
+	if (got && fl.l_pid > 0)
+		snprintf(buf, len, "%s of process %d", what, (int)fl.l_pid);
+	else
+		snprintf(buf, len, "%s of a process not seen from here (another host?)", what);
+}
+
+int outfile_hold(const char *results, long rank, bool shared, double wait_s, bool quiet,
+		 int *fdp, char *err, size_t errlen)
+{
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	double until = now_s() + wait_s;
+	char *path = NULL, who[128];
+	struct flock fl;
+	bool said = false;
+	int fd = -1, ret = 2;
+
+	*fdp = -1;
+	if (asprintf(&path, "%s.lock", results) < 0) {
+		path = NULL;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	fd = datafile_open("lock", path, O_RDWR | O_CREAT | O_APPEND, err, errlen);
+	if (fd < 0)
+		goto out;
+	/* A process-associated lock: F_GETLK names its holder's pid, the
+	 * program (another process) never holds it, and it goes with
+	 * threadrun however it ends. */
+	for (;;) {
+		hold_range(&fl, rank, shared);
+		if (fcntl(fd, F_SETLK, &fl) == 0)
+			break;
+		if (errno == ENOLCK) {
+			results_nolock_error(path, results, err, errlen);
+			goto out;
+		}
+		if (errno != EAGAIN && errno != EACCES) {
+			snprintf(err, errlen, "results: cannot lock '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		holder(fd, fl, who, sizeof(who));
+		if (now_s() >= until) {
+			ret = 1;
+			if (wait_s > 0)
+				snprintf(err, errlen, "results: '%s' is still being measured by %s after --wait=%g s",
+					 results, who, wait_s);
+			else
+				snprintf(err, errlen, "results: '%s' is being measured by %s; give --wait to wait for it, or another -o",
+					 results, who);
+			goto out;
+		}
+		if (!said && !quiet)
+			fprintf(stderr, "threadrun: waiting for %s, measuring on '%s'\n", who, results);
+		said = true;
+		nanosleep(&pause, NULL);
+	}
+	*fdp = fd;
+	fd = -1;
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return ret;
 }

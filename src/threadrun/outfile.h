@@ -43,4 +43,20 @@ int outfile_expand(const char *pattern, const char *host, long rank, char **out,
  */
 bool outfile_same(const char *a, const char *b);
 
+/* --wait's value without one: as long as it takes (30 years). */
+#define OUTFILE_WAIT_FOREVER 1e9
+
+/*
+ * The measuring lock of RESULTS (results/README.md): a process-associated
+ * lock on RESULTS.lock, for this RANK (-1: every rank's, outside a
+ * launcher), exclusive for a sweep, SHARED for a single run, so that no two
+ * measurements of a sweep and nothing beside them run on one file.  Held
+ * by another, it is tried again every 50 ms for WAIT_S seconds, with one
+ * line on stderr that says so (not when QUIET).  0 held, *FDP to close
+ * when done; 1 held by another (ERR names its pid); 2 the file cannot be
+ * opened or locked (ERR).
+ */
+int outfile_hold(const char *results, long rank, bool shared, double wait_s, bool quiet,
+		 int *fdp, char *err, size_t errlen);
+
 #endif

@@ -13,6 +13,7 @@
 #include "execute.h"
 #include "gate.h"
 #include "opt.h"
+#include "outfile.h"
 #include "results.h"
 #include "sweep.h"
 #include "timing.h"
@@ -299,8 +300,7 @@ static int check_plans(pl_topology_t topo, const struct sweep_opts *o)
 	return 0;
 }
 
-/* FILE.log (FILE.rankN.log when ranks share FILE), FILE.lock: the files a
- * sweep keeps beside the results. */
+/* FILE.log (FILE.rankN.log when ranks share FILE): the programs' output. */
 static int open_beside(const char *results, const char *tag, const char *suffix, char **path)
 {
 	char err[PATH_MAX + 256];
@@ -329,51 +329,6 @@ static int stop_interrupted(const struct progress *pg, const char *when, const c
 	return 128 + sig;
 }
 
-/*
- * A live sweep's claim on the combination it is measuring: a write lock
- * (an open file description lock, gone with the process however it dies)
- * on one byte of FILE.lock, at an offset hashed from what --resume calls
- * one combination (workload, config, threads, policy, repeat, rank: the
- * ranks of a job measure the same combination at once, each its own).
- * 1 claimed, 0 held by another live process, -1 error.  RELEASE drops a
- * claim.
- */
-static int claim(int fd, const char *workload, const char *config, unsigned threads,
-		 const char *policy, unsigned repeat, long rank, bool release)
-{
-	struct flock fl = { .l_type = release ? F_UNLCK : F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
-	uint64_t h = 14695981039346656037ull;   /* FNV-1a */
-	char num[96];
-	const char *parts[] = { workload, config, num, policy };
-	size_t i, k;
-
-	snprintf(num, sizeof(num), "%u/%u/%ld", threads, repeat, rank);
-	for (k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
-		for (i = 0; i <= strlen(parts[k]); i++)
-			h = (h ^ (unsigned char)parts[k][i]) * 1099511628211ull;
-	/* 2^40 bytes of offsets: far within every file system's limits. */
-	fl.l_start = (off_t)(h & ((1ull << 40) - 1));
-	if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
-		return 1;
-	return errno == EAGAIN || errno == EACCES ? 0 : -1;
-}
-
-/* Whether FILE.lock takes locks: a network file system without a lock
- * service fails them all with ENOLCK, and then nothing keeps two sweeps
- * (or ranks) on FILE apart.  A read lock just past the claims' offsets: probes do
- * not conflict with each other or with claims.  0, or -1 with errno. */
-static int lock_probe(int fd)
-{
-	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = (off_t)(1ull << 40),
-			    .l_len = 1 };
-
-	if (fcntl(fd, F_OFD_SETLK, &fl) < 0)
-		return errno == EAGAIN || errno == EACCES ? 0 : -1;
-	fl.l_type = F_UNLCK;
-	fcntl(fd, F_OFD_SETLK, &fl);
-	return 0;
-}
-
 int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 {
 	struct execute ex = { .topo = topo, .always_row = true, .output_fd = -1,
@@ -385,10 +340,10 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 	struct done done = { 0 };
 	struct results_info info;
 	struct launch_result r;
-	char err[PATH_MAX + 256], **names = NULL, *name, *log = NULL, *lockpath = NULL, num[16];
+	char err[PATH_MAX + 256], **names = NULL, *name, *log = NULL, num[16];
 	const char *base = strrchr(o->argv[0], '/') ? strrchr(o->argv[0], '/') + 1 : o->argv[0];
-	unsigned rep, failed = 0, skipped = 0, busy = 0;
-	int i, j, ret = 2, st, lockfd = -1, claimed;
+	unsigned rep, failed = 0, skipped = 0;
+	int i, j, ret = 2, st, lockfd = -1;
 	struct pl_plan *plan = NULL;
 	double t0;
 
@@ -425,23 +380,23 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 	results_row_set(&done.want, RC_UNIT, "runs/s");
 	if (o->rank >= 0)
 		results_row_set(&done.want, RC_RANK, "%ld", o->rank);
+	/* The whole sweep under the file's measuring lock: no other sweep or
+	 * run of this rank adds rows to it meanwhile, so the file read once
+	 * under the lock is what --resume skips, to the end. */
+	st = outfile_hold(ex.results, o->rank, false, o->wait, o->quiet, &lockfd, err, sizeof(err));
+	if (st) {
+		msg_error(PROG, "sweep: %s", err);
+		ret = st;
+		goto out;
+	}
 	if (o->resume && access(ex.results, F_OK) == 0 &&
 	    results_read(ex.results, collect_done, &done, stderr, &info, err, sizeof(err)) < 0) {
 		msg_error(PROG, "sweep: --resume: %s", err);
-		execute_finish(&ex);
-		goto out_names;
+		goto out;
 	}
 	ex.output_fd = open_beside(ex.results, o->tag, ".log", &log);
 	if (ex.output_fd < 0)
 		goto out;
-	lockfd = open_beside(ex.results, NULL, ".lock", &lockpath);
-	if (lockfd < 0)
-		goto out;
-	if (lock_probe(lockfd) < 0 && errno == ENOLCK) {
-		results_nolock_error(lockpath, ex.results, err, sizeof(err));
-		msg_error(PROG, "sweep: %s", err);
-		goto out;
-	}
 	pg.total = (unsigned)(o->ncounts * o->npolicies) * o->repeat;
 	ret = 0;
 	launch_signals_defer(true);
@@ -464,14 +419,6 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 					ret = stop_interrupted(&pg, "before", ex.results);
 					goto out;
 				}
-				/* --resume never measures what a live sweep is measuring;
-				 * a plain sweep was asked for every run and makes it. */
-				claimed = claim(lockfd, base, ex.config, o->counts[j], name, rep,
-						o->rank, false);
-				if (claimed == 0 && o->resume) {
-					busy++;
-					continue;
-				}
 				if (pl_plan_compute(topo, &o->policies[i], o->counts[j],
 						    o->strict ? PL_PLAN_STRICT : 0, &plan) < 0) {
 					msg_error(PROG, "%s", pl_topology_get_error(topo));
@@ -491,9 +438,6 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 				pg.ran++;
 				pl_plan_destroy(plan);
 				plan = NULL;
-				if (claimed == 1)
-					claim(lockfd, base, ex.config, o->counts[j], name, rep,
-					      o->rank, true);
 				if (launch_interrupted()) {
 					if (st < 0)
 						fprintf(stderr, "%s%s: sweep: run %u of %u not recorded: %s\n",
@@ -521,14 +465,11 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 
 		clock_text(now_s() - pg.start, el, sizeof(el));
 		fprintf(stderr, "%s%s: sweep done: %u run%s, %u failed, %u skipped (already in %s); %s; rows in %s, output in %s\n",
-			pg.tty ? "\n" : "", PROG, pg.total - skipped - busy,
-			pg.total - skipped - busy == 1 ? "" : "s", failed, skipped, ex.results,
+			pg.tty ? "\n" : "", PROG, pg.total - skipped,
+			pg.total - skipped == 1 ? "" : "s", failed, skipped, ex.results,
 			el, ex.results, log);
 	}
-	if (busy)
-		fprintf(stderr, "%s: sweep: %u run(s) not made: another live sweep was measuring them; --resume again once it ends\n",
-			PROG, busy);
-	ret = failed || busy ? 1 : 0;
+	ret = failed ? 1 : 0;
 out:
 	launch_signals_defer(false);
 	pl_plan_destroy(plan);
@@ -538,7 +479,6 @@ out:
 	if (lockfd >= 0)
 		close(lockfd);
 	free(log);
-	free(lockpath);
 out_names:
 	while (done.n > 0)
 		results_row_clear(&done.runs[--done.n]);

@@ -38,6 +38,7 @@ struct sweep_opts {
 	const char *results;    /* NULL: the default file */
 	const char *tag;        /* ".rankN" before .log and .monitor.csv, or NULL */
 	long rank;              /* this process's rank, -1 outside a launcher */
+	double wait;            /* --wait: seconds to wait for the file's measuring lock */
 	struct metric_set *metrics;     /* --metric, or NULL */
 	bool pthreads;          /* --pthreads */
 	uint64_t skip;          /* --skip */
@@ -45,8 +46,9 @@ struct sweep_opts {
 	const char *config;     /* its config, asked already (execute_ask_own), or NULL */
 };
 
-/* Run the sweep; returns threadrun's exit status (0 all ran, 1 a run
- * failed, 2 usage, 128+N interrupted). */
+/* Run the sweep under the results file's measuring lock (outfile_hold);
+ * returns threadrun's exit status (0 all ran, 1 a run failed or another
+ * sweep or run holds the file, 2 usage, 128+N interrupted). */
 int sweep_run(pl_topology_t topo, const struct sweep_opts *o);
 
 #endif

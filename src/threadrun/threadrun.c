@@ -42,6 +42,7 @@ struct args {
 	unsigned repeat;
 	int format;             /* enum plan_format; -1 when --format is not given */
 	double monitor;
+	double wait;            /* --wait: seconds, 0: refuse a file another run measures on */
 	bool counters;          /* --counters */
 	const char *events;     /* its EVENTS, NULL: the default set */
 	struct counters_spec spec;
@@ -138,6 +139,8 @@ static const struct opt_spec options[] = {
 	{ OPT_STRING(0, "sweep", "LIST", A(sweep), "sweep thread counts: 1,2,4,8 or 1-8 or 1-64x2 (doubling); -p takes a comma list") },
 	{ OPT_UNSIGNED(0, "repeat", "R", A(repeat), 1, 10000, "sweep: run every combination R times (default 1)") },
 	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds") },
+	{ OPT_DOUBLE(0, "wait", "[=S]", A(wait), 0, OUTFILE_WAIT_FOREVER, "wait (at most S seconds) for the sweep or runs measuring on the results file to end; without it, refuse, exit 1"),
+	  .implied = OUTFILE_WAIT_FOREVER },
 	{ OPT_DOUBLE(0, "monitor", "[=S]", A(monitor), 0.01, 60, "watch every CPU and thread, sampling every S seconds (default 0.25)"),
 	  .implied = MONITOR_DEFAULT_S },
 	{ OPT_CALLBACK(0, "counters", "[=EVENTS]", set_counters, "count each thread's events (perf_event_open): EVENTS a comma list, default software and hardware; =list names them") },
@@ -441,7 +444,7 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 			      .skip = a->skip, .asked_config = a->config };
 	struct launch_result r = { 0 };
 	char err[PATH_MAX + 256];
-	int st;
+	int st, lockfd;
 
 	id->job = NULL;
 	*cpuset = NULL;
@@ -451,8 +454,16 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 		execute_finish(&ex);
 		return st;
 	}
+	/* Shared: runs on one file go together, never beside its sweep. */
+	st = outfile_hold(ex.results, of->rank, true, a->wait, a->quiet, &lockfd, err, sizeof(err));
+	if (st) {
+		msg_error(PROG, "%s", err);
+		execute_finish(&ex);
+		return st;
+	}
 	st = execute_run(&ex, plan, policy, a->argv, 0, &r, err, sizeof(err));
 	execute_finish(&ex);
+	close(lockfd);
 	if (st < 0) {
 		msg_error(PROG, "%s", err);
 		return r.status ? r.status : 1;
@@ -474,7 +485,7 @@ static int sweep_main(struct args *a, const struct outfile *of)
 {
 	struct sweep_opts so = { .repeat = a->repeat, .resume = a->resume, .strict = a->strict,
 				 .quiet = a->quiet, .results = of->results, .tag = of->tag,
-				 .rank = of->rank, .argv = a->argv, .config = a->config,
+				 .rank = of->rank, .wait = a->wait, .argv = a->argv, .config = a->config,
 				 .monitor = a->monitor,
 				 .counters = a->counters ? &a->spec : NULL,
 				 .metrics = &a->metrics, .pthreads = a->pthreads, .skip = a->skip };
