@@ -396,18 +396,28 @@ static char *format_line(const struct results_row *row)
 	return buf;
 }
 
-/* Compare the first line of FD with our header: 1 same, 0 different. */
-static int header_matches(int fd, const char *header)
+#define UTF8_BOM "\xef\xbb\xbf"
+
+/* Compare the first line of FD with our HEADER (its line end "\n"): 1 the
+ * same, 0 different, -1 out of memory.  What other tools write is the
+ * same: a UTF-8 BOM before it, CR LF after it (*CRLF, the line end the
+ * file's rows take then). */
+static int header_matches(int fd, const char *header, bool *crlf)
 {
-	size_t len = strlen(header);
-	char *buf = malloc(len + 1);
+	size_t len = strlen(header), body = len - 1, skip;
+	char *buf = malloc(len + 4);
 	ssize_t n;
 	int same;
 
+	*crlf = false;
 	if (!buf)
 		return -1;
-	n = pread(fd, buf, len, 0);
-	same = n == (ssize_t)len && memcmp(buf, header, len) == 0;
+	n = pread(fd, buf, len + 4, 0);
+	skip = n >= 3 && memcmp(buf, UTF8_BOM, 3) == 0 ? 3 : 0;
+	same = n > (ssize_t)(skip + body) && memcmp(buf + skip, header, body) == 0 &&
+	       (buf[skip + body] == '\n' ||
+		(n > (ssize_t)(skip + body + 1) && memcmp(buf + skip + body, "\r\n", 2) == 0));
+	*crlf = same && buf[skip + body] == '\r';
 	free(buf);
 	return same;
 }
@@ -434,6 +444,7 @@ int results_check(const char *path, char *err, size_t errlen)
 	char *header = format_line(NULL);
 	struct stat st;
 	int fd = -1, ret = -1;
+	bool crlf;
 
 	if (!copy || !header)
 		goto out;
@@ -453,7 +464,7 @@ int results_check(const char *path, char *err, size_t errlen)
 	}
 	fd = datafile_open("results", path, O_RDWR | O_APPEND, err, errlen);
 	if (fd >= 0) {
-		if (fstat(fd, &st) == 0 && st.st_size > 0 && header_matches(fd, header) != 1) {
+		if (fstat(fd, &st) == 0 && st.st_size > 0 && header_matches(fd, header, &crlf) != 1) {
 			snprintf(err, errlen,
 				 "results: '%s' is not a threadrun results file of this version (header differs: %s); give a new file, it still reads with threadreport",
 				 path, header_diff(fd));
@@ -525,7 +536,7 @@ int results_append(const char *path, const struct results_row *row, char *err,
 	struct stat st;
 	char last;
 	int fd = -1, ret = -1, saved;
-	bool blocked = false;
+	bool blocked = false, crlf = false;
 
 	sigfillset(&all);
 	if (!header || !line) {
@@ -552,7 +563,7 @@ int results_append(const char *path, const struct results_row *row, char *err,
 		snprintf(err, errlen, "results: cannot read '%s': %s", path, strerror(errno));
 		goto out;
 	}
-	if (st.st_size > 0 && header_matches(fd, header) != 1) {
+	if (st.st_size > 0 && header_matches(fd, header, &crlf) != 1) {
 		snprintf(err, errlen, "results: '%s' has another header (%s); not appending: give a new file",
 			 path, header_diff(fd));
 		goto out;
@@ -562,8 +573,10 @@ int results_append(const char *path, const struct results_row *row, char *err,
 	last = '\n';
 	if (st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) != 1)
 		last = '\n';
-	if (asprintf(&text, "%s%s%s", st.st_size == 0 ? header : "",
-		     last == '\n' ? "" : "\n", line) < 0) {
+	/* A file with CR LF line ends keeps them (LINE ends in one "\n"). */
+	if (asprintf(&text, "%s%s%.*s%s", st.st_size == 0 ? header : "",
+		     last == '\n' ? "" : crlf ? "\r\n" : "\n", (int)strlen(line) - 1, line,
+		     crlf ? "\r\n" : "\n") < 0) {
 		text = NULL;
 		goto out;
 	}
@@ -611,6 +624,7 @@ struct reader {
 	size_t field[FIELDS_MAX];
 	unsigned nfields;       /* may exceed FIELDS_MAX: counted, not kept */
 	unsigned want;          /* fields a row must have (the header's), 0 any */
+	bool begun;             /* a UTF-8 BOM at the file's start is looked for (and skipped) */
 };
 
 enum rec { REC_OK, REC_MORE, REC_BAD };
@@ -678,6 +692,12 @@ static int reader_fill(struct reader *r, char *err, size_t errlen)
 		r->len += (size_t)n;
 		if (n > 0)
 			break;
+	}
+	/* Another tool's BOM is no part of the first column's name. */
+	if (!r->begun && (r->pos > 0 || r->len >= 3 || r->eof)) {
+		r->begun = true;
+		if (r->pos == 0 && r->len >= 3 && memcmp(r->buf, UTF8_BOM, 3) == 0)
+			r->pos = 3;
 	}
 	return 0;
 }
