@@ -1,6 +1,6 @@
 # The files of a cluster job, without a cluster: -o's %h, %r and %%; a log
 # and a monitor series per rank when ranks share a results file; --resume
-# and the sweep's claim per rank; a file system without locks (ENOLCK).
+# and the measuring lock per rank; a file system without locks (ENOLCK).
 # The launcher is faked with its environment (OMPI_COMM_WORLD_*).
 . "$(dirname "$0")/tap.bash"
 set -o pipefail
@@ -218,9 +218,9 @@ solo threadrun --sweep 1,2 --resume -o "$tmp/single.csv" -- true 2>"$tmp/err"
 check "outside a launcher --resume still skips a single machine's rows" \
 	grep -q 'sweep done: 0 runs, 0 failed, 2 skipped' "$tmp/err"
 
-# The claim is per rank: while rank 0 measures a combination, rank 1's
-# --resume of it measures too (not "another live sweep").  The first to
-# run waits for the second, which ends it.
+# The measuring lock is per rank: while rank 0's sweep measures, rank 1's
+# --resume on the same file measures too (the ranks of a job measure
+# together).  The first to run waits for the second, which ends it.
 prog='if [ -e "$0" ]; then : >"$0.done"; else : >"$0"; n=0; until [ -e "$0.done" ] || [ $n -ge 400 ]; do sleep 0.05; n=$((n + 1)); done; fi'
 rank 0 2 jobA threadrun -q --sweep 1 -o "$tmp/claim.csv" -- sh -c "$prog" "$tmp/mark" &
 pid=$!
@@ -229,7 +229,7 @@ until [ -e "$tmp/mark" ] || [ $w -ge 400 ]; do sleep 0.05; w=$((w + 1)); done
 rank 1 2 jobA threadrun --sweep 1 --resume -o "$tmp/claim.csv" -- sh -c "$prog" "$tmp/mark" 2>"$tmp/err"
 st=$?
 wait $pid
-check "rank 1 measures while rank 0 holds its claim (exit $st)" bash -c \
+check "rank 1 measures while rank 0 holds its lock (exit $st)" bash -c \
 	"[ $st -eq 0 ] && [ -e '$tmp/mark.done' ] && grep -q 'sweep done: 1 run, 0 failed, 0 skipped' '$tmp/err'"
 
 # A file system without locks: one message naming the file and suggesting
@@ -241,9 +241,10 @@ check "ENOLCK on an existing file: exit 2 (got $st), nothing run" [ $st -eq 2 -a
 check "ENOLCK: one line naming the file, suggesting %h" bash -c \
 	"[ \$(wc -l <'$tmp/err') -eq 1 ] && grep -qF \"cannot lock '$tmp/nfs.csv'\" '$tmp/err' &&
 	 grep -qF -e \"-o '$tmp/nfs-%h.csv'\" '$tmp/err'"
-SHIM_NOLOCK=1 shim solo threadrun -q -o "$tmp/nfs-new.csv" 1 true 2>"$tmp/err"
+SHIM_NOLOCK=1 shim solo threadrun -q -o "$tmp/nfs-new.csv" 1 touch "$tmp/ran" 2>"$tmp/err"
 st=$?
-check "ENOLCK on a new file: the row is not written, exit 1 (got $st)" [ $st -eq 1 -a ! -s "$tmp/nfs-new.csv" ]
+check "ENOLCK on a new file: its FILE.lock stops the run, exit 2 (got $st), nothing run" \
+	[ $st -eq 2 -a ! -s "$tmp/nfs-new.csv" -a ! -e "$tmp/ran" ]
 check "... with the same message" grep -qF -e "-o '$tmp/nfs-new-%h.csv'" "$tmp/err"
 SHIM_NOLOCK=1 shim solo threadrun -q --sweep 1 -o "$tmp/nfs-sweep.csv" -- touch "$tmp/ran" 2>"$tmp/err"
 st=$?

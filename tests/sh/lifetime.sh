@@ -1,8 +1,8 @@
 # Nothing outlives threadrun: the program and its children die with it,
 # whatever kills it (SIGKILL, a signal it does not expect); a signal reaches
 # every process of the job; waiting for another process's lock on the
-# results file does not hold off Ctrl-C; --resume does not measure what a
-# live sweep is measuring.
+# results file does not hold off Ctrl-C; --resume does not measure beside a
+# live sweep.
 set -o pipefail
 . "$(dirname "$0")/tap.bash"
 
@@ -80,7 +80,7 @@ kill $holder 2>/dev/null
 wait $holder 2>/dev/null
 check "... and no row was half written" bash -c "[ ! -s '$f' ]"
 
-# --resume beside a live sweep skips the combination it is measuring.
+# --resume beside a live sweep measures nothing: refused, naming it.
 r=$tmp/live.csv
 threadrun -q --sweep 1,2 -o "$r" -- sh -c 'echo "$THREADRUN_THREADS" >>"$0"; sleep 1.5' "$tmp/marks" &
 live=$!
@@ -91,10 +91,10 @@ st=$?
 wait $live
 check "--resume beside a live sweep: 1 thread, which it is measuring, is run once" \
 	[ "$(grep -cx 1 "$tmp/marks")" -eq 1 ]
-check "--resume says what it left to the live sweep and exits 1 (got $st)" bash -c \
-	"[ $st -eq 1 ] && grep -q 'another live sweep was measuring them' '$tmp/err'"
+check "--resume beside a live sweep is refused naming its pid, exit 1 (got $st)" bash -c \
+	"[ $st -eq 1 ] && grep -q 'is being measured by the sweep of process $live;' '$tmp/err'"
 # The same command (config): another one would be measured.
 threadrun -q --sweep 1,2 --resume -o "$r" -- sh -c 'echo "$THREADRUN_THREADS" >>"$0"; sleep 1.5' "$tmp/marks" \
 	2>"$tmp/err"
 check "a later --resume has nothing left to do (exit $?)" bash -c \
-	"[ \$(wc -l <'$tmp/marks') -eq 3 ]"
+	"[ \$(wc -l <'$tmp/marks') -eq 2 ]"
