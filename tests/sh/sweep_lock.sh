@@ -7,8 +7,8 @@
 # tools (a UTF-8 BOM, CR LF line ends) are read, appended to and resumed.
 . "$(dirname "$0")/tap.bash"
 
-# The program: 0.3 s, between a start and an end mark in $MARKS.
-prog='echo "s $(date +%s.%N) $PPID $THREADRUN_THREADS/$THREADRUN_POLICY" >>"$MARKS"; sleep 0.3; echo "e $(date +%s.%N) $PPID $THREADRUN_THREADS/$THREADRUN_POLICY" >>"$MARKS"'
+# The program: $NAP s (0.3), between a start and an end mark in $MARKS.
+prog='echo "s $(date +%s.%N) $PPID $THREADRUN_THREADS/$THREADRUN_POLICY" >>"$MARKS"; sleep "${NAP:-0.3}"; echo "e $(date +%s.%N) $PPID $THREADRUN_THREADS/$THREADRUN_POLICY" >>"$MARKS"'
 # sweep ARGS...: 4 runs (background ones: exec, so $! is threadrun's pid).
 sweep() { exec threadrun -q --sweep 1,2 -p compact,scatter "$@" -- sh -c "$prog"; }
 # no_overlap MARKS: every run ended before the next one started.
@@ -27,14 +27,15 @@ clean() { each_once "$1" "$2" && no_overlap "$1"; }
 started() { local i; for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.05; done; return 1; }
 
 # A second sweep, a --resume and a single run while a sweep runs: refused.
-export MARKS=$tmp/a.marks
+# Its runs are longer, so that it outlasts them on a busy machine.
+export MARKS=$tmp/a.marks NAP=0.8
 f=$tmp/a.csv
 (sweep -o "$f") &
 first=$!
 started "$MARKS"
-(sweep -o "$f") 2>"$tmp/err2"
+(NAP=0.3 sweep -o "$f") 2>"$tmp/err2"
 st2=$?
-(sweep --resume -o "$f") 2>"$tmp/err3"
+(NAP=0.3 sweep --resume -o "$f") 2>"$tmp/err3"
 st3=$?
 threadrun -q -o "$f" 1 sh -c "$prog" 2>"$tmp/err4"
 st4=$?
@@ -58,7 +59,7 @@ check "the file has the sweep's 4 rows and no other" \
 
 # --resume --wait started while a sweep runs: waits, reads the file under
 # the lock, finds everything done; a single run with --wait runs after it.
-export MARKS=$tmp/b.marks
+export MARKS=$tmp/b.marks NAP=0.3
 f=$tmp/b.csv
 (sweep -o "$f") &
 first=$!
@@ -98,8 +99,26 @@ check "... 8 runs in all, each combination and repeat once" bash -c \
 	 [ \$(results_get '$f' algorithm | grep -c '^(run)$') -eq 8 ]"
 check "... never two at a time" no_overlap "$MARKS"
 
+# ... and without --wait: the one that comes second measures nothing and
+# names the other; never two at a time (long runs: the second starts
+# while the first runs, however busy the machine).
+export MARKS=$tmp/e.marks NAP=0.8
+f=$tmp/e.csv
+(sweep --resume -o "$f") 2>"$tmp/err1" &
+p1=$!
+(sweep --resume -o "$f") 2>"$tmp/err2" &
+p2=$!
+wait $p1
+st1=$?
+wait $p2
+st2=$?
+check "two --resume sweeps together: one exits 0, the other 1 naming it (got $st1, $st2)" bash -c \
+	"{ [ $st1 -eq 0 -a $st2 -eq 1 ] && grep -q 'by the sweep of process $p1;' '$tmp/err2'; } ||
+	 { [ $st1 -eq 1 -a $st2 -eq 0 ] && grep -q 'by the sweep of process $p2;' '$tmp/err1'; }"
+check "... 4 runs, each combination once, never two at a time" clean "$MARKS" 4
+
 # Results files saved by other tools: a UTF-8 BOM, CR LF line ends, both.
-export MARKS=$tmp/d.marks
+export MARKS=$tmp/d.marks NAP=0.01
 threadrun -q --sweep 1 -o "$tmp/plain.csv" -- sh -c "$prog"
 { printf '\357\273\277'; cat "$tmp/plain.csv"; } >"$tmp/bom.csv"
 sed 's/$/\r/' "$tmp/plain.csv" >"$tmp/crlf.csv"
