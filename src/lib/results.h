@@ -68,15 +68,17 @@ int results_row_provenance(struct results_row *row, const char *versions);
 
 /*
  * Check up front that PATH can be appended to (its directory exists and is
- * writable, and an existing file has this schema's header and takes
- * locks).  0 or -1 with a message in ERR.
+ * writable, and an existing file has this schema's header, after a UTF-8
+ * BOM or not, ended by LF or CR LF, and takes locks).  0 or -1 with a
+ * message in ERR.
  */
 int results_check(const char *path, char *err, size_t errlen);
 
 /*
  * Append ROW whole: under an exclusive lock, with signals held off, in one
  * write; a write that fails part-way (a full disk) is cut back so the file
- * ends where it did.  A new file gets the header first.
+ * ends where it did.  A new file gets the header first; a file whose
+ * header line ends in CR LF gets the row with CR LF.
  */
 int results_append(const char *path, const struct results_row *row, char *err,
 		   size_t errlen);
@@ -151,7 +153,8 @@ struct results_info {
  * Read PATH (or "-" for stdin: a file or a pipe), mapping columns by name
  * so older files and files with extra columns read too.  Records are RFC
  * 4180 (quoted fields may hold commas, quotes, CR LF and newlines), each at
- * most 1 MiB and 1024 fields.  Each damaged record (bad quoting, NUL bytes,
+ * most 1 MiB and 1024 fields, lines ended by LF or CR LF, a UTF-8 BOM at
+ * the start skipped.  Each damaged record (bad quoting, NUL bytes,
  * too long, wrong field count) and each row with an invalid number is
  * reported on ERRF with the line where it starts and skipped, never
  * silently; damage costs that record only.  Returns 0, or -1 with a message
