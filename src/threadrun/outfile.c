@@ -185,14 +185,42 @@ static void hold_range(struct flock *fl, long rank, bool shared)
 	fl->l_len = rank < 0 ? 0 : 1;
 }
 
-/* Who holds what FL asks for, in words: "the sweep of process 12". */
-static void holder(int fd, struct flock fl, char *buf, size_t len)
+/* Whether PID is this process's parent, or its parent's, ... (/proc). */
+static bool is_ancestor(pid_t pid)
+{
+	char path[64], buf[512], *end;
+	pid_t p = getppid();
+	long up;
+	int i;
+	FILE *f;
+
+	for (i = 0; i < 256 && p > 1; i++) {
+		if (p == pid)
+			return true;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)p);
+		f = fopen(path, "re");
+		if (!f)
+			return false;
+		end = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		/* After the name (which may hold anything): " S PPID ". */
+		if (!end || sscanf(end + 1, " %*c %ld", &up) != 1)
+			return false;
+		p = (pid_t)up;
+	}
+	return false;
+}
+
+/* Who holds what FL asks for, in words: "the sweep of process 12"; its
+ * pid in *PID (0 when not seen from here). */
+static void holder(int fd, struct flock fl, pid_t *pid, char *buf, size_t len)
 {
 	bool got = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
 	const char *what = got && fl.l_type == F_RDLCK ? "a run" : "the sweep";
 
-	if (got && fl.l_pid > 0)
-		snprintf(buf, len, "%s of process %d", what, (int)fl.l_pid);
+	*pid = got && fl.l_pid > 0 ? fl.l_pid : 0;
+	if (*pid)
+		snprintf(buf, len, "%s of process %d", what, (int)*pid);
 	else
 		snprintf(buf, len, "%s of a process not seen from here (another host?)", what);
 }
@@ -206,6 +234,7 @@ int outfile_hold(const char *results, long rank, bool shared, double wait_s, boo
 	struct flock fl;
 	bool said = false;
 	int fd = -1, ret = 2;
+	pid_t pid;
 
 	*fdp = -1;
 	if (asprintf(&path, "%s.lock", results) < 0) {
@@ -231,7 +260,11 @@ int outfile_hold(const char *results, long rank, bool shared, double wait_s, boo
 			snprintf(err, errlen, "results: cannot lock '%s': %s", path, strerror(errno));
 			goto out;
 		}
-		holder(fd, fl, who, sizeof(who));
+		holder(fd, fl, &pid, who, sizeof(who));
+		/* A threadrun that a sweep's program started is part of that
+		 * measurement, not beside it. */
+		if (pid && is_ancestor(pid))
+			break;
 		if (now_s() >= until) {
 			ret = 1;
 			if (wait_s > 0)

@@ -52,9 +52,10 @@ bool outfile_same(const char *a, const char *b);
  * launcher), exclusive for a sweep, SHARED for a single run, so that no two
  * measurements of a sweep and nothing beside them run on one file.  Held
  * by another, it is tried again every 50 ms for WAIT_S seconds, with one
- * line on stderr that says so (not when QUIET).  0 held, *FDP to close
- * when done; 1 held by another (ERR names its pid); 2 the file cannot be
- * opened or locked (ERR).
+ * line on stderr that says so (not when QUIET); held by an ancestor (a
+ * sweep whose program runs threadrun), it is not needed.  0 held (or
+ * not needed), *FDP to close when done; 1 held by another (ERR names its
+ * pid); 2 the file cannot be opened or locked (ERR).
  */
 int outfile_hold(const char *results, long rank, bool shared, double wait_s, bool quiet,
 		 int *fdp, char *err, size_t errlen);

@@ -117,6 +117,13 @@ check "two --resume sweeps together: one exits 0, the other 1 naming it (got $st
 	 { [ $st1 -eq 1 -a $st2 -eq 0 ] && grep -q 'by the sweep of process $p2;' '$tmp/err1'; }"
 check "... 4 runs, each combination once, never two at a time" clean "$MARKS" 4
 
+# A threadrun that the sweep's program starts on the same file (the file
+# it inherits) is part of that run, not beside it: it runs.
+threadrun -q --sweep 1,2 -o "$tmp/n.csv" -- threadrun -q 1 true 2>"$tmp/err"
+st=$?
+check "a sweep whose program runs threadrun on the same file: exit 0 (got $st), 4 rows" bash -c \
+	"[ $st -eq 0 ] && [ ! -s '$tmp/err' ] && [ \$(results_get '$tmp/n.csv' algorithm | grep -c '^(run)$') -eq 4 ]"
+
 # Results files saved by other tools: a UTF-8 BOM, CR LF line ends, both.
 export MARKS=$tmp/d.marks NAP=0.01
 threadrun -q --sweep 1 -o "$tmp/plain.csv" -- sh -c "$prog"
