@@ -225,6 +225,18 @@ static void holder(int fd, struct flock fl, pid_t *pid, char *buf, size_t len)
 		snprintf(buf, len, "%s of a process not seen from here (another host?)", what);
 }
 
+/* The refusal: as flock(1) without waiting, or after --wait=S. */
+static void busy_error(const char *results, const char *who, double wait_s, char *err,
+		       size_t errlen)
+{
+	if (wait_s > 0)
+		snprintf(err, errlen, "results: '%s' is still being measured by %s after --wait=%g s",
+			 results, who, wait_s);
+	else
+		snprintf(err, errlen, "results: '%s' is being measured by %s; give --wait to wait for it, or another -o",
+			 results, who);
+}
+
 int outfile_hold(const char *results, long rank, bool shared, double wait_s, bool quiet,
 		 int *fdp, char *err, size_t errlen)
 {
@@ -266,13 +278,8 @@ int outfile_hold(const char *results, long rank, bool shared, double wait_s, boo
 		if (pid && is_ancestor(pid))
 			break;
 		if (now_s() >= until) {
+			busy_error(results, who, wait_s, err, errlen);
 			ret = 1;
-			if (wait_s > 0)
-				snprintf(err, errlen, "results: '%s' is still being measured by %s after --wait=%g s",
-					 results, who, wait_s);
-			else
-				snprintf(err, errlen, "results: '%s' is being measured by %s; give --wait to wait for it, or another -o",
-					 results, who);
 			goto out;
 		}
 		if (!said && !quiet)
