@@ -98,3 +98,29 @@ threadrun -q --sweep 1,2 --resume -o "$r" -- sh -c 'echo "$THREADRUN_THREADS" >>
 	2>"$tmp/err"
 check "a later --resume has nothing left to do (exit $?)" bash -c \
 	"[ \$(wc -l <'$tmp/marks') -eq 3 ]"
+
+# A command line longer than one environment string may be (128 KiB) runs
+# as it does without threadrun; its config reaches the rows whole, through
+# THREADRUN_CONFIG_FD, read by the workloads.
+threadrun -q -o "$tmp/long.csv" 1 true $(seq 1 100000) 2>"$tmp/err"
+st=$?
+results_get "$tmp/long.csv" config >"$tmp/cfg"
+echo "true $(seq -s ' ' 1 100000)" >"$tmp/want"
+check "true with 100000 arguments: exit 0 (got $st, $(head -c 200 "$tmp/err"))" [ $st -eq 0 ]
+check "... its row's config is the whole command line ($(wc -c <"$tmp/cfg") bytes)" \
+	cmp -s "$tmp/cfg" "$tmp/want"
+threadrun -q -o "$tmp/long2.csv" 1 sh -c 'echo "${#THREADRUN_CONFIG}" >"$0"; t2accel -q -a md5 -d 0.02 >/dev/null' \
+	"$tmp/envlen" $(seq 1 30000) 2>"$tmp/err"
+st=$?
+results_get "$tmp/long2.csv" workload >"$tmp/wl"
+results_get "$tmp/long2.csv" config | sort -u >"$tmp/cfgs"
+check "a workload under a long command line: exit $st, its rows carry the launch's config" \
+	bash -c '[ "$1" -eq 0 ] && [ "$(sort -u "$2")" = t2accel ] && [ "$(wc -l <"$3")" -eq 1 ] &&
+		[[ $(cat "$3") == "sh -c "*" 29999 30000" ]]' _ "$st" "$tmp/wl" "$tmp/cfgs"
+check "... and no environment string holds it (THREADRUN_CONFIG has $(cat "$tmp/envlen") characters)" \
+	[ "$(cat "$tmp/envlen")" -eq 0 ]
+THREADRUN_CONFIG_FD=1 t2accel -q -a md5 -d 0.02 -o "$tmp/fd.csv" >/dev/null 2>"$tmp/err"
+st=$?
+check "THREADRUN_CONFIG_FD that is not threadrun's file: one warning, the program's own config (exit $st)" \
+	bash -c '[ "$1" -eq 0 ] && [ "$(wc -l <"$2")" -eq 1 ] && grep -q "ignoring THREADRUN_CONFIG_FD=1" "$2" &&
+		[ "$(results_get "$3" config | sort -u)" = "t2accel --algorithm=md5 --seconds=0.02" ]' _ "$st" "$tmp/err" "$tmp/fd.csv"
