@@ -1,5 +1,6 @@
 # Nothing outlives threadrun: the program and its children die with it,
-# whatever kills it (SIGKILL, a signal it does not expect); a signal reaches
+# daemons included (setsid), whatever kills it (SIGKILL, a signal it does
+# not expect); a long command line runs as without it; a signal reaches
 # every process of the job; waiting for another process's lock on the
 # results file does not hold off Ctrl-C; --resume does not measure what a
 # live sweep is measuring.
@@ -17,6 +18,8 @@ gone() {
 	done
 	return 0
 }
+# gone2 PID PID: both recorded, and both end within 5 s.
+gone2() { [ $# -eq 2 ] && gone "$@"; }
 # pids FILE...: wait until each file holds a pid, print them.
 pids() {
 	local f i
@@ -60,6 +63,43 @@ check "SIGTERM reaches every process of sh -c" grep -qx got "$tmp/t.term"
 # What the program leaves running ends with the run.
 threadrun -q -o "$tmp/b.csv" 1 sh -c 'sleep 30 & echo $! >"$0.grand"' "$tmp/b"
 check "a background process the program left ends with the run" gone "$(pids "$tmp/b.grand")"
+
+# A daemon (setsid -f: out of the job's group and session, its parent gone)
+# and the child it started end with the run too.  The program waits until
+# the daemon wrote its pid and its child's.
+daemon='setsid -f sh -c "sleep 30 & echo \$! >\"\$0.grand\"; echo \$\$ >\"\$0.d\"; wait" "$0"
+	while [ ! -s "$0.d" ] || [ ! -s "$0.grand" ]; do sleep 0.05; done'
+threadrun -q -o "$tmp/d.csv" 1 sh -c "$daemon; exit 3" "$tmp/d"
+st=$?
+set -- $(pids "$tmp/d.d" "$tmp/d.grand")
+check "a setsid daemon: threadrun ends with the program's 3 (got $st)" [ $st -eq 3 ]
+check "... the daemon ($1) and its child ($2) end with the run" gone2 "$@"
+kill "$@" 2>/dev/null
+
+# Orphans that end during the run are reaped, never taken for the program.
+threadrun -q -o "$tmp/o.csv" 1 sh -c 'setsid -f sh -c "exit 7"; setsid -f sh -c "kill -9 \$\$"; sleep 0.3; exit 0' 2>"$tmp/err"
+st=$?
+check "orphans ending with 7 and SIGKILL before the program's 0: exit 0 (got $st)" [ $st -eq 0 ]
+
+threadrun -q -o "$tmp/dt.csv" 1 sh -c "$daemon; sleep 30" "$tmp/dt" &
+tr=$!
+set -- $(pids "$tmp/dt.d" "$tmp/dt.grand")
+kill -TERM $tr
+wait $tr
+st=$?
+check "SIGTERM to threadrun under a daemon: 143 (got $st)" [ $st -eq 143 ]
+check "... the daemon and its child end too" gone2 "$@"
+kill "$@" 2>/dev/null
+
+# kill -9: threadrun ends nothing itself; its watchdog finds the daemon
+# by the run id in its environment.
+threadrun -q -o "$tmp/dk.csv" 1 sh -c "$daemon; sleep 30" "$tmp/dk" &
+tr=$!
+set -- $(pids "$tmp/dk.d" "$tmp/dk.grand")
+kill -KILL $tr
+wait $tr 2>/dev/null
+check "kill -9 of threadrun: a setsid daemon and its child end too" gone2 "$@"
+kill "$@" 2>/dev/null
 
 # SIGINT while another process holds the results file's lock.
 f=$tmp/lock.csv
