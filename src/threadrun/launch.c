@@ -227,32 +227,31 @@ struct dirent64_raw {
 	char d_name[];
 };
 
-/* "/proc/PID/FILE" into BUF (64 bytes) from PID's digits. */
-static void proc_path(char *buf, const char *pid, const char *file)
+/* Open /proc/PID/FILE (PID as its digits) to read; -1. */
+static int proc_open(const char *pid, const char *file)
 {
-	size_t n = 0;
+	char path[64];
+	size_t n = 6;
 
-	memcpy(buf, "/proc/", 6);
-	n = 6;
+	memcpy(path, "/proc/", 6);
 	while (*pid && n < 40)
-		buf[n++] = *pid++;
-	buf[n++] = '/';
+		path[n++] = *pid++;
+	path[n++] = '/';
 	while (*file && n < 63)
-		buf[n++] = *file++;
-	buf[n] = '\0';
+		path[n++] = *file++;
+	path[n] = '\0';
+	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
 /* Whether process PID's parent is PARENT (its stat's 4th field, after
  * the name in parentheses, which may hold anything). */
 static bool child_of(const char *pid, const void *parent)
 {
-	char path[64], buf[512], *p;
+	char buf[512], *p;
 	long ppid = 0;
 	ssize_t n;
-	int fd;
+	int fd = proc_open(pid, "stat");
 
-	proc_path(path, pid, "stat");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -275,13 +274,11 @@ static bool has_marker(const char *pid, const void *marker)
 {
 	const char *m = marker;
 	size_t len = strlen(m), at = 0;
-	char path[64], buf[4096];
+	char buf[4096];
 	bool same = true, found = false;
 	ssize_t n;
-	int fd;
+	int fd = proc_open(pid, "environ");
 
-	proc_path(path, pid, "environ");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	while (!found && (n = read(fd, buf, sizeof(buf))) > 0)
