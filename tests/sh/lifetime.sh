@@ -101,6 +101,18 @@ wait $tr 2>/dev/null
 check "kill -9 of threadrun: a setsid daemon and its child end too" gone2 "$@"
 kill "$@" 2>/dev/null
 
+# In a sweep a run's daemon is gone before the next run starts.
+threadrun -q -o "$tmp/ds.csv" --sweep 1,2 -- sh -c 'if [ -s "$0.d" ]; then
+		awk "{ print \$3 }" "/proc/$(cat "$0.d")/stat" >"$0.state" 2>/dev/null || echo gone >"$0.state"
+		rm "$0.d" "$0.grand"; fi
+	'"$daemon" "$tmp/ds"
+st=$?
+set -- $(pids "$tmp/ds.d" "$tmp/ds.grand")
+check "a sweep: the first run's daemon is gone when the second starts ($(cat "$tmp/ds.state" 2>/dev/null), exit $st)" \
+	[ "$(cat "$tmp/ds.state" 2>/dev/null)" = gone ]
+check "... and the second's when the sweep ends" gone2 "$@"
+kill "$@" 2>/dev/null
+
 # SIGINT while another process holds the results file's lock.
 f=$tmp/lock.csv
 flock "$f" sleep 30 &
