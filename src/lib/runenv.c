@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +217,90 @@ void run_env_identity_free(struct launcher_id *id, char **cpuset)
 	*cpuset = NULL;
 }
 
+/* The largest config read from THREADRUN_CONFIG_FD: ask_config's bound
+ * on a program's answer, with room for a foreign program's arguments
+ * (the kernel takes at most a quarter of the stack limit for them all). */
+#define CONFIG_FILE_MAX (64u << 20)
+
+/* The config in the file descriptor FD names: a new string, or NULL with
+ * *WHY when it is not one threadrun wrote (one warning names it). */
+static char *config_from_fd(const char *text, const char **why)
+{
+	char err[256], *buf = NULL;
+	struct stat st;
+	unsigned fd;
+	size_t len = 0;
+	ssize_t got;
+
+	*why = "not an open file threadrun wrote";
+	if (num_parse_unsigned(ENV_CONFIG_FD, text, 3, 1u << 20, &fd, err, sizeof(err)) < 0 ||
+	    fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	*why = "larger than 64 MiB";
+	if ((uint64_t)st.st_size > CONFIG_FILE_MAX)
+		return NULL;
+	*why = "out of memory";
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return NULL;
+	/* pread: the offset is shared with every process that inherited it. */
+	while (len < (size_t)st.st_size &&
+	       ((got = pread((int)fd, buf + len, (size_t)st.st_size - len, (off_t)len)) > 0 ||
+		(got < 0 && errno == EINTR)))
+		len += got > 0 ? (size_t)got : 0;
+	buf[len] = '\0';
+	*why = "not one line of text";
+	if (!len || len != (size_t)st.st_size || strlen(buf) != len || strchr(buf, '\n')) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* THREADRUN_CONFIG, else THREADRUN_CONFIG_FD's file, into ENV->config
+ * (left NULL when neither: the program sets its own).  -1: no memory. */
+static int load_config(struct run_env *env)
+{
+	const char *v = getenv(ENV_CONFIG), *why;
+
+	if (v && *v)
+		return (env->config = strdup(v)) ? 0 : -1;
+	v = getenv(ENV_CONFIG_FD);
+	if (!v || !*v)
+		return 0;
+	env->config = config_from_fd(v, &why);
+	if (!env->config)
+		fprintf(stderr, "%s: warning: ignoring %s=%.40s%s: %s; rows give this program's own config\n",
+			program_invocation_short_name, ENV_CONFIG_FD, printable(v) ? v : "(unprintable)",
+			printable(v) && strlen(v) > 40 ? "..." : "", why);
+	return 0;
+}
+
+int run_env_export_config(const char *config, int *fd)
+{
+	size_t len = strlen(config), done = 0;
+	char num[16];
+	ssize_t n;
+
+	*fd = -1;
+	if (len <= RUN_ENV_CONFIG_MAX)
+		return unsetenv(ENV_CONFIG_FD) < 0 ? -1 : setenv(ENV_CONFIG, config, 1);
+	/* Inheritable (no MFD_CLOEXEC): the program reads it. */
+	*fd = memfd_create("threadrun-config", 0);
+	if (*fd < 0)
+		return -1;
+	while (done < len && ((n = write(*fd, config + done, len - done)) > 0 ||
+			      (n < 0 && errno == EINTR)))
+		done += n > 0 ? (size_t)n : 0;
+	snprintf(num, sizeof(num), "%d", *fd);
+	if (done < len || unsetenv(ENV_CONFIG) < 0 || setenv(ENV_CONFIG_FD, num, 1) < 0) {
+		close(*fd);
+		*fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
 int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 		 size_t errlen)
 {
@@ -288,17 +375,18 @@ int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 	}
 	if (!env->run)
 		goto out;
-	if (getenv(ENV_CONFIG) && *getenv(ENV_CONFIG) && !(env->config = strdup(getenv(ENV_CONFIG))))
-		goto out;
+	if (load_config(env) < 0)
+		goto nomem;
 	env->results = getenv(ENV_RESULTS);
 	if (env->results && !*env->results)
 		env->results = NULL;
 	machine_env();
-	if (run_env_identify(&env->id, &env->cpuset, true) < 0) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
+	if (run_env_identify(&env->id, &env->cpuset, true) < 0)
+		goto nomem;
 	ret = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
 out:
 	free(omp);
 	free(pus);

@@ -19,6 +19,11 @@
 #define ENV_TOPOLOGY "THREADRUN_TOPOLOGY"  /* machine description for rows */
 #define ENV_RUN      "THREADRUN_RUN"       /* this launch's run id, shared by its rows */
 #define ENV_CONFIG   "THREADRUN_CONFIG"    /* the launch's canonical configuration */
+/* A config longer than RUN_ENV_CONFIG_MAX: an open file that holds it, so
+ * that no environment string grows with the program's arguments (the
+ * kernel refuses one over 128 KiB, and the whole exec is bounded). */
+#define ENV_CONFIG_FD "THREADRUN_CONFIG_FD"
+#define RUN_ENV_CONFIG_MAX 4096
 #define ENV_CORES    "THREADRUN_CORES"
 #define ENV_PUS      "THREADRUN_PUS"
 /* The PUs threadrun was given when it started (by a launcher, a cgroup or
@@ -44,7 +49,7 @@ struct run_env {
 	unsigned repeat;
 	int rows_fd;            /* THREADRUN_ROWS_FD, or -1 */
 	char *run;              /* THREADRUN_RUN, else a new one for this process */
-	char *config;           /* THREADRUN_CONFIG, else NULL: the program sets its own */
+	char *config;           /* THREADRUN_CONFIG(_FD), else NULL: the program sets its own */
 	struct launcher_id id;  /* which rank of which job; id.launcher NULL: none */
 	char *cpuset;           /* the PUs given ("0-3,8"), NULL when unknown */
 };
@@ -81,7 +86,15 @@ char *run_env_affinity(void);
 /* A new run id, unique per program run: "HOST:PID:START_US" (start time in
  * microseconds since the epoch).  A new string, or NULL. */
 char *run_env_make_run(void);
-/* The run's config: THREADRUN_CONFIG when threadrun gave one (every row of
+/*
+ * Export CONFIG for the program: THREADRUN_CONFIG up to RUN_ENV_CONFIG_MAX
+ * bytes, else THREADRUN_CONFIG_FD, an inheritable memfd holding it (*FD,
+ * for the caller to close after the launch; -1 when none).  0, or -1 with
+ * errno.
+ */
+int run_env_export_config(const char *config, int *fd);
+
+/* The run's config: THREADRUN_CONFIG(_FD) when threadrun gave one (every row of
  * a launch has one config), else OWN, the program's (opt_config).  Takes
  * OWN; -1 when out of memory. */
 int run_env_set_config(struct run_env *env, char *own);

@@ -642,10 +642,10 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 	int out_fd = ex->output_fd, err_fd = ex->output_fd;
 	char num[16], *why = NULL, *run = run_env_make_run();
 	unsigned failed = 0, seq;
-	int ret = 0, rows;
+	int ret = 0, rows, cfg = -1;
 
 	/* One run id per launch: the program's rows and threadrun's share it. */
-	if (!run || setenv(ENV_RUN, run, 1) < 0 || setenv(ENV_CONFIG, ex->config, 1) < 0) {
+	if (!run || setenv(ENV_RUN, run, 1) < 0 || run_env_export_config(ex->config, &cfg) < 0) {
 		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
 		free(run);
 		r->status = 1;
@@ -668,6 +668,7 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 	if (export_env(ex, plan, policy) < 0) {
 		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
 		r->status = 1;
+		close(cfg);
 		return -1;
 	}
 	omp_note(ex);
@@ -683,6 +684,7 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 					 err_fd >= 0 ? err_fd : 2, &out_fd, &err_fd, err, errlen);
 		if (!sa.tap) {
 			r->status = 1;
+			close(cfg);
 			return -1;
 		}
 	}
@@ -742,6 +744,8 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 	}
 	if (rows >= 0)
 		close(rows);
+	if (cfg >= 0)
+		close(cfg);
 	free(why);
 	free(run);
 	return ret;

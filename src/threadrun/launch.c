@@ -13,10 +13,12 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "launch.h"
+#include "runenv.h"
 #include "timing.h"
 
 /* Signal state is process-wide by nature: the handler needs the job.
@@ -210,6 +212,136 @@ static void close_others(int keep)
 }
 
 /*
+ * Leftovers.  threadrun is its children's subreaper: whatever the program
+ * starts, in its process group or out of it (setsid), becomes threadrun's
+ * child when its parent ends, so that it can be ended with the run.
+ * There is no list of one's children without CONFIG_PROC_CHILDREN: /proc
+ * is read, with system calls only and memory on the stack, since the
+ * watchdog (which may share threadrun's memory) reads it too.
+ */
+struct dirent64_raw {
+	unsigned long long d_ino;
+	long long d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* Open /proc/PID/FILE (PID as its digits) to read; -1. */
+static int proc_open(const char *pid, const char *file)
+{
+	char path[64];
+	size_t n = 6;
+
+	memcpy(path, "/proc/", 6);
+	while (*pid && n < 40)
+		path[n++] = *pid++;
+	path[n++] = '/';
+	while (*file && n < 63)
+		path[n++] = *file++;
+	path[n] = '\0';
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Whether process PID's parent is PARENT (its stat's 4th field, after
+ * the name in parentheses, which may hold anything). */
+static bool child_of(const char *pid, const void *parent)
+{
+	char buf[512], *p;
+	long ppid = 0;
+	ssize_t n;
+	int fd = proc_open(pid, "stat");
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return false;
+	for (p += 4; *p >= '0' && *p <= '9'; p++)
+		ppid = ppid * 10 + (*p - '0');
+	return ppid == *(const pid_t *)parent;
+}
+
+/* Whether process PID's environment (as it was exec'd) holds the entry
+ * MARKER ("THREADRUN_RUN=id"): a descendant of the run, whatever became
+ * of its parents. */
+static bool has_marker(const char *pid, const void *marker)
+{
+	const char *m = marker;
+	size_t len = strlen(m), at = 0;
+	char buf[4096];
+	bool same = true, found = false;
+	ssize_t n;
+	int fd = proc_open(pid, "environ");
+
+	if (fd < 0)
+		return false;
+	while (!found && (n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n && !found; i++) {
+			if (!buf[i]) {
+				found = same && at == len;
+				same = true;
+				at = 0;
+			} else if (same && at < len && buf[i] == m[at]) {
+				at++;
+			} else {
+				same = false;
+			}
+		}
+	close(fd);
+	return found;
+}
+
+/* SIGKILL to every process of /proc that MATCH accepts, but SELF and
+ * KEEP; with REAP (they are our children) each is waited for.  The
+ * number killed. */
+static unsigned kill_matching(bool (*match)(const char *, const void *), const void *arg,
+			      pid_t self, pid_t keep, bool reap)
+{
+	char buf[4096];
+	unsigned killed = 0;
+	long n, off;
+	pid_t pid;
+	int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dir < 0)
+		return 0;
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n; off += ((struct dirent64_raw *)(buf + off))->d_reclen) {
+			const char *name = ((struct dirent64_raw *)(buf + off))->d_name;
+
+			pid = 0;
+			for (const char *c = name; *c >= '0' && *c <= '9'; c++)
+				pid = pid * 10 + (*c - '0');
+			if (pid <= 0 || pid == self || pid == keep || !match(name, arg) ||
+			    kill(pid, SIGKILL) < 0)
+				continue;
+			killed++;
+			while (reap && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+		}
+	close(dir);
+	return killed;
+}
+
+/* The program has ended: its group, then whatever it started that is
+ * left (each one killed hands its own children to threadrun), all but
+ * the watchdog KEEP. */
+static void end_leftovers(pid_t pgid, pid_t keep)
+{
+	pid_t self = getpid();
+
+	kill(-pgid, SIGKILL);
+	while (kill_matching(child_of, &self, self, keep, true))
+		;
+}
+
+/*
  * The watchdog: a small process that outlives threadrun by an instant.  It
  * waits for the end of a pipe only threadrun holds; when that pipe closes,
  * at the end of the run or because threadrun died, even of SIGKILL, it
@@ -220,7 +352,10 @@ static void close_others(int keep)
  * own): a fork would copy threadrun's page tables and make every page
  * threadrun writes afterwards fault, 2-3 ms of a launch on a virtual
  * machine.  So it makes system calls only, and reads nothing threadrun
- * may change (its struct watchdog_arg lies in its own mapping).  Under a
+ * may change but its flag (its struct watchdog_arg lies in its own
+ * mapping).  After threadrun's death it kills what carries the run's id
+ * in its environment: a process that left the group and cleared or
+ * replaced its environment at its exec escapes it.  Under a
  * sanitizer, whose runtime keeps per-thread state the two would share, it
  * is forked.
  */
@@ -237,17 +372,24 @@ struct watchdog {
 	pid_t pid;
 	int wfd;
 	void *map;
+	bool reaped;    /* it ended before its time (killed) */
 };
 
 struct watchdog_arg {
 	pid_t pgid;
 	int rd, wr;
+	char marker[320];       /* "THREADRUN_RUN=id" of the run, or "" */
+	bool ended;             /* set by threadrun when it ended the run itself */
 };
+
+/* Passes over /proc after threadrun died: a process killed may show its
+ * environment a moment longer. */
+#define WATCHDOG_PASSES 100
 
 static int watchdog_main(void *arg)
 {
 	const struct watchdog_arg *w = arg;
-	int sig;
+	int sig, i;
 	char c;
 
 	/* It keeps no descriptor but its pipe: one threadrun held (the read
@@ -260,27 +402,39 @@ static int watchdog_main(void *arg)
 	while (read(w->rd, &c, 1) < 0 && errno == EINTR)
 		;
 	kill(-w->pgid, SIGKILL);
+	/* No word from threadrun: it died (SIGKILL) and ended nothing of the
+	 * run.  What left the group (setsid) was its child, and is init's
+	 * now: found by the run id in its environment. */
+	for (i = 0; !__atomic_load_n(&w->ended, __ATOMIC_SEQ_CST) && w->marker[0] &&
+		    i < WATCHDOG_PASSES &&
+		    kill_matching(has_marker, w->marker, getpid(), 0, false); i++)
+		;
 	_exit(0);
 }
 
 static int start_watchdog(struct watchdog *wd, pid_t pgid)
 {
 	struct watchdog_arg *w;
+	const char *run;
 	int p[2], saved;
 
 	wd->pid = -1;
 	wd->map = NULL;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
+	/* Shared: a forked watchdog still sees threadrun's flag. */
 	wd->map = mmap(NULL, WATCHDOG_MAP, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		       MAP_SHARED | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (wd->map == MAP_FAILED) {
 		wd->map = NULL;
 		goto fail;
 	}
 	/* The argument at the bottom, the stack growing down from the top. */
 	w = wd->map;
-	*w = (struct watchdog_arg){ pgid, p[0], p[1] };
+	*w = (struct watchdog_arg){ pgid, p[0], p[1], "", false };
+	run = getenv(ENV_RUN);
+	if (run && strlen(run) + sizeof(ENV_RUN "=") <= sizeof(w->marker))
+		snprintf(w->marker, sizeof(w->marker), "%s=%s", ENV_RUN, run);
 	if (WATCHDOG_SHARES_MEMORY)
 		wd->pid = clone(watchdog_main, (char *)wd->map + WATCHDOG_MAP, CLONE_VM | SIGCHLD, w);
 	else if ((wd->pid = fork()) == 0)
@@ -303,14 +457,40 @@ fail:
 
 static void stop_watchdog(struct watchdog *wd)
 {
+	if (wd->reaped) {
+		close(wd->wfd);
+		munmap(wd->map, WATCHDOG_MAP);
+		wd->reaped = false;
+	}
 	if (wd->pid <= 0)
 		return;
+	/* threadrun ended the run itself (a flag, not a byte: a write to a
+	 * watchdog killed meanwhile would raise SIGPIPE). */
+	__atomic_store_n(&((struct watchdog_arg *)wd->map)->ended, true, __ATOMIC_SEQ_CST);
 	close(wd->wfd);
 	while (waitpid(wd->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	/* Its stack, once it is gone. */
 	munmap(wd->map, WATCHDOG_MAP);
 	wd->pid = -1;
+}
+
+/* Wait for the program PID: an orphan of the job that ends meanwhile is
+ * reaped and ignored (its status is not the program's), and so is a
+ * watchdog that was killed.  0 with STATUS and RU, or -1 with errno. */
+static int wait_program(pid_t pid, struct watchdog *wd, int *status, struct rusage *ru)
+{
+	pid_t got;
+
+	for (;;) {
+		got = wait4(-1, status, 0, ru);
+		if (got == pid)
+			return 0;
+		if (got < 0 && errno != EINTR)
+			return -1;
+		if (got > 0 && got == wd->pid)
+			wd->pid = -1, wd->reaped = true;
+	}
 }
 
 /* What the program's child needs, all made before it starts. */
@@ -415,6 +595,8 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 	/* What else runs on the plan's PUs: /proc/stat before and after. */
 	cpuload_mark(&mark0, plan && plan->bound ? plan->pu : NULL,
 		     plan && plan->bound ? plan->nworkers : 0);
+	/* Orphans of the job become threadrun's children, to be ended with it. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	/* Signals wait until the job's group exists and is known. */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
@@ -468,12 +650,10 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 	}
 	while (read(pipefd[0], &child_errno, sizeof(child_errno)) < 0 && errno == EINTR)
 		;
-	while (wait4(pid, &status, 0, &ru) < 0) {
-		if (errno != EINTR) {
-			snprintf(err, errlen, "wait4 failed: %s", strerror(errno));
-			r->status = 1;
-			goto out;
-		}
+	if (wait_program(pid, &watchdog, &status, &ru) < 0) {
+		snprintf(err, errlen, "wait4 failed: %s", strerror(errno));
+		r->status = 1;
+		goto out;
 	}
 	r->wall_s = now_s() - start;
 	r->user_s = tv_s(ru.ru_utime);
@@ -494,7 +674,9 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 	}
 	ret = 0;
 out:
-	/* The program is gone; what it left in its group goes with it. */
+	/* The program is gone; what it left, in its group or not, goes with it. */
+	if (pid > 0)
+		end_leftovers(pid, watchdog.pid);
 	stop_watchdog(&watchdog);
 	__atomic_store_n(&job_pgid, 0, __ATOMIC_SEQ_CST);
 	close(pipefd[0]);

@@ -62,7 +62,11 @@ struct launch_hook {
  * threadrun may use when unbound).  The job is a process group of its
  * own: signals are forwarded to all of it, and it dies with threadrun
  * however threadrun ends (PR_SET_PDEATHSIG, and a watchdog process that
- * kills what is left of the group, also when the program ends).  With
+ * kills what is left of the group, also when the program ends).  What
+ * left the group (setsid) is ended when the program ends: threadrun is
+ * the subreaper of its children (PR_SET_CHILD_SUBREAPER, set here); after
+ * a SIGKILL of threadrun the watchdog ends what carries the run's
+ * THREADRUN_RUN in its environment.  With
  * OUT_FD >= 0 its stdout goes there, with ERR_FD >= 0 its stderr.  The environment must
  * already be set by the caller.  Returns 0 with R filled, or -1 with a
  * message in ERR when the program could not be started at all (R->status

@@ -191,6 +191,18 @@ static int find_library(char *buf, size_t len, char *dir, size_t dirlen)
 	return -1;
 }
 
+/* Scripts the kernel runs one through another (#!): measured on Linux,
+ * 5 scripts then the ELF; a sixth gives ELOOP (exec_binprm's depth > 5). */
+#define MAX_SCRIPTS 5
+
+/* The loader's message for a setuid WHAT. */
+static int refuse_secure(const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "--pthreads: %s is setuid or setgid: the loader ignores LD_PRELOAD for it, its threads cannot be placed one by one (without --pthreads it gets the plan's CPU set)",
+		 what);
+	return 3;
+}
+
 /* PATH (a program or a script's interpreter) against what the loader
  * needs to preload LIB into it.  0, or 3 with a message naming WHAT. */
 static int check_preload(const char *path, const char *what, const struct prog_file *lib,
@@ -210,19 +222,45 @@ static int check_preload(const char *path, const char *what, const struct prog_f
 			 what);
 		return 3;
 	}
-	if (pf.secure) {
-		snprintf(err, errlen, "--pthreads: %s is setuid or setgid: the loader ignores LD_PRELOAD for it, its threads cannot be placed one by one (without --pthreads it gets the plan's CPU set)",
-			 what);
-		return 3;
+	if (pf.secure)
+		return refuse_secure(what, err, errlen);
+	return 0;
+}
+
+/*
+ * Follow PATH's #! chain as the kernel does, to the file the loader runs:
+ * its path in END, NAME's description in WHAT ("NAME's interpreter I").
+ * 0, or 3 with one line in ERR: a setuid or setgid script on the way, or
+ * more scripts than the kernel follows.  A file that cannot be read ends
+ * the chain: the exec says what is wrong with it.
+ */
+static int follow_chain(const char *path, const char *name, char *end, size_t endlen,
+			char *what, size_t whatlen, char *err, size_t errlen)
+{
+	struct prog_file pf;
+	unsigned depth;
+
+	snprintf(end, endlen, "%s", path);
+	snprintf(what, whatlen, "%s", name);
+	for (depth = 0; prog_file_read(end, &pf) == 0 && pf.form == PROG_SCRIPT; depth++) {
+		if (pf.secure)
+			return refuse_secure(what, err, errlen);
+		if (depth == MAX_SCRIPTS) {
+			snprintf(err, errlen, "--pthreads: %s: its #! interpreters run through more than %u scripts, more than the kernel follows",
+				 name, MAX_SCRIPTS);
+			return 3;
+		}
+		snprintf(end, endlen, "%s", pf.interp);
+		snprintf(what, whatlen, "%s's interpreter %s", name, pf.interp);
 	}
 	return 0;
 }
 
 int pthreads_setup(const char *path, const char *name, uint64_t skip, char *err, size_t errlen)
 {
-	char lib[PATH_MAX], dir[PATH_MAX], what[PATH_MAX + 64], *list = NULL;
+	char lib[PATH_MAX], dir[PATH_MAX], what[PATH_MAX + 64], end[PATH_MAX], *list = NULL;
 	const char *user = getenv("LD_PRELOAD");
-	struct prog_file pf, self;
+	struct prog_file self;
 	size_t len = 0;
 	FILE *f;
 	int st;
@@ -242,13 +280,10 @@ int pthreads_setup(const char *path, const char *name, uint64_t skip, char *err,
 		snprintf(err, errlen, "--pthreads: cannot read '%s': %s", lib, strerror(errno));
 		return 3;
 	}
-	if (prog_file_read(path, &pf) < 0)
-		pf.form = PROG_UNKNOWN;         /* the exec says what is wrong with it */
-	if (pf.form == PROG_SCRIPT)
-		snprintf(what, sizeof(what), "%s's interpreter %s", name, pf.interp);
-	else
-		snprintf(what, sizeof(what), "%s", name);
-	st = check_preload(pf.form == PROG_SCRIPT ? pf.interp : path, what, &self, err, errlen);
+	/* A script runs its interpreter, which may be a script in turn. */
+	st = follow_chain(path, name, end, sizeof(end), what, sizeof(what), err, errlen);
+	if (!st)
+		st = check_preload(end, what, &self, err, errlen);
 	if (st)
 		return st;
 	f = open_memstream(&list, &len);

@@ -1,5 +1,6 @@
 # Nothing outlives threadrun: the program and its children die with it,
-# whatever kills it (SIGKILL, a signal it does not expect); a signal reaches
+# daemons included (setsid), whatever kills it (SIGKILL, a signal it does
+# not expect); a long command line runs as without it; a signal reaches
 # every process of the job; waiting for another process's lock on the
 # results file does not hold off Ctrl-C; --resume does not measure beside a
 # live sweep.
@@ -17,6 +18,8 @@ gone() {
 	done
 	return 0
 }
+# gone2 PID PID: both recorded, and both end within 5 s.
+gone2() { [ $# -eq 2 ] && gone "$@"; }
 # pids FILE...: wait until each file holds a pid, print them.
 pids() {
 	local f i
@@ -61,6 +64,55 @@ check "SIGTERM reaches every process of sh -c" grep -qx got "$tmp/t.term"
 threadrun -q -o "$tmp/b.csv" 1 sh -c 'sleep 30 & echo $! >"$0.grand"' "$tmp/b"
 check "a background process the program left ends with the run" gone "$(pids "$tmp/b.grand")"
 
+# A daemon (setsid -f: out of the job's group and session, its parent gone)
+# and the child it started end with the run too.  The program waits until
+# the daemon wrote its pid and its child's.
+daemon='setsid -f sh -c "sleep 30 & echo \$! >\"\$0.grand\"; echo \$\$ >\"\$0.d\"; wait" "$0"
+	while [ ! -s "$0.d" ] || [ ! -s "$0.grand" ]; do sleep 0.05; done'
+threadrun -q -o "$tmp/d.csv" 1 sh -c "$daemon; exit 3" "$tmp/d"
+st=$?
+set -- $(pids "$tmp/d.d" "$tmp/d.grand")
+check "a setsid daemon: threadrun ends with the program's 3 (got $st)" [ $st -eq 3 ]
+check "... the daemon ($1) and its child ($2) end with the run" gone2 "$@"
+kill "$@" 2>/dev/null
+
+# Orphans that end during the run are reaped, never taken for the program.
+threadrun -q -o "$tmp/o.csv" 1 sh -c 'setsid -f sh -c "exit 7"; setsid -f sh -c "kill -9 \$\$"; sleep 0.3; exit 0' 2>"$tmp/err"
+st=$?
+check "orphans ending with 7 and SIGKILL before the program's 0: exit 0 (got $st)" [ $st -eq 0 ]
+
+threadrun -q -o "$tmp/dt.csv" 1 sh -c "$daemon; sleep 30" "$tmp/dt" &
+tr=$!
+set -- $(pids "$tmp/dt.d" "$tmp/dt.grand")
+kill -TERM $tr
+wait $tr
+st=$?
+check "SIGTERM to threadrun under a daemon: 143 (got $st)" [ $st -eq 143 ]
+check "... the daemon and its child end too" gone2 "$@"
+kill "$@" 2>/dev/null
+
+# kill -9: threadrun ends nothing itself; its watchdog finds the daemon
+# by the run id in its environment.
+threadrun -q -o "$tmp/dk.csv" 1 sh -c "$daemon; sleep 30" "$tmp/dk" &
+tr=$!
+set -- $(pids "$tmp/dk.d" "$tmp/dk.grand")
+kill -KILL $tr
+wait $tr 2>/dev/null
+check "kill -9 of threadrun: a setsid daemon and its child end too" gone2 "$@"
+kill "$@" 2>/dev/null
+
+# In a sweep a run's daemon is gone before the next run starts.
+threadrun -q -o "$tmp/ds.csv" --sweep 1,2 -- sh -c 'if [ -s "$0.d" ]; then
+		awk "{ print \$3 }" "/proc/$(cat "$0.d")/stat" >"$0.state" 2>/dev/null || echo gone >"$0.state"
+		rm "$0.d" "$0.grand"; fi
+	'"$daemon" "$tmp/ds"
+st=$?
+set -- $(pids "$tmp/ds.d" "$tmp/ds.grand")
+check "a sweep: the first run's daemon is gone when the second starts ($(cat "$tmp/ds.state" 2>/dev/null), exit $st)" \
+	[ "$(cat "$tmp/ds.state" 2>/dev/null)" = gone ]
+check "... and the second's when the sweep ends" gone2 "$@"
+kill "$@" 2>/dev/null
+
 # SIGINT while another process holds the results file's lock.
 f=$tmp/lock.csv
 flock "$f" sleep 30 &
@@ -98,3 +150,29 @@ threadrun -q --sweep 1,2 --resume -o "$r" -- sh -c 'echo "$THREADRUN_THREADS" >>
 	2>"$tmp/err"
 check "a later --resume has nothing left to do (exit $?)" bash -c \
 	"[ \$(wc -l <'$tmp/marks') -eq 2 ]"
+
+# A command line longer than one environment string may be (128 KiB) runs
+# as it does without threadrun; its config reaches the rows whole, through
+# THREADRUN_CONFIG_FD, read by the workloads.
+threadrun -q -o "$tmp/long.csv" 1 true $(seq 1 100000) 2>"$tmp/err"
+st=$?
+results_get "$tmp/long.csv" config >"$tmp/cfg"
+echo "true $(seq -s ' ' 1 100000)" >"$tmp/want"
+check "true with 100000 arguments: exit 0 (got $st, $(head -c 200 "$tmp/err"))" [ $st -eq 0 ]
+check "... its row's config is the whole command line ($(wc -c <"$tmp/cfg") bytes)" \
+	cmp -s "$tmp/cfg" "$tmp/want"
+threadrun -q -o "$tmp/long2.csv" 1 sh -c 'echo "${#THREADRUN_CONFIG}" >"$0"; t2accel -q -a md5 -d 0.02 >/dev/null' \
+	"$tmp/envlen" $(seq 1 30000) 2>"$tmp/err"
+st=$?
+results_get "$tmp/long2.csv" workload >"$tmp/wl"
+results_get "$tmp/long2.csv" config | sort -u >"$tmp/cfgs"
+check "a workload under a long command line: exit $st, its rows carry the launch's config" \
+	bash -c '[ "$1" -eq 0 ] && [ "$(sort -u "$2")" = t2accel ] && [ "$(wc -l <"$3")" -eq 1 ] &&
+		[[ $(cat "$3") == "sh -c "*" 29999 30000" ]]' _ "$st" "$tmp/wl" "$tmp/cfgs"
+check "... and no environment string holds it (THREADRUN_CONFIG has $(cat "$tmp/envlen") characters)" \
+	[ "$(cat "$tmp/envlen")" -eq 0 ]
+THREADRUN_CONFIG_FD=1 t2accel -q -a md5 -d 0.02 -o "$tmp/fd.csv" >/dev/null 2>"$tmp/err"
+st=$?
+check "THREADRUN_CONFIG_FD that is not threadrun's file: one warning, the program's own config (exit $st)" \
+	bash -c '[ "$1" -eq 0 ] && [ "$(wc -l <"$2")" -eq 1 ] && grep -q "ignoring THREADRUN_CONFIG_FD=1" "$2" &&
+		[ "$(results_get "$3" config | sort -u)" = "t2accel --algorithm=md5 --seconds=0.02" ]' _ "$st" "$tmp/err" "$tmp/fd.csv"

@@ -115,6 +115,41 @@ printf '#!%s\necho unreachable\n' "$(command -v pthread_where_static)" >"$tmp/sc
 chmod +x "$tmp/script"
 refused "a script whose interpreter is static" "script's interpreter $(command -v pthread_where_static) is statically linked" \
 	threadrun -o "$r" --pthreads 2 "$tmp/script"
+# The whole #! chain, as the kernel follows it: a script run by a script
+# run by a setuid program, a setuid script on the way, more scripts than
+# the kernel follows (5).
+printf '#!%s\necho unreachable\n' "$tmp/script" >"$tmp/script2"
+chmod +x "$tmp/script2"
+refused "a script whose interpreter is a script of a static one" "script2's interpreter $(command -v pthread_where_static) is statically linked" \
+	threadrun -o "$r" --pthreads 2 "$tmp/script2"
+printf '#!/bin/sh\nexec pthread_where 2\n' >"$tmp/deep1"
+prev=$tmp/deep1
+for i in 1 2 3 4 5 6; do
+	[ $i -gt 1 ] && printf '#!%s\n' "$prev" >"$tmp/deep$i"
+	chmod +x "$tmp/deep$i"
+	prev=$tmp/deep$i
+done
+out=$(threadrun -q -o "$r" -p list:1,0 -s 0x1 2 "$tmp/deep5" 2>&1)
+check "5 scripts deep (as deep as the kernel goes): every thread placed" grep -q '^worker 1 cpu 0 cpus 0$' <<<"$out"
+refused "6 scripts deep: more than the kernel follows" "deep6: its #! interpreters run through more than 5 scripts" \
+	threadrun -o "$r" --pthreads 2 "$tmp/deep6"
+if [ "$(id -u)" -eq 0 ] && chown nobody "$tmp/suid" && chmod u+s "$tmp/suid" &&
+   [ -z "$(findmnt -n -o OPTIONS -T "$tmp" | grep -w nosuid)" ]; then
+	printf '#!%s\n' "$tmp/suid" >"$tmp/mid"
+	printf '#!%s\n' "$tmp/mid" >"$tmp/top"
+	chmod +x "$tmp/mid" "$tmp/top"
+	refused "a script of a script of a setuid program" "top's interpreter $tmp/suid is setuid or setgid" \
+		threadrun -o "$r" --pthreads 2 "$tmp/top" 2
+	cp "$tmp/mid" "$tmp/gidmid"
+	printf '#!%s\n' "$(command -v pthread_where)" >"$tmp/gidmid"
+	printf '#!%s\n' "$tmp/gidmid" >"$tmp/gidtop"
+	chown :nogroup "$tmp/gidmid" && chmod 2755 "$tmp/gidmid" && chmod +x "$tmp/gidtop"
+	refused "a setgid script on the way" "gidtop's interpreter $tmp/gidmid is setuid or setgid" \
+		threadrun -o "$r" --pthreads 2 "$tmp/gidtop" 2
+else
+	skip "a script of a script of a setuid program (needs root and a filesystem without nosuid)"
+	skip "a setgid script on the way (needs root and a filesystem without nosuid)"
+fi
 
 # Installed: the library in <bindir>/../lib/threadrun; missing: exit 3.
 mkdir -p "$tmp/pfx/bin" "$tmp/pfx/lib/threadrun"
