@@ -20,6 +20,7 @@
 #include "datafile.h"
 
 #include "opt.h"
+#include "escape.h"
 #include "results.h"
 
 static const char *const col_names[RC_COUNT] = {
@@ -355,24 +356,6 @@ int results_row_provenance(struct results_row *row, const char *versions)
 			       versions ? "; " : "", versions ? versions : "");
 }
 
-/* Append one CSV field, quoted when it needs to be (RFC 4180: a quoted
- * field keeps commas, quotes, CR and newlines, and reads back as written). */
-int results_put_field(FILE *f, const char *s)
-{
-	bool quote = strpbrk(s, ",\"\n\r") || (*s && (s[0] == ' ' || s[strlen(s) - 1] == ' '));
-	const char *p;
-
-	if (!quote)
-		return fputs(s, f);
-	fputc('"', f);
-	for (p = s; *p; p++) {
-		if (*p == '"')
-			fputc('"', f);
-		fputc(*p, f);
-	}
-	return fputc('"', f);
-}
-
 /* One CSV line: the header (ROW NULL) or a row, always whole. */
 static char *format_line(const struct results_row *row)
 {
@@ -387,7 +370,7 @@ static char *format_line(const struct results_row *row)
 		if (i)
 			fputc(',', f);
 		if (row)
-			results_put_field(f, results_row_get(row, (enum results_col)i));
+			esc_csv(f, results_row_get(row, (enum results_col)i), 0);
 		else
 			fputs(col_names[i], f);
 	}

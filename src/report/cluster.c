@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "cluster.h"
 #include "results.h"
 
@@ -181,13 +182,6 @@ static void check_ranks(const struct dataset *ds, const struct cluster *cl, cons
 	}
 }
 
-/* S on one line: the files' control characters become spaces. */
-static void put_line(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-}
-
 /* The rate of M or why it has none: incomplete, a rank failed, no windows,
  * no work, then too little overlap, in that order. */
 static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *m, double *start,
@@ -206,11 +200,11 @@ static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *
 	m->complete = !why[0] && m->ranks > 0 && m->present == (size_t)m->ranks;
 	if (why[0]) {
 		fprintf(errf, "threadreport: %s:%u: job '", at->file, at->line);
-		put_line(errf, at->job);
+		esc_line(errf, at->job);
 		fputs("', ", errf);
-		put_line(errf, at->algorithm);
+		esc_line(errf, at->algorithm);
 		fputs(", ", errf);
-		put_line(errf, at->policy);
+		esc_line(errf, at->policy);
 		fprintf(errf, " %u thread%s, repeat %d: %s", at->threads, at->threads == 1 ? "" : "s", at->repeat, why);
 		if (also)
 			fprintf(errf, " (also %s:%u)", also->file, also->line);

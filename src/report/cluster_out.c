@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "escape.h"
 #include "cluster.h"
 
 /* "t2accel sha256 / evp, 1024 bytes, bytes/s": one line whatever the
@@ -11,15 +12,13 @@
 static void title(const struct cluster *cl, const struct cseries *s, char *buf, size_t len)
 {
 	const struct obs *k = s->key;
-	char size[64];
+	char size[64], raw[512];
 
-	snprintf(buf, len, "%s %s%s%s, %s, %s%s%s", k->workload, *k->algorithm ? k->algorithm : "-",
+	snprintf(raw, sizeof(raw), "%s %s%s%s, %s, %s%s%s", k->workload, *k->algorithm ? k->algorithm : "-",
 		 *k->backend ? " / " : "", k->backend, size_text(k, size, sizeof(size)),
 		 *k->unit ? k->unit : "rate", cl->multi_config ? ", config " : "",
 		 cl->multi_config ? k->config : "");
-	for (char *t = buf; *t; t++)
-		if ((unsigned char)*t < 0x20 || *t == 0x7f)
-			*t = ' ';
+	esc_text(raw, buf, len);
 }
 
 /* "94%", or "-" where no measurement had windows. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "cluster.h"
 #include "counts.h"
 #include "compare.h"
@@ -174,16 +175,16 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 	size_t used = 0, i, few = 0, wide = 0, over = 0;
 	char size[64];
 
-	snprintf(f->title, sizeof(f->title), "%s %s%s%s, %s, %s%s%s%s%s%s%s", k->workload,
+	char title[sizeof(f->title)];
+
+	snprintf(title, sizeof(title), "%s %s%s%s, %s, %s%s%s%s%s%s%s", k->workload,
 		 *k->algorithm ? k->algorithm : "-", *k->backend ? " / " : "", k->backend,
 		 size_text(k, size, sizeof(size)), *k->unit ? k->unit : "rate",
 		 ds->multi_host ? ", host " : "", ds->multi_host ? k->host : "",
 		 ds->multi_config ? ", config " : "", ds->multi_config ? k->config : "",
 		 ds->multi_job && *k->job ? ", job " : "", ds->multi_job ? k->job : "");
 	/* A title is one line, whatever the files' names hold. */
-	for (char *t = f->title; *t; t++)
-		if ((unsigned char)*t < 0x20 || *t == 0x7f)
-			*t = ' ';
+	esc_text(title, f->title, sizeof(f->title));
 	f->warnings[0] = '\0';
 	f->nwarnings = 0;
 	for (i = 0; i < s->ncells; i++) {
@@ -511,7 +512,9 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 
 		series_facts(ds, s, &f);
 		if (markdown) {
-			fprintf(out, "### %s\n\n", f.title);
+			fputs("### ", out);
+			md_cell(out, f.title);
+			fputs("\n\n", out);
 			if (*s->key->impl)
 				fprintf(out, "Implementation: %s\n\n", s->key->impl);
 			fprintf(out, "| policy | threads | median | min | max | n | speedup | efficiency | note |\n");

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "launcher.h"
 #include "outfile.h"
 
@@ -53,7 +54,7 @@ int outfile_expand(const char *pattern, const char *host, long rank, char **out,
 			why = host ? bad_host(host) : "it is not known";
 			if (why) {
 				snprintf(err, errlen, "results: the host name '%s' cannot be part of a file name (%s): give -o without %%h",
-					 host ? host : "", why);
+					 ESC(host ? host : ""), why);
 				goto fail;
 			}
 			fputs(host, f);
@@ -63,16 +64,16 @@ int outfile_expand(const char *pattern, const char *host, long rank, char **out,
 			*has_rank = true;
 			break;
 		case '\0':
-			snprintf(err, errlen, "results: '%s' ends in a lone %%, accepted: %s", pattern,
+			snprintf(err, errlen, "results: '%s' ends in a lone %%, accepted: %s", ESC(pattern),
 				 OUTFILE_PATTERNS);
 			goto fail;
 		default:
 			if ((unsigned char)*p < 0x21 || (unsigned char)*p >= 0x7f)
 				snprintf(err, errlen, "results: '%%\\x%02x' in '%s' is not known, accepted: %s",
-					 (unsigned char)*p, pattern, OUTFILE_PATTERNS);
+					 (unsigned char)*p, ESC(pattern), OUTFILE_PATTERNS);
 			else
 				snprintf(err, errlen, "results: '%%%c' in '%s' is not known, accepted: %s",
-					 *p, pattern, OUTFILE_PATTERNS);
+					 *p, ESC(pattern), OUTFILE_PATTERNS);
 			goto fail;
 		}
 	}
