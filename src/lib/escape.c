@@ -114,18 +114,40 @@ static size_t line_char(const char *s, char buf[8], size_t *len)
 	return n;
 }
 
-void esc_line(FILE *out, const char *s)
+/* The next character of S in markdown: the table's and HTML's characters
+ * escaped, the rest as on one line (line_char's contract). */
+static size_t md_char(const char *s, char buf[8], size_t *len)
+{
+	static const struct {
+		char c;
+		const char *as;
+	} md[] = { { '|', "\\|" }, { '\\', "\\\\" }, { '<', "&lt;" }, { '>', "&gt;" }, { '&', "&amp;" } };
+
+	for (size_t i = 0; i < sizeof(md) / sizeof(md[0]); i++)
+		if (md[i].c == *s) {
+			*len = strlen(md[i].as);
+			memcpy(buf, md[i].as, *len);
+			return 1;
+		}
+	return line_char(s, buf, len);
+}
+
+typedef size_t (*char_fn)(const char *s, char buf[8], size_t *len);
+
+static void put_chars(FILE *out, const char *s, char_fn next)
 {
 	char buf[8];
 	size_t len;
 
 	while (*s) {
-		s += line_char(s, buf, &len);
+		s += next(s, buf, &len);
 		fwrite(buf, 1, len, out);
 	}
 }
 
-const char *esc_text(const char *s, char *buf, size_t len)
+/* S through NEXT into BUF of LEN bytes, cut on a whole character with
+ * "..." when it does not fit. */
+static const char *put_text(const char *s, char *buf, size_t len, char_fn next)
 {
 	char c[8];
 	size_t at = 0, fit = 0, n, took;
@@ -133,7 +155,7 @@ const char *esc_text(const char *s, char *buf, size_t len)
 	if (!len)
 		return buf;
 	while (*s) {
-		took = line_char(s, c, &n);
+		took = next(s, c, &n);
 		if (at + n > len - 1)
 			break;
 		memcpy(buf + at, c, n);
@@ -153,24 +175,22 @@ const char *esc_text(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+void esc_line(FILE *out, const char *s)
+{
+	put_chars(out, s, line_char);
+}
+
+const char *esc_text(const char *s, char *buf, size_t len)
+{
+	return put_text(s, buf, len, line_char);
+}
+
 void esc_md(FILE *out, const char *s)
 {
-	static const struct {
-		char c;
-		const char *as;
-	} md[] = { { '|', "\\|" }, { '\\', "\\\\" }, { '<', "&lt;" }, { '>', "&gt;" }, { '&', "&amp;" } };
-	char buf[8];
-	size_t i, len;
+	put_chars(out, s, md_char);
+}
 
-	while (*s) {
-		for (i = 0; i < sizeof(md) / sizeof(md[0]) && md[i].c != *s; i++)
-			;
-		if (i < sizeof(md) / sizeof(md[0])) {
-			fputs(md[i].as, out);
-			s++;
-			continue;
-		}
-		s += line_char(s, buf, &len);
-		fwrite(buf, 1, len, out);
-	}
+const char *esc_md_text(const char *s, char *buf, size_t len)
+{
+	return put_text(s, buf, len, md_char);
 }

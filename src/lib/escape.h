@@ -50,10 +50,16 @@ void esc_line(FILE *out, const char *s);
  * "..." when S did not fit); returns BUF. */
 const char *esc_text(const char *s, char *buf, size_t len);
 
+/* esc_md() into BUF, as esc_text() does it. */
+const char *esc_md_text(const char *s, char *buf, size_t len);
+
 /* S escaped for a message, in a buffer that lives until the end of the
  * enclosing block: snprintf(err, len, "'%s' ...", ESC(name)).  Longer
  * texts are cut to ESC_MAX - 1 bytes, ending in "...". */
 #define ESC_MAX 512
 #define ESC(s) esc_text((s), (char[ESC_MAX]){ "" }, ESC_MAX)
+/* The same for markdown (MD true) or one line of text. */
+#define ESC_MD(s, md) \
+	((md) ? esc_md_text((s), (char[ESC_MAX]){ "" }, ESC_MAX) : ESC(s))
 
 #endif

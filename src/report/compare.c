@@ -439,7 +439,7 @@ static void where(FILE *out, const struct entry *e, bool md)
 {
 	char size[64];
 
-	fprintf(out, "%.2fx at %s (", e->ratio, size_text(entry_key(e), size, sizeof(size)));
+	fprintf(out, "%.2fx at %s (", e->ratio, ESC_MD(size_text(entry_key(e), size, sizeof(size)), md));
 	put(out, e->c[BEFORE]->policy, md);
 	fprintf(out, ", %u thread%s)", e->c[BEFORE]->threads, e->c[BEFORE]->threads == 1 ? "" : "s");
 }
@@ -582,16 +582,14 @@ static void emit_text(FILE *out, const struct compare *k, bool md)
 			fixed2(e->hi, rh, sizeof(rh));
 			snprintf(range, sizeof(range), "%s..%s", rl, rh);
 			if (md) {
-				fprintf(out, "| %s | ", size);
+				fprintf(out, "| %s | ", ESC_MD(size, true));
 				md_cell(out, e->c[BEFORE]->policy);
 				fprintf(out, " | %u | %s | %s | %s | %s | %zu | %zu |\n", e->c[BEFORE]->threads, bm,
 					am, r, range, e->c[BEFORE]->n, e->c[AFTER]->n);
 			} else {
-				fprintf(out, "%-14s ", size);
-				esc_line(out, e->c[BEFORE]->policy);
-				fprintf(out, "%*s %7u %14s %14s %7s %15s %4zu/%zu\n",
-					(int)(strlen(e->c[BEFORE]->policy) < 16 ? 16 - strlen(e->c[BEFORE]->policy) : 0),
-					"", e->c[BEFORE]->threads, bm, am, r, range, e->c[BEFORE]->n, e->c[AFTER]->n);
+				fprintf(out, "%-14s ", ESC(size));
+				fprintf(out, "%-16s %7u %14s %14s %7s %15s %4zu/%zu\n", ESC(e->c[BEFORE]->policy),
+					e->c[BEFORE]->threads, bm, am, r, range, e->c[BEFORE]->n, e->c[AFTER]->n);
 			}
 		}
 		if (md)
@@ -637,7 +635,7 @@ static void emit_text(FILE *out, const struct compare *k, bool md)
 				put(out, o->host, md);
 			}
 		}
-		fprintf(out, ", %s, ", size_text(o, size, sizeof(size)));
+		fprintf(out, ", %s, ", ESC_MD(size_text(o, size, sizeof(size)), md));
 		put(out, e->c[s]->policy, md);
 		fmt_rate(e->c[s]->median, med, sizeof(med));
 		fprintf(out, ", %u thread%s: median %s ", e->c[s]->threads, e->c[s]->threads == 1 ? "" : "s", med);

@@ -228,7 +228,7 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 }
 
 /* The policies of plan G at thread count TV, joined by " = ". */
-static void plan_name(FILE *out, const struct verdicts *v, const struct tverdict *tv, size_t g)
+static void plan_name(FILE *out, const struct verdicts *v, const struct tverdict *tv, size_t g, bool md)
 {
 	bool first = true;
 
@@ -236,7 +236,7 @@ static void plan_name(FILE *out, const struct verdicts *v, const struct tverdict
 		if (v->group[v->order[i]] == g) {
 			if (!first)
 				fputs(" = ", out);
-			fputs(v->s->cells[v->order[i]].policy, out);
+			fputs(ESC_MD(v->s->cells[v->order[i]].policy, md), out);
 			first = false;
 		}
 }
@@ -270,8 +270,8 @@ static int print_comparisons(FILE *out, const struct series *s, const char *bull
 		for (q = p + 1; q < s->npolicies; q++)
 			if (v.same[q] == p) {
 				if (!any)
-					fprintf(out, "%ssame plan: %s", bullet, s->policies[p]);
-				fprintf(out, " = %s", s->policies[q]);
+					fprintf(out, "%ssame plan: %s", bullet, ESC_MD(s->policies[p], *bullet == '-'));
+				fprintf(out, " = %s", ESC_MD(s->policies[q], *bullet == '-'));
 				any = true;
 			}
 		if (any)
@@ -284,17 +284,17 @@ static int print_comparisons(FILE *out, const struct series *s, const char *bull
 
 			fprintf(out, " %u: ", tv->threads);
 			if (tv->ngroups < 2) {
-				plan_name(out, &v, tv, 0);
+				plan_name(out, &v, tv, 0, *bullet == '-');
 				fputs(tv->end - tv->first > 1 ? " (one plan)" : " (alone)", out);
 			} else {
 				if (tv->v == VERDICT_WINNER) {
-					plan_name(out, &v, tv, tv->best);
+					plan_name(out, &v, tv, tv->best, *bullet == '-');
 					/* A worst median of 0 has no ratio. */
 					if (isfinite(tv->ratio))
 						fprintf(out, " (%.2fx ", tv->ratio);
 					else
 						fputs(" (no ratio to ", out);
-					plan_name(out, &v, tv, tv->worst);
+					plan_name(out, &v, tv, tv->worst, *bullet == '-');
 					fputc(')', out);
 				} else {
 					fprintf(out, "no difference measured (%s)", verdict_text(tv->v));
@@ -311,7 +311,8 @@ static int print_comparisons(FILE *out, const struct series *s, const char *bull
 		const struct share *x = &v.share[i];
 
 		if (!i || x->ck->policy != v.share[i - 1].ck->policy)
-			fprintf(out, "%ssharing penalty, per-worker rate %s / c1:", bullet, x->ck->policy);
+			fprintf(out, "%ssharing penalty, per-worker rate %s / c1:", bullet,
+				ESC_MD(x->ck->policy, *bullet == '-'));
 		fprintf(out, " %u threads %.2f", x->ck->threads, x->ck->median / x->c1->median);
 		if (x->v != VERDICT_WINNER)
 			fprintf(out, " (no difference measured: %s)", verdict_text(x->v));
@@ -340,7 +341,7 @@ static void print_usl(FILE *out, const struct series *s, const char *bullet)
 		else
 			snprintf(peak, sizeof(peak), "no peak (k = 0)");
 		fprintf(out, "%sUSL fit, %s: contention s = %.4f, coherency k = %.6f, %s, rms error %.1f%%%s\n",
-			bullet, s->policies[p], fit.s, fit.k, peak, 100 * fit.rms_error,
+			bullet, ESC_MD(s->policies[p], *bullet == '-'), fit.s, fit.k, peak, 100 * fit.rms_error,
 			fit.poor ? " -- poor fit, read with care" : "");
 	}
 }
@@ -487,7 +488,7 @@ static void print_counter_changes(FILE *out, const struct series *s, const char 
 			continue;
 		counter_figure(s, base, &bv);
 		fprintf(out, "%sat %u thread%s: %s vs %s:", bullet, x->threads, x->threads == 1 ? "" : "s",
-			x->policy, base->policy);
+			ESC_MD(x->policy, *bullet == '-'), ESC_MD(base->policy, *bullet == '-'));
 		if (name && !isnan(v) && !isnan(bv))
 			fprintf(out, " %s %+.0f%%", name, counts_change_pct(bv, v));
 		if (!isnan(x->ipc) && !isnan(base->ipc))
@@ -516,13 +517,13 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 			md_cell(out, f.title);
 			fputs("\n\n", out);
 			if (*s->key->impl)
-				fprintf(out, "Implementation: %s\n\n", s->key->impl);
+				fprintf(out, "Implementation: %s\n\n", ESC_MD(s->key->impl, true));
 			fprintf(out, "| policy | threads | median | min | max | n | speedup | efficiency | note |\n");
 			fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
 		} else {
 			fprintf(out, "== %s\n", f.title);
 			if (*s->key->impl)
-				fprintf(out, "   %s\n", s->key->impl);
+				fprintf(out, "   %s\n", ESC(s->key->impl));
 			fprintf(out, "%-16s %7s %14s %14s %14s %3s %8s %10s", "policy", "threads",
 				"median", "min", "max", "n", "speedup", "efficiency");
 			if (s->monitored)
@@ -553,7 +554,7 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 					lo, hi, x->n, sp, ef, x->oversubscribed ? "oversubscribed" : "",
 					x->oversubscribed && x->busy ? "; " : "", busy);
 			} else {
-				fprintf(out, "%-16s %7u %14s %14s %14s %3zu %8s %10s", x->policy, x->threads,
+				fprintf(out, "%-16s %7u %14s %14s %14s %3zu %8s %10s", ESC(x->policy), x->threads,
 					med, lo, hi, x->n, sp, ef);
 			}
 			if (!markdown && s->monitored && x->monitored)
