@@ -218,14 +218,6 @@ static void csv_key(FILE *out, const struct cseries *s, const struct ccell *x, s
 	fprintf(out, "%c%u%c%ld", sep, x->threads, sep, x->ranks);
 }
 
-/* A number, or an empty field where there is none. */
-static void csv_num(FILE *out, char sep, double v)
-{
-	fputc(sep, out);
-	if (isfinite(v))
-		fprintf(out, "%.10g", v);
-}
-
 static const char *const cell_head[] = { "series", "workload", "algorithm", "backend", "impl", "size",
 	"size_unit", "unit", "policy", "threads", "ranks", "n", "na", "rate", "min", "max", "speedup",
 	"efficiency", "overlap_min", "unsynced", "reason", "slowest_host" };

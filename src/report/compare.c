@@ -652,13 +652,6 @@ static const char *const csv_head[] = { "group", "measured", "workload", "algori
 	"after_backend", "after_impl", "before_n", "before_median", "before_min", "before_max", "after_n",
 	"after_median", "after_min", "after_max", "ratio", "ratio_min", "ratio_max", "smallest", "largest" };
 
-static void csv_num(FILE *out, char sep, double v)
-{
-	fputc(sep, out);
-	if (isfinite(v))
-		fprintf(out, "%.10g", v);
-}
-
 static void emit_csv(FILE *out, const struct compare *k, char sep, bool raw)
 {
 	const struct entry *lo = NULL, *hi = NULL;

@@ -639,7 +639,8 @@ static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 				fputc(sep, out);
 				csv_field(out, f[j], sep, raw);
 			}
-			fprintf(out, "%c%.10g%c", sep, k->size, sep);
+			csv_num(out, sep, k->size);
+			fputc(sep, out);
 			csv_field(out, k->size_unit, sep, raw);
 			fputc(sep, out);
 			csv_field(out, k->unit, sep, raw);
