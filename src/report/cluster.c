@@ -182,12 +182,26 @@ static void check_ranks(const struct dataset *ds, const struct cluster *cl, cons
 	}
 }
 
+/* The first row of M whose window ends before it starts (a clock stepped
+ * back, a file edited by hand), or NULL; NaN windows are not inverted. */
+static const struct obs *inverted_window(const struct dataset *ds, const struct cluster *cl,
+					 const struct cmeas *m)
+{
+	for (size_t j = 0; j < m->n; j++) {
+		const struct obs *o = &ds->obs[cl->rows[m->first + j]];
+
+		if (o->t_end < o->t_start)
+			return o;
+	}
+	return NULL;
+}
+
 /* The rate of M or why it has none: incomplete, a rank failed, no windows,
  * no work, then too little overlap, in that order. */
 static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *m, double *start,
 		    double *end, FILE *errf)
 {
-	const struct obs *first = &ds->obs[cl->rows[m->first]], *at, *also;
+	const struct obs *first = &ds->obs[cl->rows[m->first]], *at, *also, *bad;
 	bool no_wall = false;
 	char why[96];
 	size_t j;
@@ -199,7 +213,7 @@ static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *
 	check_ranks(ds, cl, m, &m->present, why, sizeof(why), &at, &also);
 	m->complete = !why[0] && m->ranks > 0 && m->present == (size_t)m->ranks;
 	if (why[0]) {
-		fprintf(errf, "threadreport: %s:%u: job '", at->file, at->line);
+		fprintf(errf, "threadreport: %s:%u: job '", ESC(at->file), at->line);
 		esc_line(errf, at->job);
 		fputs("', ", errf);
 		esc_line(errf, at->algorithm);
@@ -207,7 +221,7 @@ static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *
 		esc_line(errf, at->policy);
 		fprintf(errf, " %u thread%s, repeat %d: %s", at->threads, at->threads == 1 ? "" : "s", at->repeat, why);
 		if (also)
-			fprintf(errf, " (also %s:%u)", also->file, also->line);
+			fprintf(errf, " (also %s:%u)", ESC(also->file), also->line);
 		fputs("; the cluster measurement is incomplete\n", errf);
 		snprintf(m->reason, sizeof(m->reason), "incomplete: %s", why);
 	} else if (!m->complete) {
@@ -233,7 +247,13 @@ static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *
 	m->overlap = cluster_overlap(start, end, m->n);
 	if (m->reason[0])
 		return;
-	if (isnan(m->overlap))
+	if (isnan(m->overlap) && (bad = inverted_window(ds, cl, m))) {
+		/* The reason names the line first: a long file name is what gets cut. */
+		snprintf(m->reason, sizeof(m->reason), "t_end before t_start at line %u of %s", bad->line,
+			 ESC(bad->file));
+		fprintf(errf, "threadreport: %s:%u: t_end before t_start (rank %ld): no cluster rate for its measurement\n",
+			ESC(bad->file), bad->line, bad->rank);
+	} else if (isnan(m->overlap))
 		snprintf(m->reason, sizeof(m->reason), "no measurement windows: rows from an older version");
 	else if (isnan(m->work))
 		snprintf(m->reason, sizeof(m->reason), "no work to add up (no ops or bytes, or a unit of the program's own)");
