@@ -1100,7 +1100,7 @@ static int emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bo
 	struct cutoff_ref *ref = NULL;
 	struct cutoff *cut = NULL;
 	size_t i, npts, ncut = 0;
-	bool header = false;
+	bool header = false, md = fmt == FMT_MARKDOWN;
 	int ret = -1;
 
 	if (fmt == FMT_CSV || fmt == FMT_TSV) {
@@ -1157,15 +1157,15 @@ static int emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bo
 							 : "== cutoffs between backends\n");
 			header = true;
 		}
-		fprintf(out, "%s%s %s, %s, %u thread%s%s%s: ", fmt == FMT_MARKDOWN ? "- " : "  ",
-			ka->workload, ka->algorithm, x->policy, x->threads, x->threads == 1 ? "" : "s",
-			ds->multi_host ? ", host " : "", ds->multi_host ? ka->host : "");
+		fprintf(out, "%s%s %s, %s, %u thread%s%s%s: ", md ? "- " : "  ", ESC_MD(ka->workload, md),
+			ESC_MD(ka->algorithm, md), ESC_MD(x->policy, md), x->threads, x->threads == 1 ? "" : "s",
+			ds->multi_host ? ", host " : "", ds->multi_host ? ESC_MD(ka->host, md) : "");
 		if (y->found)
-			fprintf(out, "%s overtakes %s above ~%.0f %s\n", above, below, y->cut,
-				ka->size_unit);
+			fprintf(out, "%s overtakes %s above ~%.0f %s\n", ESC_MD(above, md), ESC_MD(below, md),
+				y->cut, ESC_MD(ka->size_unit, md));
 		else
 			fprintf(out, "%s is faster at every size measured (%zu sizes, %.0f..%.0f %s, %.2fx..%.2fx)\n",
-				faster, y->sizes, y->min_size, y->max_size, ka->size_unit,
+				ESC_MD(faster, md), y->sizes, y->min_size, y->max_size, ESC_MD(ka->size_unit, md),
 				y->ratio_min > 1 ? y->ratio_min : 1 / y->ratio_min,
 				y->ratio_max > 1 ? y->ratio_max : 1 / y->ratio_max);
 	}
