@@ -182,18 +182,25 @@ static void check_ranks(const struct dataset *ds, const struct cluster *cl, cons
 	}
 }
 
-/* The first row of M whose window ends before it starts (a clock stepped
- * back, a file edited by hand), or NULL; NaN windows are not inverted. */
-static const struct obs *inverted_window(const struct dataset *ds, const struct cluster *cl,
-					 const struct cmeas *m)
+/* Whether a row of M has a window that ends before it starts (a clock
+ * stepped back, a file edited by hand): the first is M's reason and named
+ * on ERRF with its file and line.  NaN windows are not inverted. */
+static bool inverted_window(const struct dataset *ds, const struct cluster *cl, struct cmeas *m,
+			    FILE *errf)
 {
 	for (size_t j = 0; j < m->n; j++) {
 		const struct obs *o = &ds->obs[cl->rows[m->first + j]];
 
-		if (o->t_end < o->t_start)
-			return o;
+		if (!(o->t_end < o->t_start))
+			continue;
+		/* The reason names the line first: a long file name is what gets cut. */
+		snprintf(m->reason, sizeof(m->reason), "t_end before t_start at line %u of %s", o->line,
+			 ESC(o->file));
+		fprintf(errf, "threadreport: %s:%u: t_end before t_start (rank %ld): no cluster rate for its measurement\n",
+			ESC(o->file), o->line, o->rank);
+		return true;
 	}
-	return NULL;
+	return false;
 }
 
 /* The rate of M or why it has none: incomplete, a rank failed, no windows,
@@ -201,7 +208,7 @@ static const struct obs *inverted_window(const struct dataset *ds, const struct 
 static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *m, double *start,
 		    double *end, FILE *errf)
 {
-	const struct obs *first = &ds->obs[cl->rows[m->first]], *at, *also, *bad;
+	const struct obs *first = &ds->obs[cl->rows[m->first]], *at, *also;
 	bool no_wall = false;
 	char why[96];
 	size_t j;
@@ -247,15 +254,10 @@ static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *
 	m->overlap = cluster_overlap(start, end, m->n);
 	if (m->reason[0])
 		return;
-	if (isnan(m->overlap) && (bad = inverted_window(ds, cl, m))) {
-		/* The reason names the line first: a long file name is what gets cut. */
-		snprintf(m->reason, sizeof(m->reason), "t_end before t_start at line %u of %s", bad->line,
-			 ESC(bad->file));
-		fprintf(errf, "threadreport: %s:%u: t_end before t_start (rank %ld): no cluster rate for its measurement\n",
-			ESC(bad->file), bad->line, bad->rank);
-	} else if (isnan(m->overlap))
-		snprintf(m->reason, sizeof(m->reason), "no measurement windows: rows from an older version");
-	else if (isnan(m->work))
+	if (isnan(m->overlap)) {
+		if (!inverted_window(ds, cl, m, errf))
+			snprintf(m->reason, sizeof(m->reason), "no measurement windows: rows from an older version");
+	} else if (isnan(m->work))
 		snprintf(m->reason, sizeof(m->reason), "no work to add up (no ops or bytes, or a unit of the program's own)");
 	else if (!(m->wall > 0))
 		snprintf(m->reason, sizeof(m->reason), "no wall time");
