@@ -898,6 +898,20 @@ static void escape_line(void **state)
 	assert_string_equal(esc_text("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", buf, sizeof(buf)),
 			    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9...");
 	assert_string_equal(ESC("x\ny"), "x\\ny");
+	/* Any bytes, any room: a string that fits, with no control byte. */
+	srand(25);
+	for (int i = 0; i < 2000; i++) {
+		char in[24], out[32];
+		size_t len = 1 + (size_t)rand() % sizeof(out), n = (size_t)rand() % sizeof(in);
+
+		for (size_t j = 0; j < n; j++)
+			in[j] = (char)(1 + rand() % 255);
+		in[n] = '\0';
+		esc_text(in, out, len);
+		assert_true(strlen(out) < len);
+		for (const char *c = out; *c; c++)
+			assert_true((unsigned char)*c >= 0x20 && *c != 0x7f);
+	}
 }
 
 /* JSON: valid UTF-8 whatever the input, every bad byte counted. */
