@@ -387,7 +387,7 @@ static int existing_token(struct p11 *p, const struct backend_opts *o, const cha
 	}
 	if (o->token_label && find_label(p, o->token_label, &p->slot) < 0) {
 		snprintf(err, errlen, "token-label: no token labelled '%s' in this module; its tokens: %s",
-			 o->token_label, tokens);
+			 ESC(o->token_label), tokens);
 		return BE_USAGE;
 	}
 	if (!o->token_label && !o->slot_set) {
