@@ -578,7 +578,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (a.spec.note[0])
-			fprintf(stderr, "%s: counters: %s\n", PROG, a.spec.note);
+			msg_error(PROG, "counters: %s", a.spec.note);
 	}
 	if (a.sweep) {
 		ret = sweep_main(&a, &of);
