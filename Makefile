@@ -170,11 +170,11 @@ $(MPI_PROG): $(OBJ)/src/mpi/threadrun-mpi.o $(LIBS)
 # Loaded into programs of any build, so never sanitized (a sanitizer's
 # runtime must come first in the program it checks); it takes opt.c's list
 # parser and exports pthread_create alone.
-$(PRELOAD_LIB): src/preload/pthreads_pin.c src/lib/opt.c src/lib/opt.h
+$(PRELOAD_LIB): src/preload/pthreads_pin.c src/lib/opt.c src/lib/opt.h src/lib/escape.c src/lib/escape.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(filter-out $(SANFLAGS_$(SAN)),$(CFLAGS)) -Isrc/lib -shared -fPIC -fvisibility=hidden \
-		-o $@ src/preload/pthreads_pin.c src/lib/opt.c -ldl -lpthread -lm
+		-o $@ src/preload/pthreads_pin.c src/lib/opt.c src/lib/escape.c -ldl -lpthread -lm
 
 $(BIN)/threadreport: $(OBJ)/src/report/threadreport.o $(OBJ)/libreporter.a $(LIBS)
 	@mkdir -p $(dir $@)

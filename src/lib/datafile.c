@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "datafile.h"
 
 int datafile_open(const char *what, const char *path, int flags, char *err, size_t errlen)
@@ -22,7 +23,7 @@ int datafile_open(const char *what, const char *path, int flags, char *err, size
 
 	if (len >= PATH_MAX) {
 		errno = ENAMETOOLONG;
-		snprintf(err, errlen, "%s: '%.32s...' (%zu characters): %s, at most %d", what, path,
+		snprintf(err, errlen, "%s: '%.32s...' (%zu characters): %s, at most %d", what, ESC(path),
 			 len, strerror(errno), PATH_MAX - 1);
 		return -1;
 	}
@@ -32,18 +33,18 @@ int datafile_open(const char *what, const char *path, int flags, char *err, size
 		saved = errno;
 		if (saved == ELOOP)
 			snprintf(err, errlen, "%s: '%s' is a symbolic link; links are not followed, give the file itself",
-				 what, path);
+				 what, ESC(path));
 		else if (saved == ENXIO || saved == EISDIR)
-			snprintf(err, errlen, "%s: '%s' is not a regular file, give a file", what, path);
+			snprintf(err, errlen, "%s: '%s' is not a regular file, give a file", what, ESC(path));
 		else
-			snprintf(err, errlen, "%s: cannot open '%s': %s", what, path, strerror(saved));
+			snprintf(err, errlen, "%s: cannot open '%s': %s", what, ESC(path), strerror(saved));
 		errno = saved;
 		return -1;
 	}
 	if (fstat(fd, &st) < 0)
 		goto fail;
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: '%s' is not a regular file, give a file", what, path);
+		snprintf(err, errlen, "%s: '%s' is not a regular file, give a file", what, ESC(path));
 		close(fd);
 		errno = EINVAL;
 		return -1;
@@ -61,7 +62,7 @@ int datafile_open(const char *what, const char *path, int flags, char *err, size
 	return fd;
 fail:
 	saved = errno;
-	snprintf(err, errlen, "%s: cannot open '%s': %s", what, path, strerror(saved));
+	snprintf(err, errlen, "%s: cannot open '%s': %s", what, ESC(path), strerror(saved));
 	close(fd);
 	errno = saved;
 	return -1;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "launcher.h"
 
 /* Ranks of one job: far beyond any cluster, small enough for any count. */
@@ -53,16 +54,11 @@ static const char *value(const struct reader *r, const char *name)
 	return v && *v ? v : NULL;
 }
 
-/* At most 40 bytes of V for a message, anything but printable ASCII as
- * '?': a value never splits the one line of a warning. */
+/* V for a message (esc_text), cut to the 48 bytes of BUF: a value never
+ * splits the one line of a warning. */
 static const char *shown(const char *v, char buf[48])
 {
-	size_t i;
-
-	for (i = 0; v[i] && i < 40; i++)
-		buf[i] = (unsigned char)v[i] < 0x20 || (unsigned char)v[i] >= 0x7f ? '?' : v[i];
-	strcpy(buf + i, v[i] ? "..." : "");
-	return buf;
+	return esc_text(v, buf, 48);
 }
 
 /* NAME's value as a count below MAX, -1 when unset; -2 (with the warning)

@@ -8,17 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "opt.h"
 
 void msg_error(const char *prog, const char *fmt, ...)
 {
+	char *text = NULL;
 	va_list ap;
+	int n;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&text, fmt, ap);
 	va_end(ap);
+	/* One line whatever a value held (escape.h; its escapes are printable,
+	 * so a value escaped already passes unchanged). */
+	fprintf(stderr, "%s: ", prog);
+	esc_line(stderr, n < 0 ? "out of memory" : text);
 	fputc('\n', stderr);
+	free(text);
 }
 
 /* The id getopt returns for row I: its own, its short name, or 256 + I. */
@@ -92,19 +99,19 @@ int opt_next(struct opt_parser *p, int argc, char **argv, const char **arg)
 	if (c == ':') {
 		s = opt_spec_of(p, optopt);
 		msg_error(p->prog, "option '%s' needs a value (%s), see '%s --help'",
-			  argv[optind - 1], s && s->arg ? s->arg : "a value", p->prog);
+			  ESC(argv[optind - 1]), s && s->arg ? s->arg : "a value", p->prog);
 		return OPT_ERROR;
 	}
 	if (c == '?') {
 		bad = argv[optind - 1];
 		if (optopt && opt_spec_of(p, optopt) && strncmp(bad, "--", 2) == 0)
-			msg_error(p->prog, "option '%s' takes no value, see '%s --help'", bad,
+			msg_error(p->prog, "option '%s' takes no value, see '%s --help'", ESC(bad),
 				  p->prog);
 		else if (optopt)
 			msg_error(p->prog, "option '-%c' not known, see '%s --help'", optopt,
 				  p->prog);
 		else
-			msg_error(p->prog, "option '%s' not known, see '%s --help'", bad, p->prog);
+			msg_error(p->prog, "option '%s' not known, see '%s --help'", ESC(bad), p->prog);
 		return OPT_ERROR;
 	}
 	return c;
@@ -311,7 +318,7 @@ static int store(const struct opt_spec *s, const char *arg, char *opts, char *er
 				return 0;
 			}
 		opt_choice_names(s, " ", names, sizeof(names));
-		snprintf(err, errlen, "%s '%s' not known, choices are: %s", what, arg, names);
+		snprintf(err, errlen, "%s '%s' not known, choices are: %s", what, ESC(arg), names);
 		return -1;
 	case OPT_TYPE_CALLBACK:
 		return s->call(arg, opts, err, errlen);
@@ -370,7 +377,7 @@ int num_scan_u64(const char **p, uint64_t max, uint64_t *out)
 static void out_of_range(const char *what, const char *text, uint64_t min, uint64_t max,
 			 char *err, size_t errlen)
 {
-	snprintf(err, errlen, "%s: %s is out of range, allowed %llu..%llu", what, text,
+	snprintf(err, errlen, "%s: %s is out of range, allowed %llu..%llu", what, ESC(text),
 		 (unsigned long long)min, (unsigned long long)max);
 }
 
@@ -396,7 +403,7 @@ int num_parse_u64(const char *what, const char *text, uint64_t min, uint64_t max
 	*out = v;
 	return 0;
 nan:
-	snprintf(err, errlen, "%s: '%s' is not a number, allowed %llu..%llu", what, text,
+	snprintf(err, errlen, "%s: '%s' is not a number, allowed %llu..%llu", what, ESC(text),
 		 (unsigned long long)min, (unsigned long long)max);
 	return -1;
 }
@@ -447,7 +454,7 @@ int num_parse_double(const char *what, const char *text, double min, double max,
 	errno = 0;
 	v = strtod(text, &end);
 	if (!num_is_decimal(text) || end == text || *end) {
-		snprintf(err, errlen, "%s: '%s' is not a number, allowed %g..%g", what, text,
+		snprintf(err, errlen, "%s: '%s' is not a number, allowed %g..%g", what, ESC(text),
 			 min, max);
 		return -1;
 	}
@@ -456,7 +463,7 @@ int num_parse_double(const char *what, const char *text, double min, double max,
 		return 0;
 	}
 range:
-	snprintf(err, errlen, "%s: %s is out of range, allowed %g..%g", what, text, min, max);
+	snprintf(err, errlen, "%s: %s is out of range, allowed %g..%g", what, ESC(text), min, max);
 	return -1;
 }
 
@@ -479,7 +486,7 @@ int list_split(const char *what, const char *text, const char *accepted, char **
 		len = comma ? (size_t)(comma - p) : strlen(p);
 		if (len == 0) {
 			snprintf(err, errlen, "%s: '%s' has an empty element at character %zu, accepted: %s",
-				 what, text, (size_t)(p - text) + 1, accepted);
+				 what, ESC(text), (size_t)(p - text) + 1, accepted);
 			errno = EINVAL;
 			goto fail;
 		}

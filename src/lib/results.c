@@ -20,6 +20,7 @@
 #include "datafile.h"
 
 #include "opt.h"
+#include "escape.h"
 #include "results.h"
 
 static const char *const col_names[RC_COUNT] = {
@@ -214,7 +215,7 @@ int results_row_check(const struct results_row *row, char *err, size_t errlen)
 		if (col_kinds[i] == K_TEXT || !row->val[i] || !*row->val[i])
 			continue;
 		if (isnan(col_value((enum results_col)i, row->val[i], &why))) {
-			snprintf(err, errlen, "column '%s': '%.40s%s' %s", col_names[i], row->val[i],
+			snprintf(err, errlen, "column '%s': '%.40s%s' %s", col_names[i], ESC(row->val[i]),
 				 strlen(row->val[i]) > 40 ? "..." : "", why);
 			return -1;
 		}
@@ -355,24 +356,6 @@ int results_row_provenance(struct results_row *row, const char *versions)
 			       versions ? "; " : "", versions ? versions : "");
 }
 
-/* Append one CSV field, quoted when it needs to be (RFC 4180: a quoted
- * field keeps commas, quotes, CR and newlines, and reads back as written). */
-int results_put_field(FILE *f, const char *s)
-{
-	bool quote = strpbrk(s, ",\"\n\r") || (*s && (s[0] == ' ' || s[strlen(s) - 1] == ' '));
-	const char *p;
-
-	if (!quote)
-		return fputs(s, f);
-	fputc('"', f);
-	for (p = s; *p; p++) {
-		if (*p == '"')
-			fputc('"', f);
-		fputc(*p, f);
-	}
-	return fputc('"', f);
-}
-
 /* One CSV line: the header (ROW NULL) or a row, always whole. */
 static char *format_line(const struct results_row *row)
 {
@@ -387,7 +370,7 @@ static char *format_line(const struct results_row *row)
 		if (i)
 			fputc(',', f);
 		if (row)
-			results_put_field(f, results_row_get(row, (enum results_col)i));
+			esc_csv(f, results_row_get(row, (enum results_col)i), 0);
 		else
 			fputs(col_names[i], f);
 	}
@@ -453,13 +436,13 @@ int results_check(const char *path, char *err, size_t errlen)
 		goto out;
 	}
 	if (strlen(path) >= PATH_MAX) {
-		snprintf(err, errlen, "results: '%.32s...' (%zu characters): %s, at most %d", path,
+		snprintf(err, errlen, "results: '%.32s...' (%zu characters): %s, at most %d", ESC(path),
 			 strlen(path), strerror(ENAMETOOLONG), PATH_MAX - 1);
 		goto out;
 	}
 	dir = dirname(copy);
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "results: directory '%s' of '%s' does not exist", dir, path);
+		snprintf(err, errlen, "results: directory '%s' of '%s' does not exist", ESC(dir), ESC(path));
 		goto out;
 	}
 	fd = datafile_open("results", path, O_RDWR | O_APPEND, err, errlen);
@@ -480,7 +463,7 @@ int results_check(const char *path, char *err, size_t errlen)
 	} else if (errno != ENOENT) {
 		goto out;
 	} else if (access(dir, W_OK) < 0) {
-		snprintf(err, errlen, "results: cannot create '%s' in '%s': %s", path, dir,
+		snprintf(err, errlen, "results: cannot create '%s' in '%s': %s", ESC(path), ESC(dir),
 			 strerror(errno));
 		goto out;
 	}
@@ -524,7 +507,7 @@ void results_nolock_error(const char *locked, const char *results, char *err, si
 		}
 	}
 	snprintf(err, errlen, "results: cannot lock '%s': %s (a network file system without a lock service?); ranks on several hosts cannot share '%s' there: give each host its own file, -o '%s'",
-		 locked, strerror(ENOLCK), results, hint ? hint : "DIR/runs-%h.csv");
+		 ESC(locked), strerror(ENOLCK), ESC(results), ESC(hint ? hint : "DIR/runs-%h.csv"));
 	free(hint);
 }
 
@@ -553,19 +536,19 @@ int results_append(const char *path, const struct results_row *row, char *err,
 			results_nolock_error(path, path, err, errlen);
 		else
 			snprintf(err, errlen, "results: %s while waiting for the lock on '%s'",
-				 errno == EINTR ? "interrupted" : strerror(errno), path);
+				 errno == EINTR ? "interrupted" : strerror(errno), ESC(path));
 		goto out;
 	}
 	/* Held off from here to the end: the row goes in whole or not at all. */
 	sigprocmask(SIG_BLOCK, &all, &old);
 	blocked = true;
 	if (fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "results: cannot read '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "results: cannot read '%s': %s", ESC(path), strerror(errno));
 		goto out;
 	}
 	if (st.st_size > 0 && header_matches(fd, header, &crlf) != 1) {
 		snprintf(err, errlen, "results: '%s' has another header (%s); not appending: give a new file",
-			 path, header_diff(fd));
+			 ESC(path), header_diff(fd));
 		goto out;
 	}
 	/* A file cut short by someone else's crash still gets our row on a line
@@ -585,10 +568,10 @@ int results_append(const char *path, const struct results_row *row, char *err,
 		/* Cut back a part-written row. */
 		if (ftruncate(fd, st.st_size) < 0)
 			snprintf(err, errlen, "results: cannot append to '%s': %s, and cutting back failed: %s",
-				 path, strerror(saved), strerror(errno));
+				 ESC(path), strerror(saved), strerror(errno));
 		else
 			snprintf(err, errlen, "results: cannot append to '%s': %s (earlier rows kept)",
-				 path, strerror(saved));
+				 ESC(path), strerror(saved));
 		goto out;
 	}
 	ret = 0;
@@ -642,11 +625,11 @@ static int reader_open(struct reader *r, const char *path, char *err, size_t err
 	r->fd = in ? 0 : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	r->own = !in && r->fd >= 0;
 	if (r->fd < 0 || fstat(r->fd, &st) < 0) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot read '%s': %s", ESC(path), strerror(errno));
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode) && !(in && S_ISFIFO(st.st_mode))) {
-		snprintf(err, errlen, "'%s' is not a regular file (%s); give a results file", path,
+		snprintf(err, errlen, "'%s' is not a regular file (%s); give a results file", ESC(path),
 			 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
 			 S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a special file");
 		return -1;
@@ -654,7 +637,7 @@ static int reader_open(struct reader *r, const char *path, char *err, size_t err
 	r->buf = malloc(RECORD_MAX + READ_CHUNK + 1);
 	r->out = malloc(RECORD_MAX + 1);
 	if (!r->buf || !r->out) {
-		snprintf(err, errlen, "'%s': out of memory", path);
+		snprintf(err, errlen, "'%s': out of memory", ESC(path));
 		return -1;
 	}
 	return 0;
@@ -684,7 +667,7 @@ static int reader_fill(struct reader *r, char *err, size_t errlen)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			snprintf(err, errlen, "cannot read '%s': %s", r->path, strerror(errno));
+			snprintf(err, errlen, "cannot read '%s': %s", ESC(r->path), strerror(errno));
 			return -1;
 		}
 		if (n == 0)
@@ -863,7 +846,7 @@ static int reader_next(struct reader *r, unsigned *line, FILE *errf, unsigned *b
 				split = end;
 			/* fall through */
 		case REC_BAD:
-			fprintf(errf, "%s:%u: malformed row (%s), skipped\n", r->path, r->line, why);
+			fprintf(errf, "%s:%u: malformed row (%s), skipped\n", ESC(r->path), r->line, why);
 			(*bad)++;
 			if (split) {
 				r->pos = split;
@@ -920,7 +903,7 @@ int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
 				row.val[map[f]] = strdup(rfield(&r, f));
 			}
 		if (results_row_check(&row, why, sizeof(why)) < 0) {
-			fprintf(errf, "%s:%u: %s, row skipped\n", path, line, why);
+			fprintf(errf, "%s:%u: %s, row skipped\n", ESC(path), line, why);
 			bad++;
 			results_row_clear(&row);
 			continue;
@@ -935,15 +918,15 @@ int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
 	if (got < 0)
 		goto out;
 	if (!any && bad == 0) {
-		snprintf(err, errlen, "'%s' is empty, expected a results file with a header line", path);
+		snprintf(err, errlen, "'%s' is empty, expected a results file with a header line", ESC(path));
 		goto out;
 	}
 	if (nhead == 0) {
 		if (bad)
 			snprintf(err, errlen, "'%s' has no header line, only %u damaged line(s); expected a CSV results file",
-				 path, bad);
+				 ESC(path), bad);
 		else
-			snprintf(err, errlen, "'%s' has no header line", path);
+			snprintf(err, errlen, "'%s' has no header line", ESC(path));
 		goto out;
 	}
 	memcpy(info->has, have, sizeof(have));

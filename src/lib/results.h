@@ -91,11 +91,6 @@ int results_append(const char *path, const struct results_row *row, char *err,
  */
 void results_nolock_error(const char *locked, const char *results, char *err, size_t errlen);
 
-/* Write S as one CSV field (RFC 4180: quoted when it holds a comma, a quote,
- * a line break or edge spaces; quotes doubled).  The monitor's series uses it
- * too. */
-int results_put_field(FILE *f, const char *s);
-
 /*
  * The identity of a measurement, defined here once (results/README.md,
  * "Identity") and used by threadrun --resume and the reporter alike.

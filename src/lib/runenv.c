@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "opt.h"
 #include "cputrack.h"
 #include "placement.h"
@@ -68,7 +69,7 @@ static void machine_env(void)
 	if (!bad)
 		return;
 	fprintf(stderr, "%s: warning: ignoring %s%s%.40s%s (%s): rows describe this machine\n",
-		program_invocation_short_name, bad, val ? "=" : "", val ? val : "",
+		program_invocation_short_name, bad, val ? "=" : "", ESC(val ? val : ""),
 		val && strlen(val) > 40 ? "..." : "",
 		val ? why : "not set");
 load:
@@ -366,7 +367,7 @@ int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 	if (getenv(ENV_RUN) && *getenv(ENV_RUN)) {
 		if (strlen(getenv(ENV_RUN)) > 256 || !printable(getenv(ENV_RUN))) {
 			snprintf(err, errlen, "%s: '%.40s' is not a run id, allowed 1..256 printable characters",
-				 ENV_RUN, getenv(ENV_RUN));
+				 ENV_RUN, ESC(getenv(ENV_RUN)));
 			goto out;
 		}
 		env->run = strdup(getenv(ENV_RUN));

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "cluster.h"
 #include "results.h"
 
@@ -181,11 +182,25 @@ static void check_ranks(const struct dataset *ds, const struct cluster *cl, cons
 	}
 }
 
-/* S on one line: the files' control characters become spaces. */
-static void put_line(FILE *f, const char *s)
+/* Whether a row of M has a window that ends before it starts (a clock
+ * stepped back, a file edited by hand): the first is M's reason and named
+ * on ERRF with its file and line.  NaN windows are not inverted. */
+static bool inverted_window(const struct dataset *ds, const struct cluster *cl, struct cmeas *m,
+			    FILE *errf)
 {
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+	for (size_t j = 0; j < m->n; j++) {
+		const struct obs *o = &ds->obs[cl->rows[m->first + j]];
+
+		if (!(o->t_end < o->t_start))
+			continue;
+		/* The reason names the line first: a long file name is what gets cut. */
+		snprintf(m->reason, sizeof(m->reason), "t_end before t_start at line %u of %s", o->line,
+			 ESC(o->file));
+		fprintf(errf, "threadreport: %s:%u: t_end before t_start (rank %ld): no cluster rate for its measurement\n",
+			ESC(o->file), o->line, o->rank);
+		return true;
+	}
+	return false;
 }
 
 /* The rate of M or why it has none: incomplete, a rank failed, no windows,
@@ -205,15 +220,15 @@ static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *
 	check_ranks(ds, cl, m, &m->present, why, sizeof(why), &at, &also);
 	m->complete = !why[0] && m->ranks > 0 && m->present == (size_t)m->ranks;
 	if (why[0]) {
-		fprintf(errf, "threadreport: %s:%u: job '", at->file, at->line);
-		put_line(errf, at->job);
+		fprintf(errf, "threadreport: %s:%u: job '", ESC(at->file), at->line);
+		esc_line(errf, at->job);
 		fputs("', ", errf);
-		put_line(errf, at->algorithm);
+		esc_line(errf, at->algorithm);
 		fputs(", ", errf);
-		put_line(errf, at->policy);
+		esc_line(errf, at->policy);
 		fprintf(errf, " %u thread%s, repeat %d: %s", at->threads, at->threads == 1 ? "" : "s", at->repeat, why);
 		if (also)
-			fprintf(errf, " (also %s:%u)", also->file, also->line);
+			fprintf(errf, " (also %s:%u)", ESC(also->file), also->line);
 		fputs("; the cluster measurement is incomplete\n", errf);
 		snprintf(m->reason, sizeof(m->reason), "incomplete: %s", why);
 	} else if (!m->complete) {
@@ -239,9 +254,10 @@ static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *
 	m->overlap = cluster_overlap(start, end, m->n);
 	if (m->reason[0])
 		return;
-	if (isnan(m->overlap))
-		snprintf(m->reason, sizeof(m->reason), "no measurement windows: rows from an older version");
-	else if (isnan(m->work))
+	if (isnan(m->overlap)) {
+		if (!inverted_window(ds, cl, m, errf))
+			snprintf(m->reason, sizeof(m->reason), "no measurement windows: rows from an older version");
+	} else if (isnan(m->work))
 		snprintf(m->reason, sizeof(m->reason), "no work to add up (no ops or bytes, or a unit of the program's own)");
 	else if (!(m->wall > 0))
 		snprintf(m->reason, sizeof(m->reason), "no wall time");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "escape.h"
 #include "cluster.h"
 
 /* "t2accel sha256 / evp, 1024 bytes, bytes/s": one line whatever the
@@ -11,15 +12,13 @@
 static void title(const struct cluster *cl, const struct cseries *s, char *buf, size_t len)
 {
 	const struct obs *k = s->key;
-	char size[64];
+	char size[64], raw[512];
 
-	snprintf(buf, len, "%s %s%s%s, %s, %s%s%s", k->workload, *k->algorithm ? k->algorithm : "-",
+	snprintf(raw, sizeof(raw), "%s %s%s%s, %s, %s%s%s", k->workload, *k->algorithm ? k->algorithm : "-",
 		 *k->backend ? " / " : "", k->backend, size_text(k, size, sizeof(size)),
 		 *k->unit ? k->unit : "rate", cl->multi_config ? ", config " : "",
 		 cl->multi_config ? k->config : "");
-	for (char *t = buf; *t; t++)
-		if ((unsigned char)*t < 0x20 || *t == 0x7f)
-			*t = ' ';
+	esc_text(raw, buf, len);
 }
 
 /* "94%", or "-" where no measurement had windows. */
@@ -81,8 +80,9 @@ static void warnings(FILE *out, const struct cluster *cl, const struct cseries *
 						continue;
 					if (named++ < 4)
 						fprintf(out, "%s host %s rank %ld, %s %u thread%s (%s:%u)",
-							named > 1 ? ";" : "", o->host, o->rank, o->policy,
-							o->threads, o->threads == 1 ? "" : "s", o->file, o->line);
+							named > 1 ? ";" : "", ESC_MD(o->host, *bullet == '-'), o->rank,
+							ESC_MD(o->policy, *bullet == '-'), o->threads, o->threads == 1 ? "" : "s",
+							ESC_MD(o->file, *bullet == '-'), o->line);
 				}
 		fprintf(out, "%s\n", named > 4 ? "; ..." : "");
 	}
@@ -106,7 +106,7 @@ static void hosts_text(FILE *out, const struct cluster *cl, const struct cseries
 		fputs("| host | n | min | median | max |\n|---|---:|---:|---:|---:|\n", out);
 	} else {
 		fprintf(out, "  per host, per-rank rates at %s, %u thread%s, %ld rank%s (each rank's own rate: never added up):\n",
-			c->policy, c->threads, c->threads == 1 ? "" : "s", c->ranks, c->ranks == 1 ? "" : "s");
+			ESC(c->policy), c->threads, c->threads == 1 ? "" : "s", c->ranks, c->ranks == 1 ? "" : "s");
 		fprintf(out, "  %-24s %3s %14s %14s %14s\n", "host", "n", "min", "median", "max");
 	}
 	for (h = 0; h < c->nhosts; h++) {
@@ -120,7 +120,7 @@ static void hosts_text(FILE *out, const struct cluster *cl, const struct cseries
 			md_cell(out, x->host);
 			fprintf(out, " | %zu | %s | %s | %s |\n", x->n, lo, med, hi);
 		} else {
-			fprintf(out, "  %-24s %3zu %14s %14s %14s%s\n", x->host, x->n, lo, med, hi,
+			fprintf(out, "  %-24s %3zu %14s %14s %14s%s\n", ESC(x->host), x->n, lo, med, hi,
 				h == c->slowest ? "  slowest" : "");
 		}
 	}
@@ -137,7 +137,7 @@ static void hosts_text(FILE *out, const struct cluster *cl, const struct cseries
 		if (md)
 			md_cell(out, x->host);
 		else
-			fputs(x->host, out);
+			esc_line(out, x->host);
 		fprintf(out, " (median per-rank rate %s", med);
 		if (best > 0)
 			fprintf(out, ", %.2fx the fastest host's", x->median / best);
@@ -180,9 +180,9 @@ static void emit_text(FILE *out, const struct cluster *cl, bool md)
 				fputs("| ", out);
 				md_cell(out, x->policy);
 				fprintf(out, " | %u | %ld | %s | %s | %s | %zu | %s | %s | %s | %s |\n", x->threads,
-					x->ranks, med, lo, hi, x->n, ov, sp, ef, note);
+					x->ranks, med, lo, hi, x->n, ov, sp, ef, ESC_MD(note, true));
 			} else {
-				fprintf(out, "%-16s %7u %5ld %14s %14s %14s %3zu %7s %8s %10s  %s\n", x->policy,
+				fprintf(out, "%-16s %7u %5ld %14s %14s %14s %3zu %7s %8s %10s  %s\n", ESC(x->policy),
 					x->threads, x->ranks, med, lo, hi, x->n, ov, sp, ef, note);
 			}
 		}
@@ -216,14 +216,6 @@ static void csv_key(FILE *out, const struct cseries *s, const struct ccell *x, s
 	fputc(sep, out);
 	csv_field(out, x->policy, sep, raw);
 	fprintf(out, "%c%u%c%ld", sep, x->threads, sep, x->ranks);
-}
-
-/* A number, or an empty field where there is none. */
-static void csv_num(FILE *out, char sep, double v)
-{
-	fputc(sep, out);
-	if (isfinite(v))
-		fprintf(out, "%.10g", v);
 }
 
 static const char *const cell_head[] = { "series", "workload", "algorithm", "backend", "impl", "size",

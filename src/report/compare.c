@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "compare.h"
 #include "opt.h"
 #include "results.h"
@@ -59,17 +60,15 @@ static const struct by_column *by_column_named(const char *name, size_t len)
 	return NULL;
 }
 
-/* A text of the files (or of the command line) for a one-line message:
- * control characters become spaces.  Freed by the caller; NULL without
- * memory, which the messages print as "". */
+/* A text of the files (or of the command line) for a one-line message
+ * (esc_line; an escape is at most 4 bytes for 1).  Freed by the caller;
+ * NULL without memory, which the messages print as "". */
 static char *one_line(const char *s)
 {
-	char *copy = strdup(s);
+	size_t len = 4 * strlen(s) + 1;
+	char *copy = malloc(len);
 
-	for (char *t = copy; t && *t; t++)
-		if ((unsigned char)*t < 0x20 || *t == 0x7f)
-			*t = ' ';
-	return copy;
+	return copy ? (char *)esc_text(s, copy, len) : NULL;
 }
 
 static bool is_run_row(const struct obs *o)
@@ -407,13 +406,6 @@ static bool both(const struct entry *e)
 	return e->c[BEFORE] && e->c[AFTER];
 }
 
-/* A name on one line of the text report. */
-static void text_field(FILE *out, const char *s)
-{
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
-}
-
 /* Text or markdown inline text: markdown escapes what would break a line
  * or a table; text only what would break a line. */
 static void put(FILE *out, const char *s, bool md)
@@ -421,7 +413,7 @@ static void put(FILE *out, const char *s, bool md)
 	if (md)
 		md_cell(out, s);
 	else
-		text_field(out, s);
+		esc_line(out, s);
 }
 
 /* The smallest and largest ratio of a group, or NULL. */
@@ -447,7 +439,7 @@ static void where(FILE *out, const struct entry *e, bool md)
 {
 	char size[64];
 
-	fprintf(out, "%.2fx at %s (", e->ratio, size_text(entry_key(e), size, sizeof(size)));
+	fprintf(out, "%.2fx at %s (", e->ratio, ESC_MD(size_text(entry_key(e), size, sizeof(size)), md));
 	put(out, e->c[BEFORE]->policy, md);
 	fprintf(out, ", %u thread%s)", e->c[BEFORE]->threads, e->c[BEFORE]->threads == 1 ? "" : "s");
 }
@@ -590,16 +582,14 @@ static void emit_text(FILE *out, const struct compare *k, bool md)
 			fixed2(e->hi, rh, sizeof(rh));
 			snprintf(range, sizeof(range), "%s..%s", rl, rh);
 			if (md) {
-				fprintf(out, "| %s | ", size);
+				fprintf(out, "| %s | ", ESC_MD(size, true));
 				md_cell(out, e->c[BEFORE]->policy);
 				fprintf(out, " | %u | %s | %s | %s | %s | %zu | %zu |\n", e->c[BEFORE]->threads, bm,
 					am, r, range, e->c[BEFORE]->n, e->c[AFTER]->n);
 			} else {
-				fprintf(out, "%-14s ", size);
-				text_field(out, e->c[BEFORE]->policy);
-				fprintf(out, "%*s %7u %14s %14s %7s %15s %4zu/%zu\n",
-					(int)(strlen(e->c[BEFORE]->policy) < 16 ? 16 - strlen(e->c[BEFORE]->policy) : 0),
-					"", e->c[BEFORE]->threads, bm, am, r, range, e->c[BEFORE]->n, e->c[AFTER]->n);
+				fprintf(out, "%-14s ", ESC(size));
+				fprintf(out, "%-16s %7u %14s %14s %7s %15s %4zu/%zu\n", ESC(e->c[BEFORE]->policy),
+					e->c[BEFORE]->threads, bm, am, r, range, e->c[BEFORE]->n, e->c[AFTER]->n);
 			}
 		}
 		if (md)
@@ -645,7 +635,7 @@ static void emit_text(FILE *out, const struct compare *k, bool md)
 				put(out, o->host, md);
 			}
 		}
-		fprintf(out, ", %s, ", size_text(o, size, sizeof(size)));
+		fprintf(out, ", %s, ", ESC_MD(size_text(o, size, sizeof(size)), md));
 		put(out, e->c[s]->policy, md);
 		fmt_rate(e->c[s]->median, med, sizeof(med));
 		fprintf(out, ", %u thread%s: median %s ", e->c[s]->threads, e->c[s]->threads == 1 ? "" : "s", med);
@@ -661,13 +651,6 @@ static const char *const csv_head[] = { "group", "measured", "workload", "algori
 	"size_unit", "policy", "threads", "before_host", "before_backend", "before_impl", "after_host",
 	"after_backend", "after_impl", "before_n", "before_median", "before_min", "before_max", "after_n",
 	"after_median", "after_min", "after_max", "ratio", "ratio_min", "ratio_max", "smallest", "largest" };
-
-static void csv_num(FILE *out, char sep, double v)
-{
-	fputc(sep, out);
-	if (isfinite(v))
-		fprintf(out, "%.10g", v);
-}
 
 static void emit_csv(FILE *out, const struct compare *k, char sep, bool raw)
 {

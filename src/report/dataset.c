@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "dataset.h"
 #include "opt.h"
 #include "results.h"
@@ -149,8 +150,8 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->rate = results_row_num(row, RC_RATE);
 	if (n < 1 || isnan(o->rate)) {
 		fprintf(stderr, "threadreport: %s:%u: column '%s': '%s' is not usable, allowed %s; row skipped\n",
-			rd->file, line, n < 1 ? "threads" : "rate",
-			results_row_get(row, n < 1 ? RC_THREADS : RC_RATE),
+			ESC(rd->file), line, n < 1 ? "threads" : "rate",
+			ESC(results_row_get(row, n < 1 ? RC_THREADS : RC_RATE)),
 			n < 1 ? "1..1048576" : "a decimal number");
 		ds->bad_lines++;
 		return 0;
@@ -247,7 +248,7 @@ int dataset_read(struct dataset *ds, const char *path, FILE *errf, char *err, si
 		}
 	ds->bad_lines += info.bad_lines;
 	if (info.missing[0])
-		fprintf(errf, "threadreport: note: %s has no %s column(s); read without them\n", path,
+		fprintf(errf, "threadreport: note: %s has no %s column(s); read without them\n", ESC(path),
 			info.missing);
 	return 0;
 }

@@ -17,8 +17,8 @@ enum format { FMT_TEXT, FMT_MARKDOWN, FMT_CSV, FMT_TSV, FMT_JSON };
 /* "16 bytes", "2048 bits", "N=500", "-" where the rows have no size. */
 const char *size_text(const struct obs *k, char *buf, size_t len);
 
-/* A markdown table cell: pipes and backslashes escaped, control
- * characters turned to spaces, so the row keeps its cell count. */
+/* A markdown table cell (esc_md): the row keeps its cell count and no
+ * HTML reaches the page. */
 void md_cell(FILE *out, const char *s);
 
 /* A ratio with two decimals, or "n/a" where V is not finite. */
@@ -27,12 +27,16 @@ void fixed2(double v, char *buf, size_t len);
 /* A rate: whole numbers from 1000 up, four significant digits below. */
 void fmt_rate(double v, char *buf, size_t len);
 
-/* A text field of a CSV (SEP ',') or TSV (SEP '\t') table; unless RAW, a
- * text a spreadsheet would run as a formula gets a leading '. */
+/* A text field of a CSV (SEP ',', on one line) or TSV (SEP '\t') table
+ * (esc_csv, esc_tsv); unless RAW, with the formula guard. */
 void csv_field(FILE *out, const char *s, char sep, bool raw);
 
-/* A JSON string, valid UTF-8 whatever S holds: bad bytes become U+FFFD
- * and are counted (json_replaced_bytes). */
+/* SEP and a number of a CSV or TSV table; nothing after SEP where V is not
+ * finite (an empty field, as JSON's null). */
+void csv_num(FILE *out, char sep, double v);
+
+/* A JSON string (esc_json), valid UTF-8 whatever S holds: bad bytes
+ * become U+FFFD and are counted (json_replaced_bytes). */
 void json_str(FILE *out, const char *s);
 size_t json_replaced_bytes(void);
 

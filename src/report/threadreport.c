@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "cluster.h"
 #include "counts.h"
 #include "compare.h"
@@ -174,16 +175,16 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 	size_t used = 0, i, few = 0, wide = 0, over = 0;
 	char size[64];
 
-	snprintf(f->title, sizeof(f->title), "%s %s%s%s, %s, %s%s%s%s%s%s%s", k->workload,
+	char title[sizeof(f->title)];
+
+	snprintf(title, sizeof(title), "%s %s%s%s, %s, %s%s%s%s%s%s%s", k->workload,
 		 *k->algorithm ? k->algorithm : "-", *k->backend ? " / " : "", k->backend,
 		 size_text(k, size, sizeof(size)), *k->unit ? k->unit : "rate",
 		 ds->multi_host ? ", host " : "", ds->multi_host ? k->host : "",
 		 ds->multi_config ? ", config " : "", ds->multi_config ? k->config : "",
 		 ds->multi_job && *k->job ? ", job " : "", ds->multi_job ? k->job : "");
 	/* A title is one line, whatever the files' names hold. */
-	for (char *t = f->title; *t; t++)
-		if ((unsigned char)*t < 0x20 || *t == 0x7f)
-			*t = ' ';
+	esc_text(title, f->title, sizeof(f->title));
 	f->warnings[0] = '\0';
 	f->nwarnings = 0;
 	for (i = 0; i < s->ncells; i++) {
@@ -227,7 +228,7 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 }
 
 /* The policies of plan G at thread count TV, joined by " = ". */
-static void plan_name(FILE *out, const struct verdicts *v, const struct tverdict *tv, size_t g)
+static void plan_name(FILE *out, const struct verdicts *v, const struct tverdict *tv, size_t g, bool md)
 {
 	bool first = true;
 
@@ -235,7 +236,7 @@ static void plan_name(FILE *out, const struct verdicts *v, const struct tverdict
 		if (v->group[v->order[i]] == g) {
 			if (!first)
 				fputs(" = ", out);
-			fputs(v->s->cells[v->order[i]].policy, out);
+			fputs(ESC_MD(v->s->cells[v->order[i]].policy, md), out);
 			first = false;
 		}
 }
@@ -269,8 +270,8 @@ static int print_comparisons(FILE *out, const struct series *s, const char *bull
 		for (q = p + 1; q < s->npolicies; q++)
 			if (v.same[q] == p) {
 				if (!any)
-					fprintf(out, "%ssame plan: %s", bullet, s->policies[p]);
-				fprintf(out, " = %s", s->policies[q]);
+					fprintf(out, "%ssame plan: %s", bullet, ESC_MD(s->policies[p], *bullet == '-'));
+				fprintf(out, " = %s", ESC_MD(s->policies[q], *bullet == '-'));
 				any = true;
 			}
 		if (any)
@@ -283,17 +284,17 @@ static int print_comparisons(FILE *out, const struct series *s, const char *bull
 
 			fprintf(out, " %u: ", tv->threads);
 			if (tv->ngroups < 2) {
-				plan_name(out, &v, tv, 0);
+				plan_name(out, &v, tv, 0, *bullet == '-');
 				fputs(tv->end - tv->first > 1 ? " (one plan)" : " (alone)", out);
 			} else {
 				if (tv->v == VERDICT_WINNER) {
-					plan_name(out, &v, tv, tv->best);
+					plan_name(out, &v, tv, tv->best, *bullet == '-');
 					/* A worst median of 0 has no ratio. */
 					if (isfinite(tv->ratio))
 						fprintf(out, " (%.2fx ", tv->ratio);
 					else
 						fputs(" (no ratio to ", out);
-					plan_name(out, &v, tv, tv->worst);
+					plan_name(out, &v, tv, tv->worst, *bullet == '-');
 					fputc(')', out);
 				} else {
 					fprintf(out, "no difference measured (%s)", verdict_text(tv->v));
@@ -310,7 +311,8 @@ static int print_comparisons(FILE *out, const struct series *s, const char *bull
 		const struct share *x = &v.share[i];
 
 		if (!i || x->ck->policy != v.share[i - 1].ck->policy)
-			fprintf(out, "%ssharing penalty, per-worker rate %s / c1:", bullet, x->ck->policy);
+			fprintf(out, "%ssharing penalty, per-worker rate %s / c1:", bullet,
+				ESC_MD(x->ck->policy, *bullet == '-'));
 		fprintf(out, " %u threads %.2f", x->ck->threads, x->ck->median / x->c1->median);
 		if (x->v != VERDICT_WINNER)
 			fprintf(out, " (no difference measured: %s)", verdict_text(x->v));
@@ -339,7 +341,7 @@ static void print_usl(FILE *out, const struct series *s, const char *bullet)
 		else
 			snprintf(peak, sizeof(peak), "no peak (k = 0)");
 		fprintf(out, "%sUSL fit, %s: contention s = %.4f, coherency k = %.6f, %s, rms error %.1f%%%s\n",
-			bullet, s->policies[p], fit.s, fit.k, peak, 100 * fit.rms_error,
+			bullet, ESC_MD(s->policies[p], *bullet == '-'), fit.s, fit.k, peak, 100 * fit.rms_error,
 			fit.poor ? " -- poor fit, read with care" : "");
 	}
 }
@@ -486,7 +488,7 @@ static void print_counter_changes(FILE *out, const struct series *s, const char 
 			continue;
 		counter_figure(s, base, &bv);
 		fprintf(out, "%sat %u thread%s: %s vs %s:", bullet, x->threads, x->threads == 1 ? "" : "s",
-			x->policy, base->policy);
+			ESC_MD(x->policy, *bullet == '-'), ESC_MD(base->policy, *bullet == '-'));
 		if (name && !isnan(v) && !isnan(bv))
 			fprintf(out, " %s %+.0f%%", name, counts_change_pct(bv, v));
 		if (!isnan(x->ipc) && !isnan(base->ipc))
@@ -511,15 +513,17 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 
 		series_facts(ds, s, &f);
 		if (markdown) {
-			fprintf(out, "### %s\n\n", f.title);
+			fputs("### ", out);
+			md_cell(out, f.title);
+			fputs("\n\n", out);
 			if (*s->key->impl)
-				fprintf(out, "Implementation: %s\n\n", s->key->impl);
+				fprintf(out, "Implementation: %s\n\n", ESC_MD(s->key->impl, true));
 			fprintf(out, "| policy | threads | median | min | max | n | speedup | efficiency | note |\n");
 			fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
 		} else {
 			fprintf(out, "== %s\n", f.title);
 			if (*s->key->impl)
-				fprintf(out, "   %s\n", s->key->impl);
+				fprintf(out, "   %s\n", ESC(s->key->impl));
 			fprintf(out, "%-16s %7s %14s %14s %14s %3s %8s %10s", "policy", "threads",
 				"median", "min", "max", "n", "speedup", "efficiency");
 			if (s->monitored)
@@ -550,7 +554,7 @@ static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
 					lo, hi, x->n, sp, ef, x->oversubscribed ? "oversubscribed" : "",
 					x->oversubscribed && x->busy ? "; " : "", busy);
 			} else {
-				fprintf(out, "%-16s %7u %14s %14s %14s %3zu %8s %10s", x->policy, x->threads,
+				fprintf(out, "%-16s %7u %14s %14s %14s %3zu %8s %10s", ESC(x->policy), x->threads,
 					med, lo, hi, x->n, sp, ef);
 			}
 			if (!markdown && s->monitored && x->monitored)
@@ -635,7 +639,8 @@ static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
 				fputc(sep, out);
 				csv_field(out, f[j], sep, raw);
 			}
-			fprintf(out, "%c%.10g%c", sep, k->size, sep);
+			csv_num(out, sep, k->size);
+			fputc(sep, out);
 			csv_field(out, k->size_unit, sep, raw);
 			fputc(sep, out);
 			csv_field(out, k->unit, sep, raw);
@@ -1095,7 +1100,7 @@ static int emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bo
 	struct cutoff_ref *ref = NULL;
 	struct cutoff *cut = NULL;
 	size_t i, npts, ncut = 0;
-	bool header = false;
+	bool header = false, md = fmt == FMT_MARKDOWN;
 	int ret = -1;
 
 	if (fmt == FMT_CSV || fmt == FMT_TSV) {
@@ -1152,15 +1157,15 @@ static int emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bo
 							 : "== cutoffs between backends\n");
 			header = true;
 		}
-		fprintf(out, "%s%s %s, %s, %u thread%s%s%s: ", fmt == FMT_MARKDOWN ? "- " : "  ",
-			ka->workload, ka->algorithm, x->policy, x->threads, x->threads == 1 ? "" : "s",
-			ds->multi_host ? ", host " : "", ds->multi_host ? ka->host : "");
+		fprintf(out, "%s%s %s, %s, %u thread%s%s%s: ", md ? "- " : "  ", ESC_MD(ka->workload, md),
+			ESC_MD(ka->algorithm, md), ESC_MD(x->policy, md), x->threads, x->threads == 1 ? "" : "s",
+			ds->multi_host ? ", host " : "", ds->multi_host ? ESC_MD(ka->host, md) : "");
 		if (y->found)
-			fprintf(out, "%s overtakes %s above ~%.0f %s\n", above, below, y->cut,
-				ka->size_unit);
+			fprintf(out, "%s overtakes %s above ~%.0f %s\n", ESC_MD(above, md), ESC_MD(below, md),
+				y->cut, ESC_MD(ka->size_unit, md));
 		else
 			fprintf(out, "%s is faster at every size measured (%zu sizes, %.0f..%.0f %s, %.2fx..%.2fx)\n",
-				faster, y->sizes, y->min_size, y->max_size, ka->size_unit,
+				ESC_MD(faster, md), y->sizes, y->min_size, y->max_size, ESC_MD(ka->size_unit, md),
 				y->ratio_min > 1 ? y->ratio_min : 1 / y->ratio_min,
 				y->ratio_max > 1 ? y->ratio_max : 1 / y->ratio_max);
 	}

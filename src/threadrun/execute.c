@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "counts.h"
 #include "datafile.h"
 #include "execute.h"
@@ -97,7 +98,7 @@ static void omp_note(const struct execute *ex)
 
 		if (ex->omp_user[i] && ex->omp_note && (!now || strcmp(now, ex->omp_user[i]) != 0))
 			fprintf(stderr, "threadrun: note: replacing %s=%s (the plan %s it)\n",
-				omp_vars[i], ex->omp_user[i], now ? "sets" : "unsets");
+				omp_vars[i], ESC(ex->omp_user[i]), now ? "sets" : "unsets");
 		free(ex->omp_user[i]);
 		ex->omp_user[i] = NULL;
 	}
@@ -531,7 +532,7 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 	/* After ask_config: LD_PRELOAD is for the program's run alone. */
 	if (ex->pthreads && own && ex->omp_note)
 		fprintf(stderr, "threadrun: note: %s binds each of its workers itself: --pthreads is not needed, no library is preloaded\n",
-			argv[0]);
+			ESC(argv[0]));
 	if (ex->pthreads && !own) {
 		st = pthreads_setup(ex->path, argv[0], ex->skip, err, errlen);
 		if (st)
@@ -696,7 +697,7 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 		unsetenv(ENV_ROWS_FD);
 	}
 	if (ex->series >= 0 && series_mark(ex->series, plan->nworkers, policy, repeat) < 0)
-		fprintf(stderr, "threadrun: monitor: cannot write '%s': %s\n", ex->series_path,
+		fprintf(stderr, "threadrun: monitor: cannot write '%s': %s\n", ESC(ex->series_path),
 			strerror(errno));
 	if (launch_run(ex->path, argv, plan, out_fd, err_fd, &hook, r, err, errlen) < 0)
 		ret = -1;

@@ -17,6 +17,7 @@
 #include "counts.h"
 #include "cpuload.h"
 #include "datafile.h"
+#include "escape.h"
 #include "monitor.h"
 #include "results.h"
 #include "timing.h"
@@ -369,7 +370,7 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 		return;
 	/* A thread names itself: quoted like any text field. */
 	fprintf(m->out, "%.3f,thread,%d,", now, (int)tid);
-	results_put_field(m->out, t->name);
+	esc_csv(m->out, t->name, 0);
 	fprintf(m->out, ",%d,%d,,,,,,,%.2f,%.2f,%lu,%lu\n", cpu, judged_pu(t), t->utime, t->stime,
 		t->vcsw, t->ivcsw);
 }

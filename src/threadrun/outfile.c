@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "datafile.h"
+#include "escape.h"
 #include "launcher.h"
 #include "outfile.h"
 #include "results.h"
@@ -59,7 +60,7 @@ int outfile_expand(const char *pattern, const char *host, long rank, char **out,
 			why = host ? bad_host(host) : "it is not known";
 			if (why) {
 				snprintf(err, errlen, "results: the host name '%s' cannot be part of a file name (%s): give -o without %%h",
-					 host ? host : "", why);
+					 ESC(host ? host : ""), why);
 				goto fail;
 			}
 			fputs(host, f);
@@ -69,16 +70,16 @@ int outfile_expand(const char *pattern, const char *host, long rank, char **out,
 			*has_rank = true;
 			break;
 		case '\0':
-			snprintf(err, errlen, "results: '%s' ends in a lone %%, accepted: %s", pattern,
+			snprintf(err, errlen, "results: '%s' ends in a lone %%, accepted: %s", ESC(pattern),
 				 OUTFILE_PATTERNS);
 			goto fail;
 		default:
 			if ((unsigned char)*p < 0x21 || (unsigned char)*p >= 0x7f)
 				snprintf(err, errlen, "results: '%%\\x%02x' in '%s' is not known, accepted: %s",
-					 (unsigned char)*p, pattern, OUTFILE_PATTERNS);
+					 (unsigned char)*p, ESC(pattern), OUTFILE_PATTERNS);
 			else
 				snprintf(err, errlen, "results: '%%%c' in '%s' is not known, accepted: %s",
-					 *p, pattern, OUTFILE_PATTERNS);
+					 *p, ESC(pattern), OUTFILE_PATTERNS);
 			goto fail;
 		}
 	}
@@ -283,7 +284,7 @@ int outfile_hold(const char *results, long rank, bool shared, double wait_s, boo
 			goto out;
 		}
 		if (!said && !quiet)
-			fprintf(stderr, "threadrun: waiting for %s, measuring on '%s'\n", who, results);
+			fprintf(stderr, "threadrun: waiting for %s, measuring on '%s'\n", who, ESC(results));
 		said = true;
 		nanosleep(&pause, NULL);
 	}

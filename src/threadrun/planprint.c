@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "escape.h"
 #include "planprint.h"
 #include "results.h"
 
@@ -99,19 +100,12 @@ static void print_text(FILE *out, pl_topology_t topo, const struct pl_plan *plan
 	}
 }
 
-/* A TSV field: tabs and line breaks become spaces, so a field never splits. */
-static void tsv_field(FILE *out, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
-}
-
 static void put_text(FILE *out, bool tsv, const char *s)
 {
 	if (tsv)
-		tsv_field(out, s);
+		esc_tsv(out, s, 0);
 	else
-		results_put_field(out, s);
+		esc_csv(out, s, 0);
 }
 
 /* One row per worker; the plan-wide columns repeat on every row so that a
@@ -159,7 +153,7 @@ static void print_table(FILE *out, bool tsv, pl_topology_t topo, const struct pl
 			for (w = 0; w < nwarn; w++) {
 				if (w)
 					fputs("; ", out);
-				tsv_field(out, warnings[w]);
+				esc_tsv(out, warnings[w], 0);
 			}
 		} else {
 			char *all = NULL;
@@ -169,7 +163,7 @@ static void print_table(FILE *out, bool tsv, pl_topology_t topo, const struct pl
 			for (w = 0; m && w < nwarn; w++)
 				fprintf(m, "%s%s", w ? "; " : "", warnings[w]);
 			if (m && fclose(m) == 0)
-				results_put_field(out, all);
+				esc_csv(out, all, 0);
 			free(all);
 		}
 		fputc(sep, out);
@@ -185,20 +179,6 @@ static void print_table(FILE *out, bool tsv, pl_topology_t topo, const struct pl
 	}
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void json_int(FILE *out, const char *key, long v)
 {
 	if (v >= 0)
@@ -211,7 +191,7 @@ static void json_text(FILE *out, const char *key, const char *s)
 {
 	fprintf(out, ", \"%s\": ", key);
 	if (s)
-		json_str(out, s);
+		esc_json(out, s);
 	else
 		fputs("null", out);
 }
@@ -225,21 +205,21 @@ static void print_json(FILE *out, pl_topology_t topo, const struct pl_plan *plan
 	int v[4];
 
 	fputs("{\"topology\": ", out);
-	json_str(out, f->desc);
+	esc_json(out, f->desc);
 	fprintf(out, ", \"this_system\": %s, \"cores\": %u, \"pus\": %u, \"usable\": %u,\n \"policy\": ",
 		f->thissystem ? "true" : "false", f->cores, f->pus, f->usable);
-	json_str(out, policy);
+	esc_json(out, policy);
 	fprintf(out, ", \"workers\": %u, \"distinct\": %u, \"wrapped\": %s, \"bound\": %s,\n \"warnings\": [",
 		plan->nworkers, plan->distinct, plan->wrapped ? "true" : "false",
 		plan->bound ? "true" : "false");
 	for (i = 0; i < nwarn; i++) {
 		if (i)
 			fputs(", ", out);
-		json_str(out, warnings[i]);
+		esc_json(out, warnings[i]);
 	}
 	fputs("],\n \"launcher\": ", out);
 	if (id)
-		json_str(out, id->launcher);
+		esc_json(out, id->launcher);
 	else
 		fputs("null", out);
 	json_text(out, "job", id ? id->job : NULL);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "datafile.h"
 #include "execute.h"
 #include "gate.h"
@@ -278,7 +279,7 @@ static void show_progress(struct progress *pg, unsigned threads, const char *pol
 	fprintf(stderr, "%s%s: sweep [%u/%u] %u thread%s, %s, repeat %u: %s; %s elapsed, ETA %s%s",
 		pg->tty ? "\r\033[K" : "", PROG, pg->index, pg->total, threads, threads == 1 ? "" : "s",
 		policy, repeat,
-		program, el, eta, pg->tty ? "" : "\n");
+		ESC(program), el, eta, pg->tty ? "" : "\n");
 	fflush(stderr);
 }
 
@@ -325,7 +326,7 @@ static int stop_interrupted(const struct progress *pg, const char *when, const c
 
 	fprintf(stderr, "%s%s: sweep interrupted (%s) %s run %u of %u; every finished row is in %s.\n"
 		"%s: resume with the same command and --resume\n",
-		pg->tty ? "\n" : "", PROG, strsignal(sig), when, pg->index, pg->total, results, PROG);
+		pg->tty ? "\n" : "", PROG, strsignal(sig), when, pg->index, pg->total, ESC(results), PROG);
 	return 128 + sig;
 }
 
@@ -451,7 +452,7 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 						pg.tty ? "\n" : "", PROG, pg.index, pg.total, o->counts[j],
 						o->counts[j] == 1 ? "" : "s", name,
 						rep, st < 0 ? err : r.signal ? strsignal(r.signal) : "nonzero exit",
-						log);
+						ESC(log));
 					if (st < 0 && r.status >= 126)
 						goto out;
 				}
@@ -466,8 +467,8 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 		clock_text(now_s() - pg.start, el, sizeof(el));
 		fprintf(stderr, "%s%s: sweep done: %u run%s, %u failed, %u skipped (already in %s); %s; rows in %s, output in %s\n",
 			pg.tty ? "\n" : "", PROG, pg.total - skipped,
-			pg.total - skipped == 1 ? "" : "s", failed, skipped, ex.results,
-			el, ex.results, log);
+			pg.total - skipped == 1 ? "" : "s", failed, skipped, ESC(ex.results),
+			el, ESC(ex.results), ESC(log));
 	}
 	ret = failed ? 1 : 0;
 out:

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "counters.h"
 #include "datafile.h"
 #include "execute.h"
@@ -391,7 +392,7 @@ static void warn(char **warn, unsigned *nwarn, unsigned room, const char *fmt, .
 	va_end(ap);
 	if (!s)
 		return;
-	fprintf(stderr, "%s: warning: %s\n", PROG, s);
+	msg_error(PROG, "warning: %s", s);
 	if (warn && *nwarn < room)
 		warn[(*nwarn)++] = s;
 	else
@@ -470,7 +471,7 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 		return r.status ? r.status : 1;
 	}
 	if (!a->quiet) {
-		fprintf(stderr, "%s: %s: %u worker%s, %s: ", PROG, a->argv[0], plan->nworkers,
+		fprintf(stderr, "%s: %s: %u worker%s, %s: ", PROG, ESC(a->argv[0]), plan->nworkers,
 			plan->nworkers == 1 ? "" : "s", policy);
 		if (r.signal)
 			fprintf(stderr, "killed by signal %d (%s)", r.signal, strsignal(r.signal));
@@ -579,7 +580,7 @@ int main(int argc, char **argv)
 	}
 	if (own && (!of.results || !outfile_same(own, of.results)) && !a.quiet)
 		fprintf(stderr, "%s: note: %s's rows go to %s (its -o), threadrun's rows to %s\n",
-			PROG, a.argv[0], own, of.results ? of.results : "its default file");
+			PROG, ESC(a.argv[0]), ESC(own), ESC(of.results ? of.results : "its default file"));
 	/* What can be counted here: a named event that cannot, exit 3; the
 	 * default set says once what it leaves out. */
 	if (a.counters) {
@@ -589,7 +590,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (a.spec.note[0])
-			fprintf(stderr, "%s: counters: %s\n", PROG, a.spec.note);
+			msg_error(PROG, "counters: %s", a.spec.note);
 	}
 	if (a.sweep) {
 		ret = sweep_main(&a, &of);

@@ -91,6 +91,15 @@ check "a rank out of range: named on stderr, no rate" \
 check "rows without t_start: n/a, 'no measurement windows: rows from an older version' (got '$(clu "$tmp/old.csv" reason)')" \
 	test "$(clu "$tmp/old.csv" rate)|$(clu "$tmp/old.csv" reason)" = "|no measurement windows: rows from an older version"
 
+# An inverted window (t_end before t_start, rank 1 on line 3) is named with
+# its file and line, not taken for rows of an older version.
+{ echo $head; row h0 compact 2 0 J8 0 2 yes 1000 1.0 0 1000000; row h1 compact 2 0 J8 1 2 yes 1000 1.0 2000000 1000000; } >"$tmp/inv.csv"
+check "t_end before t_start: n/a, reason 't_end before t_start at line 3 of FILE' (got '$(clu "$tmp/inv.csv" reason)')" \
+	test "$(clu "$tmp/inv.csv" rate)|$(clu "$tmp/inv.csv" reason)" = "|t_end before t_start at line 3 of $tmp/inv.csv"
+"$report" --cluster "$tmp/inv.csv" >"$tmp/out" 2>"$tmp/err"
+check "t_end before t_start: one line on stderr names FILE:3" \
+	grep -qxF "threadreport: $tmp/inv.csv:3: t_end before t_start (rank 1): no cluster rate for its measurement" "$tmp/err"
+
 # start_sync no is named (host, rank, file and line); the overlap still decides.
 { echo $head; row h0 compact 2 0 J7 0 2 yes 1000 1.0 0 1000000; row h1 compact 2 0 J7 1 2 no 1000 1.0 0 1000000; } >"$tmp/nosync.csv"
 "$report" "$tmp/nosync.csv" >"$tmp/out" 2>/dev/null

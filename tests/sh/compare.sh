@@ -154,7 +154,7 @@ bad "a value no row has" "no row has impl 'nope'" --compare-by impl=nope,impl=So
 bad "one value twice" "names one value twice" --compare-by host=h1,h1 "$tmp/ab.csv"
 bad "--cutoffs with --compare" "give one of them" --cutoffs --compare $B $A
 printf 'workload,threads,rate,backend\nw,1,10,"a\nb"\nw,1,20,c\nw,1,30,d\n' >"$tmp/nl.csv"
-bad "three values, one holding a newline: still one line" "('a b', 'c', 'd', ...)" --compare-by backend "$tmp/nl.csv"
+bad "three values, one holding a newline: still one line" "('a\\nb', 'c', 'd', ...)" --compare-by backend "$tmp/nl.csv"
 printf 'workload,threads,rate\nw,1,fast\n' >"$tmp/norows.csv"
 threadreport --compare "$tmp/norows.csv" $A >"$tmp/out" 2>"$tmp/err"
 st=$?

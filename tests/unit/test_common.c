@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "cpuload.h"
+#include "escape.h"
 #include "opt.h"
 #include "results.h"
 #include "runenv.h"
@@ -856,10 +857,110 @@ static void cpuload_maths(void **state)
 	assert_true(a.ok && a.npus >= 1 && a.all > 0);
 }
 
+/* What one escaper wrote for S (FLAGS for csv and tsv), in a static buffer. */
+enum esc_kind { K_LINE, K_JSON, K_CSV, K_TSV, K_MD };
+
+static const char *escaped(enum esc_kind kind, const char *s, unsigned flags, size_t *bad)
+{
+	static char out[256];
+	FILE *f = fmemopen(out, sizeof(out), "w");
+
+	assert_non_null(f);
+	switch (kind) {
+	case K_LINE: esc_line(f, s); break;
+	case K_JSON: *bad = esc_json(f, s); break;
+	case K_CSV: esc_csv(f, s, flags); break;
+	case K_TSV: esc_tsv(f, s, flags); break;
+	case K_MD: esc_md(f, s); break;
+	}
+	fclose(f);
+	return out;
+}
+
+/* The message escape: control characters and bytes that are not UTF-8 as
+ * C escapes, so a message is one line and a terminal shows, not obeys. */
+static void escape_line(void **state)
+{
+	char buf[16];
+	size_t bad = 0;
+
+	(void)state;
+	assert_string_equal(escaped(K_LINE, "a\nb\x1b[2Jc\td\r", 0, &bad), "a\\nb\\x1b[2Jc\\td\\r");
+	assert_string_equal(escaped(K_LINE, "caf\xc3\xa9 \xff\xc3(", 0, &bad), "caf\xc3\xa9 \\xff\\xc3(");
+	assert_string_equal(escaped(K_LINE, "\xc2\x9b" "31m\x7f", 0, &bad), "\\u009b31m\\x7f");
+	assert_string_equal(escaped(K_LINE, "C:\\dir 'x'", 0, &bad), "C:\\dir 'x'");
+	/* An escaped text passes a second time unchanged. */
+	assert_string_equal(escaped(K_LINE, "a\\nb\\x1b", 0, &bad), "a\\nb\\x1b");
+	/* Cut on a whole character, "..." saying so. */
+	assert_string_equal(esc_text("abc", buf, sizeof(buf)), "abc");
+	assert_string_equal(esc_text("0123456789abcdefgh", buf, sizeof(buf)), "0123456789ab...");
+	assert_string_equal(esc_text("0123456789a\x1b" "bcdef", buf, sizeof(buf)), "0123456789a...");
+	assert_string_equal(esc_text("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", buf, sizeof(buf)),
+			    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9...");
+	assert_string_equal(ESC("x\ny"), "x\\ny");
+	/* Any bytes, any room: a string that fits, with no control byte. */
+	srand(25);
+	for (int i = 0; i < 2000; i++) {
+		char in[24], out[32];
+		size_t len = 1 + (size_t)rand() % sizeof(out), n = (size_t)rand() % sizeof(in);
+
+		for (size_t j = 0; j < n; j++)
+			in[j] = (char)(1 + rand() % 255);
+		in[n] = '\0';
+		esc_text(in, out, len);
+		assert_true(strlen(out) < len);
+		for (const char *c = out; *c; c++)
+			assert_true((unsigned char)*c >= 0x20 && *c != 0x7f);
+	}
+}
+
+/* JSON: valid UTF-8 whatever the input, every bad byte counted. */
+static void escape_json(void **state)
+{
+	size_t bad = 0;
+
+	(void)state;
+	assert_string_equal(escaped(K_JSON, "a\"b\\c\n\x1b\x7f", 0, &bad), "\"a\\\"b\\\\c\\u000a\\u001b\\u007f\"");
+	assert_int_equal(bad, 0);
+	assert_string_equal(escaped(K_JSON, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 0, &bad),
+			    "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+	assert_int_equal(bad, 0);
+	/* A lone continuation byte, a cut sequence, an overlong '/', a surrogate. */
+	assert_string_equal(escaped(K_JSON, "\x80" "a\xc3" "b\xc0\xaf\xed\xa0\x80", 0, &bad),
+			    "\"\\ufffda\\ufffdb\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	assert_int_equal(bad, 7);
+}
+
+/* CSV, TSV and markdown: one field, one cell; no HTML reaches a page. */
+static void escape_fields(void **state)
+{
+	size_t bad = 0;
+
+	(void)state;
+	assert_string_equal(escaped(K_CSV, "plain", 0, &bad), "plain");
+	assert_string_equal(escaped(K_CSV, "a,\"b\"\nc", 0, &bad), "\"a,\"\"b\"\"\nc\"");
+	assert_string_equal(escaped(K_CSV, "a,b\r\nc", ESC_ONE_LINE, &bad), "\"a,b  c\"");
+	assert_string_equal(escaped(K_CSV, " edge", 0, &bad), "\" edge\"");
+	assert_string_equal(escaped(K_CSV, "=1+2", ESC_GUARD, &bad), "'=1+2");
+	assert_string_equal(escaped(K_CSV, "-1.5e3", ESC_GUARD, &bad), "-1.5e3");
+	assert_string_equal(escaped(K_CSV, "@a,b", ESC_GUARD, &bad), "\"'@a,b\"");
+	assert_string_equal(escaped(K_CSV, "=1", 0, &bad), "=1");
+	assert_string_equal(escaped(K_TSV, "a\tb\nc", 0, &bad), "a b c");
+	assert_string_equal(escaped(K_TSV, "+x", ESC_GUARD, &bad), "'+x");
+	assert_string_equal(escaped(K_MD, "<img src=x onerror=alert(1)> & a|b\\c", 0, &bad),
+			    "&lt;img src=x onerror=alert(1)&gt; &amp; a\\|b\\\\c");
+	assert_string_equal(escaped(K_MD, "a\nb\x1b", 0, &bad), "a\\nb\\x1b");
+	assert_string_equal(ESC_MD("<b>", true), "&lt;b&gt;");
+	assert_string_equal(ESC_MD("<b>\n", false), "<b>\\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(numbers),
+		cmocka_unit_test(escape_line),
+		cmocka_unit_test(escape_json),
+		cmocka_unit_test(escape_fields),
 		cmocka_unit_test(one_way),
 		cmocka_unit_test(results_round_trip),
 		cmocka_unit_test(results_identity),

@@ -12,6 +12,7 @@
 
 #include <openssl/rand.h>
 
+#include "escape.h"
 #include "p11.h"
 #include "p11_conf.h"
 
@@ -112,7 +113,7 @@ static CK_ULONG token_list(struct p11 *p, CK_SLOT_ID slot, bool *has, char *buf,
 		if (p->f->C_GetTokenInfo(ids[i], &ti) == CKR_OK)
 			p11_str(label, sizeof(label), ti.label, sizeof(ti.label));
 		k = snprintf(buf + used, len - used, "%sslot %lu '%s'", i ? ", " : "",
-			     (unsigned long)ids[i], label);
+			     (unsigned long)ids[i], ESC(label));
 		if (k > 0 && (size_t)k < len - used)
 			used += (size_t)k;
 	}
@@ -179,7 +180,7 @@ static int throwaway_token(struct p11 *p, char *err, size_t errlen)
 		goto ckr;
 	/* SoftHSM2 renumbers the slot of a new token: find it by its label. */
 	if (find_label(p, name, &p->slot) < 0) {
-		snprintf(err, errlen, "the new token '%s' did not appear in the slot list", name);
+		snprintf(err, errlen, "the new token '%s' did not appear in the slot list", ESC(name));
 		return BE_FAIL;
 	}
 	if ((rv = p->f->C_OpenSession(p->slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL,
@@ -244,26 +245,26 @@ static int read_pin_file(const char *path, bool insecure, char *pin, size_t *len
 
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "pin-file: cannot read '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "pin-file: cannot read '%s': %s", ESC(path), strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "pin-file: cannot read '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "pin-file: cannot read '%s': %s", ESC(path), strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "pin-file: '%s' is %s; a PIN file is a regular file", path,
+		snprintf(err, errlen, "pin-file: '%s' is %s; a PIN file is a regular file", ESC(path),
 			 file_kind(st.st_mode));
 		goto out;
 	}
 	if (!insecure && (st.st_mode & 077)) {
 		snprintf(err, errlen, "pin-file: '%s' is open to group or others (mode %04o); chmod 600 it, or give --insecure-files",
-			 path, (unsigned)(st.st_mode & 07777));
+			 ESC(path), (unsigned)(st.st_mode & 07777));
 		goto out;
 	}
 	if (!insecure && st.st_uid != geteuid() && st.st_uid != 0) {
 		snprintf(err, errlen, "pin-file: '%s' belongs to uid %u, neither you nor root; or give --insecure-files",
-			 path, (unsigned)st.st_uid);
+			 ESC(path), (unsigned)st.st_uid);
 		goto out;
 	}
 	while (n < sizeof(buf)) {
@@ -271,7 +272,7 @@ static int read_pin_file(const char *path, bool insecure, char *pin, size_t *len
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			snprintf(err, errlen, "pin-file: cannot read '%s': %s", path, strerror(errno));
+			snprintf(err, errlen, "pin-file: cannot read '%s': %s", ESC(path), strerror(errno));
 			goto out;
 		}
 		if (r == 0)
@@ -283,7 +284,7 @@ static int read_pin_file(const char *path, bool insecure, char *pin, size_t *len
 	if (n && buf[n - 1] == '\r')
 		n--;
 	if (n <= P11_PIN_MAX && memchr(buf, '\n', n)) {
-		snprintf(err, errlen, "pin-file: '%s' holds more than one line; a PIN file holds the PIN alone", path);
+		snprintf(err, errlen, "pin-file: '%s' holds more than one line; a PIN file holds the PIN alone", ESC(path));
 		goto out;
 	}
 	if (pin_ok(path, buf, n, err, errlen) < 0)
@@ -359,12 +360,12 @@ static int pin_fits(struct p11 *p, size_t len, char *err, size_t errlen)
 	p11_str(label, sizeof(label), ti.label, sizeof(ti.label));
 	if (ti.ulMaxPinLen && ti.ulMaxPinLen != CK_UNAVAILABLE_INFORMATION && len > ti.ulMaxPinLen) {
 		snprintf(err, errlen, "PIN: longer than token '%s' takes (%lu..%lu bytes); not sent to it",
-			 label, (unsigned long)ti.ulMinPinLen, (unsigned long)ti.ulMaxPinLen);
+			 ESC(label), (unsigned long)ti.ulMinPinLen, (unsigned long)ti.ulMaxPinLen);
 		return -1;
 	}
 	if (ti.ulMinPinLen != CK_UNAVAILABLE_INFORMATION && len < ti.ulMinPinLen) {
 		snprintf(err, errlen, "PIN: shorter than token '%s' takes (%lu..%lu bytes); not sent to it",
-			 label, (unsigned long)ti.ulMinPinLen, (unsigned long)ti.ulMaxPinLen);
+			 ESC(label), (unsigned long)ti.ulMinPinLen, (unsigned long)ti.ulMaxPinLen);
 		return -1;
 	}
 	return 0;
@@ -381,17 +382,17 @@ static int existing_token(struct p11 *p, const struct backend_opts *o, const cha
 	CK_RV rv;
 
 	if (!token_list(p, (CK_SLOT_ID)o->slot, &has, tokens, sizeof(tokens))) {
-		snprintf(err, errlen, "module: '%s' offers no slot with a token: nothing to run on", path);
+		snprintf(err, errlen, "module: '%s' offers no slot with a token: nothing to run on", ESC(path));
 		return BE_SKIP;
 	}
 	if (o->token_label && find_label(p, o->token_label, &p->slot) < 0) {
 		snprintf(err, errlen, "token-label: no token labelled '%s' in this module; its tokens: %s",
-			 o->token_label, tokens);
+			 ESC(o->token_label), tokens);
 		return BE_USAGE;
 	}
 	if (!o->token_label && !o->slot_set) {
 		snprintf(err, errlen, "module: '%s' is not SoftHSM2: name its token with --slot N or --token-label LABEL; its tokens: %s",
-			 path, tokens);
+			 ESC(path), tokens);
 		return BE_USAGE;
 	}
 	if (!o->token_label && !has) {
@@ -410,7 +411,7 @@ static int existing_token(struct p11 *p, const struct backend_opts *o, const cha
 	}
 	if (!pinlen) {
 		snprintf(err, errlen, "PIN: token '%s' in slot %lu needs a login: give its user PIN in T2ACCEL_PIN or --pin-file FILE, or another --slot; its tokens: %s",
-			 label, (unsigned long)p->slot, tokens);
+			 ESC(label), (unsigned long)p->slot, tokens);
 		return BE_USAGE;
 	}
 	if (pin_fits(p, pinlen, err, errlen) < 0)
@@ -442,13 +443,13 @@ static int check_module(const char *path, bool insecure, char *err, size_t errle
 
 	if (stat(path, &st) < 0) {
 		if (errno == ENOENT)
-			snprintf(err, errlen, "module: '%s' does not exist", path);
+			snprintf(err, errlen, "module: '%s' does not exist", ESC(path));
 		else
-			snprintf(err, errlen, "module: '%s' cannot be used: %s", path, strerror(errno));
+			snprintf(err, errlen, "module: '%s' cannot be used: %s", ESC(path), strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "module: '%s' is %s; a module is a regular file", path,
+		snprintf(err, errlen, "module: '%s' is %s; a module is a regular file", ESC(path),
 			 file_kind(st.st_mode));
 		goto out;
 	}
@@ -458,12 +459,12 @@ static int check_module(const char *path, bool insecure, char *err, size_t errle
 	}
 	if (st.st_mode & 022) {
 		snprintf(err, errlen, "module: '%s' is writable by group or others (mode %04o); chmod go-w it, or give --insecure-files",
-			 path, (unsigned)(st.st_mode & 07777));
+			 ESC(path), (unsigned)(st.st_mode & 07777));
 		goto out;
 	}
 	if (st.st_uid != geteuid() && st.st_uid != 0) {
 		snprintf(err, errlen, "module: '%s' belongs to uid %u, neither you nor root; or give --insecure-files",
-			 path, (unsigned)st.st_uid);
+			 ESC(path), (unsigned)st.st_uid);
 		goto out;
 	}
 	/* The directory of the path as given, and of the file it resolves to. */
@@ -471,22 +472,22 @@ static int check_module(const char *path, bool insecure, char *err, size_t errle
 	copy[1] = realpath(path, NULL);
 	for (i = 0; i < 2; i++) {
 		if (!copy[i]) {
-			snprintf(err, errlen, "module: '%s' cannot be resolved: %s", path, strerror(errno));
+			snprintf(err, errlen, "module: '%s' cannot be resolved: %s", ESC(path), strerror(errno));
 			goto out;
 		}
 		dir = strchr(copy[i], '/') ? dirname(copy[i]) : ".";
 		if (stat(dir, &st) < 0) {
-			snprintf(err, errlen, "module: directory '%s' cannot be used: %s", dir, strerror(errno));
+			snprintf(err, errlen, "module: directory '%s' cannot be used: %s", ESC(dir), strerror(errno));
 			goto out;
 		}
 		if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)) {
 			snprintf(err, errlen, "module: directory '%s' is writable by group or others (mode %04o); chmod go-w it, or give --insecure-files",
-				 dir, (unsigned)(st.st_mode & 07777));
+				 ESC(dir), (unsigned)(st.st_mode & 07777));
 			goto out;
 		}
 		if (st.st_uid != geteuid() && st.st_uid != 0) {
 			snprintf(err, errlen, "module: directory '%s' belongs to uid %u, neither you nor root; or give --insecure-files",
-				 dir, (unsigned)st.st_uid);
+				 ESC(dir), (unsigned)st.st_uid);
 			goto out;
 		}
 	}
@@ -503,16 +504,16 @@ static int load_module(struct p11 *p, const char *path, char *err, size_t errlen
 
 	p->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!p->dl) {
-		snprintf(err, errlen, "module: '%s' cannot be loaded: %s", path, dlerror());
+		snprintf(err, errlen, "module: '%s' cannot be loaded: %s", ESC(path), dlerror());
 		return BE_USAGE;
 	}
 	get = (CK_C_GetFunctionList)dlsym(p->dl, "C_GetFunctionList");
 	if (!get) {
-		snprintf(err, errlen, "module: '%s' is not a PKCS#11 module (no C_GetFunctionList)", path);
+		snprintf(err, errlen, "module: '%s' is not a PKCS#11 module (no C_GetFunctionList)", ESC(path));
 		return BE_USAGE;
 	}
 	if (get(&p->f) != CKR_OK || !p->f) {
-		snprintf(err, errlen, "module: '%s': C_GetFunctionList failed", path);
+		snprintf(err, errlen, "module: '%s': C_GetFunctionList failed", ESC(path));
 		return BE_FAIL;
 	}
 	return BE_OK;

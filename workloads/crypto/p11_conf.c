@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "backend.h"
 #include "p11_conf.h"
 
@@ -37,10 +38,10 @@ static const char *const field_names[NFIELDS] = {
 static void warn(const char *path, unsigned line, const char *what)
 {
 	if (line)
-		fprintf(stderr, "t2accel: warning: p11-kit file %s, line %u: %s; line ignored\n", path,
+		fprintf(stderr, "t2accel: warning: p11-kit file %s, line %u: %s; line ignored\n", ESC(path),
 			line, what);
 	else
-		fprintf(stderr, "t2accel: warning: p11-kit file %s: %s; file ignored\n", path, what);
+		fprintf(stderr, "t2accel: warning: p11-kit file %s: %s; file ignored\n", ESC(path), what);
 }
 
 static bool name_char(int c)
