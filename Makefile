@@ -4,7 +4,7 @@
 # `make run` is the main job; `make bench` the benchmarks.  V=1 shows the
 # commands.  SAN=asan or SAN=tsan builds a sanitized tree into bin/SAN.
 # `make install PREFIX=/usr/local DESTDIR=` installs what is built, `make
-# uninstall` (same variables) removes exactly that.
+# uninstall` (same variables) removes exactly that (its manifest).
 
 # `make` alone builds every program (the version stamp's rule comes first).
 .DEFAULT_GOAL := all
@@ -327,31 +327,32 @@ COMPLETED    := t2accel linpack stream threadreport threadrun-mpi threadplot mon
 # PRELOAD_LIB (set above, where it is built) goes to LIBDIR/threadrun,
 # where an installed threadrun looks for it (BINDIR/../lib/threadrun).
 INSTALL_PROGS := $(filter-out $(PRELOAD_LIB),$(PROGRAMS))
-# Every file and link install makes, as uninstall removes them.
-INSTALLED = $(addprefix $(BINDIR)/,$(notdir $(INSTALL_PROGS) $(PLOT_SCRIPTS))) \
-	    $(addprefix $(DOCDIR)/,$(DOC_FILES)) \
-	    $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
-	    $(if $(COMPLETION),$(addprefix $(BASHCOMPDIR)/,threadrun $(COMPLETED))) \
-	    $(if $(PRELOAD_LIB),$(LIBDIR)/threadrun/$(notdir $(PRELOAD_LIB)))
+# The folders reach src/install-tree quoted for the shell, so a value with
+# spaces or quotes is one path; it records what install made in
+# DOCDIR/install-manifest, and uninstall removes only what that lists.
+shq = '$(subst ','\'',$(1))'
+INSTALL_DIRS := PREFIX BINDIR LIBDIR DATADIR MANDIR DOCDIR BASHCOMPDIR
+INSTALL_ENV = $(foreach v,DESTDIR $(INSTALL_DIRS) INSTALL,$(v)=$(call shq,$($(v))))
+# A folder that cannot be one (relative, control characters, . or ..) is
+# refused before anything is built or made.
+ifneq ($(filter install uninstall,$(MAKECMDGOALS)),)
+define newline
+
+
+endef
+$(foreach v,DESTDIR $(INSTALL_DIRS),$(if $(findstring $(newline),$($(v))),\
+	$(error make $(firstword $(filter install uninstall,$(MAKECMDGOALS))): $(v)='$(subst $(newline),?,$($(v)))' has a newline; the install folders take absolute paths without control characters)))
+INSTALL_BAD := $(shell $(INSTALL_ENV) sh src/install-tree check $(filter install uninstall,$(MAKECMDGOALS)) 2>&1)
+$(if $(INSTALL_BAD),$(error $(INSTALL_BAD)))
+endif
 
 install: all $(PRELOAD_LIB)
-	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/results
-	$(Q)$(INSTALL) -m 755 $(INSTALL_PROGS) $(PLOT_SCRIPTS) $(DESTDIR)$(BINDIR)
-	$(Q)for f in $(DOC_FILES); do $(INSTALL) -m 644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit; done
-	$(Q)for m in $(MAN_PAGES); do s=$${m##*.}; \
-		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s && $(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s || exit; done
-	$(if $(COMPLETION),$(Q)$(INSTALL) -d $(DESTDIR)$(BASHCOMPDIR) && \
-		$(INSTALL) -m 644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/threadrun && \
-		for p in $(COMPLETED); do ln -sfn threadrun $(DESTDIR)$(BASHCOMPDIR)/$$p || exit; done)
-	$(if $(PRELOAD_LIB),$(Q)$(INSTALL) -d $(DESTDIR)$(LIBDIR)/threadrun && \
-		$(INSTALL) -m 644 $(PRELOAD_LIB) $(DESTDIR)$(LIBDIR)/threadrun)
+	$(Q)$(INSTALL_ENV) PROGS='$(INSTALL_PROGS) $(PLOT_SCRIPTS)' DOC_FILES='$(DOC_FILES)' \
+		MAN_PAGES='$(MAN_PAGES)' COMPLETION='$(COMPLETION)' COMPLETED='$(COMPLETED)' \
+		PRELOAD_LIB='$(PRELOAD_LIB)' sh src/install-tree install
 
-# Only what install made: the files, then the folders of our own it made
-# when they are left empty (never BINDIR, MANDIR and the like).
 uninstall:
-	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	$(Q)for d in $(DOCDIR)/docs $(DOCDIR)/results $(DOCDIR) $(LIBDIR)/threadrun; do \
-		[ ! -d $(DESTDIR)$$d ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$$d || exit; done
+	$(Q)$(INSTALL_ENV) sh src/install-tree uninstall
 
 clean:
 	rm -rf bin build tests/out

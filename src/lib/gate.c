@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gate.h"
@@ -41,11 +42,17 @@ static int parse_fd(const char *s, const char **end)
 	return (int)v;
 }
 
-/* Whether FD is open for reading (WRITE false) or writing. */
-static bool open_for(int fd, bool write)
+/* Whether FD can be a gate's end: above stderr, a pipe or a socket (a
+ * regular file would be written over, a terminal read from), open for
+ * reading (WRITE false) or writing. */
+static bool gate_end(int fd, bool write)
 {
-	int fl = fcntl(fd, F_GETFL);
+	struct stat st;
+	int fl;
 
+	if (fd <= STDERR_FILENO || fstat(fd, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return false;
+	fl = fcntl(fd, F_GETFL);
 	if (fl < 0)
 		return false;
 	fl &= O_ACCMODE;
@@ -71,8 +78,8 @@ static void open_once(void)
 	r = parse_fd(s, &p);
 	if (r >= 0 && *p == ',')
 		w = parse_fd(p + 1, &p);
-	if (r < 0 || w < 0 || *p || !open_for(r, false) || !open_for(w, true)) {
-		fprintf(stderr, "%s: warning: ignoring %s=%.40s%s (not two open descriptors R,W): the start is not synchronised across ranks\n",
+	if (r < 0 || w < 0 || *p || r == w || !gate_end(r, false) || !gate_end(w, true)) {
+		fprintf(stderr, "%s: warning: ignoring %s=%.40s%s (not R,W: two distinct descriptors above 2, each an open pipe or socket): the start is not synchronised across ranks\n",
 			program_invocation_short_name, ENV_SYNC_FD, s, strlen(s) > 40 ? "..." : "");
 		return;
 	}

@@ -108,6 +108,8 @@ static struct {
 	__typeof__(pfm_get_pmu_info) *get_pmu_info;
 	__typeof__(pfm_get_event_next) *get_event_next;
 	__typeof__(pfm_get_event_info) *get_event_info;
+	__typeof__(pfm_get_event_attr_info) *get_event_attr_info;
+	__typeof__(pfm_find_event) *find_event;
 } pfm;
 static const char *pfm_missing;  /* why it is not there, once tried */
 
@@ -128,7 +130,8 @@ static bool pfm_ready(void)
 	}
 	if (!PFM_LOAD(lib, initialize) || !PFM_LOAD(lib, get_os_event_encoding) ||
 	    !PFM_LOAD(lib, get_pmu_info) || !PFM_LOAD(lib, get_event_next) ||
-	    !PFM_LOAD(lib, get_event_info)) {
+	    !PFM_LOAD(lib, get_event_info) || !PFM_LOAD(lib, get_event_attr_info) ||
+	    !PFM_LOAD(lib, find_event)) {
 		pfm_missing = LIBPFM " lacks the functions it should have";
 		dlclose(lib);
 		return false;
@@ -141,20 +144,25 @@ static bool pfm_ready(void)
 	return true;
 }
 
+/* NAME as libpfm4 encodes it for perf_event_open into A: 0, or -1. */
+static int pfm_encode(const char *name, struct perf_event_attr *a)
+{
+	pfm_perf_encode_arg_t arg;
+
+	memset(a, 0, sizeof(*a));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = a;
+	arg.size = sizeof(arg);
+	return pfm.get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT, &arg) == PFM_SUCCESS ? 0 : -1;
+}
+
 /* NAME as libpfm4 encodes it for perf_event_open: 0, or -1. */
 static int add_pfm(struct counters_spec *s, const char *name)
 {
 	struct perf_event_attr a;
-	pfm_perf_encode_arg_t arg;
 	struct counter_ev *e;
 
-	if (!pfm_ready())
-		return -1;
-	memset(&a, 0, sizeof(a));
-	memset(&arg, 0, sizeof(arg));
-	arg.attr = &a;
-	arg.size = sizeof(arg);
-	if (pfm.get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT, &arg) != PFM_SUCCESS)
+	if (!pfm_ready() || pfm_encode(name, &a) < 0)
 		return -1;
 	e = &s->ev[s->n++];
 	memset(e, 0, sizeof(*e));
@@ -167,11 +175,122 @@ static int add_pfm(struct counters_spec *s, const char *name)
 	e->hw = a.type != PERF_TYPE_SOFTWARE;
 	return 0;
 }
+
+/* libpfm4 event IDX as PMU::EVENT into FULL, its facts in E: 0, or -1. */
+static int pfm_full_name(int idx, pfm_event_info_t *e, char *full, size_t len)
+{
+	pfm_pmu_info_t p;
+
+	memset(e, 0, sizeof(*e));
+	e->size = sizeof(*e);
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	if (pfm.get_event_info(idx, PFM_OS_PERF_EVENT, e) != PFM_SUCCESS ||
+	    pfm.get_pmu_info(e->pmu, &p) != PFM_SUCCESS)
+		return -1;
+	snprintf(full, len, "%s::%s", p.name, e->name);
+	return 0;
+}
+
+/* Each unit mask M of event IDX (PMU::EVENT in FULL) that makes
+ * FULL:M a name libpfm4 encodes, given to EACH; how many. */
+static unsigned pfm_each_mask(int idx, const pfm_event_info_t *e, const char *full,
+			      void (*each)(const char *name, const char *mask, void *arg), void *arg)
+{
+	pfm_event_attr_info_t at;
+	struct perf_event_attr a;
+	char name[sizeof(((struct counter_ev *)0)->name)];
+	unsigned n = 0;
+	int i;
+
+	for (i = 0; i < e->nattrs; i++) {
+		memset(&at, 0, sizeof(at));
+		at.size = sizeof(at);
+		if (pfm.get_event_attr_info(idx, i, PFM_OS_PERF_EVENT, &at) != PFM_SUCCESS ||
+		    at.type != PFM_ATTR_UMASK)
+			continue;
+		if ((size_t)snprintf(name, sizeof(name), "%s:%s", full, at.name) >= sizeof(name) ||
+		    pfm_encode(name, &a) < 0)
+			continue;
+		each(name, at.name, arg);
+		n++;
+	}
+	return n;
+}
+
+struct mask_text { char *buf; size_t len, used; };
+
+static void mask_append(const char *name, const char *mask, void *arg)
+{
+	struct mask_text *t = arg;
+	int w;
+
+	(void)name;
+	if (t->used >= t->len)
+		return;
+	w = snprintf(t->buf + t->used, t->len - t->used, "%s%s", t->used ? ", " : "", mask);
+	t->used = w < 0 ? t->len : t->used + (size_t)w;
+}
+
+/* An event libpfm4 knows that NAME does not encode as given (no unit
+ * mask, or one it does not take): the masks it takes, in ERR.  0, or -1
+ * when NAME is no event of its own. */
+static int pfm_mask_hint(const char *name, char *err, size_t errlen)
+{
+	pfm_event_info_t e;
+	char full[sizeof(((struct counter_ev *)0)->name)], masks[640], ev[sizeof(full)], *cut;
+	struct mask_text t = { masks, sizeof(masks), 0 };
+	int idx;
+
+	/* The event without what follows it: PMU::EVENT:MASK:... */
+	snprintf(ev, sizeof(ev), "%s", name);
+	cut = strstr(ev, "::");
+	cut = strchr(cut ? cut + 2 : ev, ':');
+	if (cut)
+		*cut = '\0';
+	if (!pfm_ready() || (idx = pfm.find_event(ev)) < 0 || pfm_full_name(idx, &e, full, sizeof(full)) < 0 ||
+	    !pfm_each_mask(idx, &e, full, mask_append, &t))
+		return -1;
+	snprintf(err, errlen, "counters: event '%s' %s, one of: %s (as %s:MASK); threadrun --counters=list lists them",
+		 name, cut ? "has a unit mask it does not take" : "needs a unit mask", masks, full);
+	return 0;
+}
+
+static void mask_print(const char *name, const char *mask, void *arg)
+{
+	(void)mask;
+	fprintf(arg, "  %s\n", name);
+}
+
+/* --counters=list's line for event IDX: PMU::EVENT where it encodes as
+ * it is, else PMU::EVENT:MASK for each mask that makes it encode (an
+ * event no single mask completes is left out). */
+static void pfm_list_event(FILE *out, int idx)
+{
+	pfm_event_info_t e;
+	struct perf_event_attr a;
+	char full[sizeof(((struct counter_ev *)0)->name)];
+
+	if (pfm_full_name(idx, &e, full, sizeof(full)) < 0)
+		return;
+	if (pfm_encode(full, &a) == 0)
+		fprintf(out, "  %s\n", full);
+	else
+		pfm_each_mask(idx, &e, full, mask_print, out);
+}
 #else
 static int add_pfm(struct counters_spec *s, const char *name)
 {
 	(void)s;
 	(void)name;
+	return -1;
+}
+
+static int pfm_mask_hint(const char *name, char *err, size_t errlen)
+{
+	(void)name;
+	(void)err;
+	(void)errlen;
 	return -1;
 }
 #endif
@@ -212,6 +331,8 @@ int counters_parse(const char *list, struct counters_spec *s, char *err, size_t 
 		if (k < NKNOWN)
 			add_known(s, k);
 		else if (add_pfm(s, name) < 0) {
+			if (!pfm_mask_hint(name, err, errlen))
+				goto out;
 			snprintf(err, errlen, "counters: event '%s' not known (%s); threadrun --counters=list lists them",
 				 name,
 #ifdef HAVE_LIBPFM
@@ -304,21 +425,16 @@ void counters_list(FILE *out)
 #ifdef HAVE_LIBPFM
 	if (pfm_ready()) {
 		pfm_pmu_info_t pinfo;
-		pfm_event_info_t einfo;
 		int pmu, idx;
 
-		fprintf(out, "and any event libpfm4 knows for this machine's PMUs, as PMU::EVENT or EVENT:\n");
+		fprintf(out, "and these events libpfm4 knows for this machine's PMUs, each as printed (PMU::EVENT, or PMU::EVENT:MASK for one that needs a unit mask):\n");
 		pfm_for_all_pmus(pmu) {
 			memset(&pinfo, 0, sizeof(pinfo));
 			pinfo.size = sizeof(pinfo);
 			if (pfm.get_pmu_info((pfm_pmu_t)pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
 				continue;
-			for (idx = pinfo.first_event; idx != -1; idx = pfm.get_event_next(idx)) {
-				memset(&einfo, 0, sizeof(einfo));
-				einfo.size = sizeof(einfo);
-				if (pfm.get_event_info(idx, PFM_OS_PERF_EVENT, &einfo) == PFM_SUCCESS)
-					fprintf(out, "  %s::%s\n", pinfo.name, einfo.name);
-			}
+			for (idx = pinfo.first_event; idx != -1; idx = pfm.get_event_next(idx))
+				pfm_list_event(out, idx);
 		}
 	} else {
 		fprintf(out, "(libpfm4's names not available: %s)\n", pfm_missing);

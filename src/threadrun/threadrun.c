@@ -273,7 +273,7 @@ static int put_line(const char *name, const char *value, void *arg)
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	struct opt_parser p;
-	char err[256];
+	char err[1024];         /* --counters' unit masks */
 	int c, ret = 2;
 
 	memset(a, 0, sizeof(*a));

@@ -190,6 +190,47 @@ threadrun --counters=list >"$tmp/list"
 st=$?
 check "--counters=list exits 0 and names the events" bash -c \
 	"[ $st -eq 0 ] && grep -q '^  task-clock ' '$tmp/list' && grep -q '^  cycles ' '$tmp/list' && grep -q '^  branch-misses ' '$tmp/list'"
+# Every libpfm4 name the list prints is taken as printed (parsed, not
+# necessarily countable here: exit 3 on a machine without a PMU), sixteen
+# to a run; then the same for a PMU libpfm4 is told this machine has
+# (LIBPFM_FORCE_PMU: a Zen 4's table, where 50 events need a unit mask).
+# takes_all LIST: the names of LIST that a run refuses as not known.
+takes_all() {
+	awk '/^  [^ ]*::/ { print $1 }' "$1" | xargs -r -n 16 | tr ' ' , | while read -r batch; do
+		threadrun --counters="$batch" 1 true >/dev/null 2>"$tmp/err.b"
+		[ $? -ne 2 ] || head -n 1 "$tmp/err.b"
+	done
+}
+if grep -q 'libpfm4 knows' "$tmp/list"; then
+	takes_all "$tmp/list" >"$tmp/refused"
+	check "each libpfm4 name --counters=list prints is taken as printed ($(grep -c '^  [^ ]*::' "$tmp/list") names): $(head -n 1 "$tmp/refused")" \
+		[ ! -s "$tmp/refused" ]
+else
+	skip "each libpfm4 name --counters=list prints is taken (threadrun is built without libpfm4)"
+fi
+zen4=amd64_fam19h_zen4
+LIBPFM_FORCE_PMU=$zen4 threadrun --counters=list >"$tmp/list4" 2>/dev/null
+if grep -q "^  $zen4::" "$tmp/list4"; then
+	LIBPFM_FORCE_PMU=$zen4 takes_all "$tmp/list4" >"$tmp/refused"
+	check "a Zen 4's names ($(grep -c "^  $zen4::" "$tmp/list4")), masks included, each taken as printed: $(head -n 1 "$tmp/refused")" \
+		[ ! -s "$tmp/refused" ]
+	check "... LS_DISPATCH listed with its masks, never bare" bash -c \
+		"grep -qx '  $zen4::LS_DISPATCH:LD_DISPATCH' '$tmp/list4' && ! grep -qx '  $zen4::LS_DISPATCH' '$tmp/list4'"
+	LIBPFM_FORCE_PMU=$zen4 threadrun --counters=task-clock,$zen4::LS_DISPATCH 1 true >/dev/null 2>"$tmp/err"
+	st=$?
+	check "--counters=$zen4::LS_DISPATCH without a mask: exit $st, one line listing the masks: $(head -c 160 "$tmp/err")" bash -c \
+		"[ $st -eq 2 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] &&
+		 grep -q \"event '$zen4::LS_DISPATCH' needs a unit mask, one of: LD_ST_DISPATCH, STORE_DISPATCH, LD_DISPATCH (as $zen4::LS_DISPATCH:MASK)\" '$tmp/err'"
+	LIBPFM_FORCE_PMU=$zen4 threadrun --counters=LS_DISPATCH:NO_SUCH 1 true >/dev/null 2>"$tmp/err"
+	st=$?
+	check "--counters=LS_DISPATCH:NO_SUCH: exit $st, one line naming the masks it takes" bash -c \
+		"[ $st -eq 2 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] &&
+		 grep -q \"event 'LS_DISPATCH:NO_SUCH' has a unit mask it does not take, one of: LD_ST_DISPATCH,\" '$tmp/err'"
+else
+	for c in "a Zen 4's names" "LS_DISPATCH listed with its masks" "a missing mask" "a mask not taken"; do
+		skip "$c: libpfm4 (or threadrun's) has no $zen4 table to force"
+	done
+fi
 threadrun --counters -n 2 >/dev/null 2>"$tmp/err"
 check "--counters with -n exits 2" [ $? -eq 2 ]
 # A user without CAP_PERFMON where perf_event_paranoid is 2 or more may

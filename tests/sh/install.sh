@@ -112,7 +112,11 @@ else
 	skip "threadplot's figures: gnuplot is not installed"
 fi
 
-# Uninstall removes what install made and nothing else.
+# Uninstall removes what install recorded (DOCDIR/install-manifest) and
+# nothing else: a folder holding someone else's file stays.
+man=$p/share/doc/threadrun/install-manifest
+check "install wrote its manifest, every line under PREFIX" bash -c \
+	"[ -s '$man' ] && ! grep -v '^#' '$man' | grep -qv '^$p/'"
 echo mine >"$p/bin/someone-elses"
 echo mine >"$p/share/doc/threadrun/my-notes.txt"
 mk uninstall PREFIX="$p" >"$tmp/out" 2>&1
@@ -120,20 +124,90 @@ st=$?
 check "make uninstall PREFIX=DIR: exit $st" [ $st -eq 0 ]
 check "... leaves only the files it did not install: $(find "$p" ! -type d | sed "s|^$p/||" | paste -sd' ')" \
 	[ "$(find "$p" ! -type d | sed "s|^$p/||" | sort | paste -sd' ')" = "bin/someone-elses share/doc/threadrun/my-notes.txt" ]
-rm -f "$p/bin/someone-elses" "$p/share/doc/threadrun/my-notes.txt"
-mk uninstall PREFIX="$p" >/dev/null 2>&1
-check "... then no file at all, nor share/doc/threadrun" bash -c \
-	"[ -z \"\$(find '$p' ! -type d)\" ] && [ ! -e '$p/share/doc/threadrun' ]"
+check "... and the folders it made, where empty (share/man, lib/threadrun gone)" \
+	test ! -e "$p/share/man" -a ! -e "$p/share/bash-completion" -a ! -e "$p/lib"
+mk uninstall PREFIX="$p" >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "a second uninstall: no manifest, exit $st, one line, nothing removed: $(head -n 1 "$tmp/err")" bash -c \
+	"[ $st -ne 0 ] && grep -q \"^make uninstall: no manifest '$man': nothing removed\" '$tmp/err' &&
+	 [ \$(grep -vc '^make: \*\*\*' '$tmp/err') -eq 1 ] && [ -f '$p/bin/someone-elses' ] && [ -f '$p/share/doc/threadrun/my-notes.txt' ]"
 
-# DESTDIR: staged under it, the prefix's paths inside.
-d=$tmp/dest
+# DESTDIR (with a space): staged under it, the prefix's paths inside.
+d="$tmp/de st"
 mk install DESTDIR="$d" PREFIX=/opt/threadrun-test >"$tmp/out" 2>&1
 st=$?
-check "make install DESTDIR=D PREFIX=/opt/...: exit $st, everything under D" bash -c \
+check "make install DESTDIR='D E' PREFIX=/opt/...: exit $st, everything under D E" bash -c \
 	"[ $st -eq 0 ] && [ -x '$d/opt/threadrun-test/bin/threadrun' ] && [ ! -e /opt/threadrun-test ] && \
 	 [ -z \"\$(find '$d' ! -type d ! -path '$d/opt/threadrun-test/*')\" ]"
 mk uninstall DESTDIR="$d" PREFIX=/opt/threadrun-test >/dev/null 2>&1
-check "make uninstall DESTDIR=D: no file left under D" [ -z "$(find "$d" ! -type d)" ]
+check "make uninstall DESTDIR='D E': no file left under it" [ -z "$(find "$d" ! -type d)" ]
+
+# The issue's PREFIX: a space in it, beside a file of the user's named as
+# its first word.  Then quotes and other shell-special characters in
+# PREFIX and BINDIR.
+echo mine >"$tmp/u"
+mk uninstall PREFIX="$tmp/u q" >/dev/null 2>"$tmp/err"
+st=$?
+check "make uninstall PREFIX='DIR/u q' with nothing installed: exit $st, the user's DIR/u kept, one line" bash -c \
+	"[ $st -ne 0 ] && [ \"\$(cat '$tmp/u')\" = mine ] && grep -q '^make uninstall: no manifest' '$tmp/err'"
+mk install PREFIX="$tmp/u q" >"$tmp/out" 2>&1
+st=$?
+check "make install PREFIX='DIR/u q': exit $st, installed there, nothing made in the source tree" bash -c \
+	"[ $st -eq 0 ] && [ -x '$tmp/u q/bin/threadrun' ] && [ -f '$tmp/u q/share/man/man1/threadrun.1' ] && [ ! -e '$top/q' ]"
+mk uninstall PREFIX="$tmp/u q" >/dev/null 2>&1
+st=$?
+check "make uninstall PREFIX='DIR/u q': exit $st, all of it gone, DIR/u kept" bash -c \
+	"[ $st -eq 0 ] && [ ! -e '$tmp/u q' ] && [ \"\$(cat '$tmp/u')\" = mine ]"
+# ($ is make's: a path with $x in it is given as $$x.)
+odd="$tmp/o'd\"d \$x \`y\` ;*&|<>#%\\!"
+mk install PREFIX="${odd//\$/\$\$}" BINDIR="${odd//\$/\$\$}/b i'n" >"$tmp/out" 2>&1
+st=$?
+check "PREFIX and BINDIR with quotes, \$, backquotes, ;*&|<>#%\\!: installed (exit $st)" bash -c \
+	"[ $st -eq 0 ] && [ -x \"\$1/b i'n/threadrun\" ] && [ -f \"\$1/share/doc/threadrun/README.md\" ] && [ ! -e \"\$1/bin\" ]" _ "$odd"
+mk uninstall PREFIX="${odd//\$/\$\$}" BINDIR="${odd//\$/\$\$}/b i'n" >/dev/null 2>&1
+st=$?
+check "... and uninstalled (exit $st): nothing left, not even the folder" bash -c "[ $st -eq 0 ] && [ ! -e \"\$1\" ]" _ "$odd"
+
+# Values that cannot be an install folder: refused before anything is
+# made, one line naming the variable and the value.
+refused() { # VAR VALUE WHAT-THE-LINE-SAYS
+	mk install "$1=$2" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	check "make install $1='$(printf '%s' "$2" | tr '\n\t' '??')': exit $st, one line: $(head -n 1 "$tmp/err")" bash -c \
+		"[ $st -eq 2 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q \"make install: $1.*$3\" '$tmp/err'"
+}
+refused PREFIX "rel dir" "is not an absolute path"
+check "... and made nothing in the source tree" [ ! -e "$top/rel dir" ]
+refused BINDIR "$tmp/nl$(printf '\nx')" "has a newline"
+refused DOCDIR "$tmp/t$(printf '\t')ab" "has a control character"
+refused LIBDIR "$tmp/a/../b" "has a . or .. component"
+check "... none of them made anything under the test's folder" test ! -e "$tmp/nl" -a ! -e "$tmp/a" -a ! -e "$tmp/b"
+
+# A manifest edited to point elsewhere is not followed: nothing removed.
+q=$tmp/q
+mk install PREFIX="$q" >/dev/null 2>&1
+man=$q/share/doc/threadrun/install-manifest
+cp "$man" "$tmp/man.orig"
+echo mine >"$tmp/victim"
+for bad in "$tmp/victim" "$q/bin/../../victim" "$tmp/" "$q/share/doc/threadrun/./../../../../victim" "victim"; do
+	cp "$tmp/man.orig" "$man"
+	printf '%s\n' "$bad" >>"$man"
+	mk uninstall PREFIX="$q" >/dev/null 2>"$tmp/err"
+	st=$?
+	check "a manifest line '${bad/#"$tmp"/TMP}': refused (exit $st), one line naming it, nothing removed" bash -c \
+		"[ $st -ne 0 ] && grep -q \"install-manifest' line [0-9]*: '\" '$tmp/err' && [ \"\$(cat '$tmp/victim')\" = mine ] &&
+		 [ -x '$q/bin/threadrun' ] && [ -f '$man' ]"
+done
+# A folder install made, replaced by a link to elsewhere: not followed.
+cp "$tmp/man.orig" "$man"
+mkdir -p "$tmp/else"
+cp "$top/docs/README.md" "$tmp/else/README.md"
+rm -rf "$q/share/doc/threadrun/docs"
+ln -s "$tmp/else" "$q/share/doc/threadrun/docs"
+mk uninstall PREFIX="$q" >/dev/null 2>"$tmp/err"
+st=$?
+check "a manifest's folder made a link out of DOCDIR: refused (exit $st), the file it leads to kept" bash -c \
+	"[ $st -ne 0 ] && grep -q \"line [0-9]*: '$q/share/doc/threadrun/docs/\" '$tmp/err' && [ -f '$tmp/else/README.md' ] && [ -x '$q/bin/threadrun' ]"
 
 # install-deps: an argument it does not know is refused before anything is
 # installed.

@@ -20,10 +20,33 @@ check "... and its row says nothing of a cluster start" \
 THREADRUN_SYNC_FD=98,99 t2accel -q -a md5 -s 64 -d 0.05 -o "$tmp/closed.csv" >/dev/null 2>"$tmp/err"
 st=$?
 check "descriptors that are not open: no gate, a warning (exit $st)" bash -c \
-	"[ $st -eq 0 ] && grep -q 'THREADRUN_SYNC_FD=98,99 (not two open descriptors R,W)' '$tmp/err'"
-# A wrapper that is gone: its reply end at EOF, its request end a sink.
+	"[ $st -eq 0 ] && grep -q 'THREADRUN_SYNC_FD=98,99 (not R,W: two distinct descriptors above 2, each an open pipe or socket)' '$tmp/err'"
+# Descriptors that are open but no gate: a regular file is never written
+# over, stdin never read from, one descriptor is not two.
+printf 'the user file\n' >"$tmp/mine"
+THREADRUN_SYNC_FD=5,5 timeout 20 t2accel -q -a md5 -s 64 -d 0.05 -o "$tmp/file.csv" 5<>"$tmp/mine" \
+	>/dev/null 2>"$tmp/err"
+st=$?
+check "THREADRUN_SYNC_FD=5,5 on a regular file: runs (exit $st), one warning, the file untouched" bash -c \
+	"[ $st -eq 0 ] && [ \$(grep -c 'warning: ignoring THREADRUN_SYNC_FD=5,5 (not R,W' '$tmp/err') -eq 1 ] &&
+	 [ \"\$(cat '$tmp/mine')\" = 'the user file' ] && [ -z \"\$(rows '$tmp/file.csv' start_sync | cut -f2)\" ]"
+mkfifo "$tmp/idle"
+exec 9<>"$tmp/idle"     # a stdin that never ends
+THREADRUN_SYNC_FD=0,1 timeout 20 t2accel -q -a md5 -s 64 -d 0.05 -o "$tmp/std.csv" <"$tmp/idle" \
+	>"$tmp/out" 2>"$tmp/err"
+st=$?
+check "THREADRUN_SYNC_FD=0,1 (stdin, stdout): runs (exit $st, not 124), one warning, no request on stdout" bash -c \
+	"[ $st -eq 0 ] && [ \$(grep -c 'warning: ignoring THREADRUN_SYNC_FD=0,1 (not R,W' '$tmp/err') -eq 1 ] && ! grep -q '^ready ' '$tmp/out'"
+THREADRUN_SYNC_FD=7,7 timeout 20 t2accel -q -a md5 -s 64 -d 0.05 -o "$tmp/same.csv" 7<>"$tmp/idle" \
+	>/dev/null 2>"$tmp/err"
+st=$?
+exec 9>&-
+check "THREADRUN_SYNC_FD=7,7 (one pipe, read and write): runs (exit $st), one warning" bash -c \
+	"[ $st -eq 0 ] && [ \$(grep -c 'warning: ignoring THREADRUN_SYNC_FD=7,7 (not R,W' '$tmp/err') -eq 1 ]"
+# A wrapper that is gone: its reply end at EOF, its request end a pipe
+# nobody reads.
 THREADRUN_SYNC_FD=7,8 timeout 20 t2accel -q -a md5,sha1 -s 64 -d 0.05 -o "$tmp/gone.csv" \
-	7</dev/null 8>/dev/null >/dev/null 2>"$tmp/err"
+	7< <(:) 8> >(:) >/dev/null 2>"$tmp/err"
 st=$?
 check "a wrapper gone: the run neither hangs nor fails (exit $st)" [ $st -eq 0 ]
 check "... both measurements say start_sync no, and the note why" \
