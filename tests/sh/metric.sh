@@ -6,8 +6,8 @@ set -o pipefail
 
 # Bad regexes are usage errors: one line naming them, exit 2, nothing run.
 threadrun -q -o "$tmp/b.csv" --metric 'Triad: +([0-9.]+' --sweep 1 -- omp_triad 2>"$tmp/b.err"
-check "bad regex: exit 2 ($?), one line naming it and regcomp's reason" \
-	bash -c "[ $? -eq 2 ] && [ \$(wc -l <'$tmp/b.err') -eq 1 ] && grep -q \"^threadrun: metric: 'Triad: +(\[0-9.\]+' is not a POSIX extended regex: .\" '$tmp/b.err' && [ ! -e '$tmp/b.csv' ]"
+check "bad regex: exit 2 ($?), one line naming it and PCRE2's reason" \
+	bash -c "[ $? -eq 2 ] && [ \$(wc -l <'$tmp/b.err') -eq 1 ] && grep -q \"^threadrun: metric: 'Triad: +(\[0-9.\]+' is not a Perl-compatible regex (PCRE2): missing closing parenthesis at offset 16\$\" '$tmp/b.err' && [ ! -e '$tmp/b.csv' ]"
 threadrun -q -o "$tmp/b.csv" --metric 'Triad: +[0-9.]+' --sweep 1 -- omp_triad 2>"$tmp/b.err"
 check "regex without a group: exit 2 ($?), said, nothing run" \
 	bash -c "[ $? -eq 2 ] && [ \$(wc -l <'$tmp/b.err') -eq 1 ] && grep -q 'has no capture group' '$tmp/b.err' && [ ! -e '$tmp/b.csv' ]"

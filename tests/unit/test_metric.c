@@ -63,7 +63,8 @@ static void names(void **state)
 	assert_string_equal(s.m[0].unit, "value");
 	metric_free(&s);
 
-	add_bad("([0-9]", "is not a POSIX extended regex");
+	add_bad("([0-9]", "is not a Perl-compatible regex (PCRE2): missing closing parenthesis at offset 6");
+	add_bad("(?:[0-9]+)", "has no capture group");
 	add_bad("[0-9]+", "has no capture group");
 	add_bad("n=", "the regex is empty");
 	add_bad("=(1)", "name '' in '=(1)' is not a name");
