@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,14 @@
 #define UNIT_MAX 32
 #define DEFAULT_UNIT "value"
 #define NAME_CHARS "letters, digits, '_' and '-'"
-/* What one line may cost the matcher (a backtracking regex on a long line
- * would take seconds): PCRE2's match limit, the JIT's stack, and for the
- * interpreter (where the JIT is not allowed) its heap, in KiB. */
-#define MATCH_LIMIT 1000000
-#define JIT_STACK_MIN (32 * 1024)
-#define JIT_STACK_MAX (1024 * 1024)
+/* What one line may cost the matcher (a regex that backtracks would take
+ * seconds on a long line): PCRE2's match limit, in proportion to the line,
+ * and the JIT's stack, its default 32 KiB (a larger one lets a repeated
+ * group backtrack over longer stretches, in time that grows as their
+ * square); for the interpreter, where the JIT is not allowed, its heap in
+ * KiB. */
+#define MATCH_LIMIT_BASE 10000
+#define MATCH_LIMIT_PER_BYTE 16
 #define HEAP_LIMIT_KIB (16 * 1024)
 
 /* The characters of regex syntax: text before '=' holding one is no name. */
@@ -275,7 +278,6 @@ struct metric_tap {
 	int child[2];           /* the write ends, until the program has them */
 	pcre2_match_data *md;   /* the matcher's, the tap thread's alone */
 	pcre2_match_context *mc;
-	pcre2_jit_stack *js;
 	pthread_t thread;
 	bool running;
 	atomic_bool program_gone;
@@ -310,6 +312,7 @@ static void scan_line(struct metric_tap *t, const char *line, size_t len)
 	for (i = 0; i < s->n; i++) {
 		struct metric *m = &s->m[i];
 
+		pcre2_set_match_limit(t->mc, MATCH_LIMIT_BASE + MATCH_LIMIT_PER_BYTE * (uint32_t)len);
 		rc = pcre2_match(m->re, (PCRE2_SPTR)line, len, 0, 0, t->md, t->mc);
 		if (rc == PCRE2_ERROR_NOMATCH)
 			continue;
@@ -461,7 +464,6 @@ static void tap_free(struct metric_tap *t)
 	}
 	pcre2_match_data_free(t->md);
 	pcre2_match_context_free(t->mc);
-	pcre2_jit_stack_free(t->js);
 	free(t);
 }
 
@@ -470,11 +472,8 @@ static int matcher_open(struct metric_tap *t)
 {
 	t->md = pcre2_match_data_create(2, NULL);
 	t->mc = pcre2_match_context_create(NULL);
-	t->js = pcre2_jit_stack_create(JIT_STACK_MIN, JIT_STACK_MAX, NULL);
-	if (!t->md || !t->mc || !t->js)
+	if (!t->md || !t->mc)
 		return -1;
-	pcre2_jit_stack_assign(t->mc, NULL, t->js);
-	pcre2_set_match_limit(t->mc, MATCH_LIMIT);
 	pcre2_set_heap_limit(t->mc, HEAP_LIMIT_KIB);
 	return 0;
 }
