@@ -147,6 +147,22 @@ check "long lines without a match: done in 6 s with the figure ($st)" \
 check "long lines without a match: grep -E agrees" \
 	[ "$(grep -E -c '([0-9.]+) MB/s' "$tmp/g.out")" = 1 ]
 
+# The output is passed on while it is matched: the program sees its long
+# line reach threadrun's stdout before it prints the figure (it waits 5 s;
+# before, the line was held back while glibc's regexec went over it).
+cat >"$tmp/seen.sh" <<'EOF2'
+l=$(head -c 65530 /dev/zero | tr '\0' 1)' MB/x s'
+printf '%s\n' "$l"
+for i in $(seq 50); do
+	[ "$(wc -c <"$1")" -ge 65537 ] && { echo 'Triad 3 MB/s'; exit 0; }
+	sleep 0.1
+done
+echo 'held back'; exit 1
+EOF2
+threadrun -q -o "$tmp/w.csv" --metric 'T=([0-9.]+) MB/s' 1 bash "$tmp/seen.sh" "$tmp/w.out" >"$tmp/w.out"
+check "output passed on while matching: the program saw its line go out ($?)" \
+	[ "$?:$(results_get "$tmp/w.csv" algorithm rate | grep '^T')" = "0:T	3" ]
+
 # SIGTERM while the tap matches such lines: threadrun ends at once (128+15),
 # and the program with it.
 cat >"$tmp/loop.sh" <<'EOF2'
