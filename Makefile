@@ -10,7 +10,7 @@
 .DEFAULT_GOAL := all
 
 CC      ?= gcc
-PKGS    := hwloc libcrypto
+PKGS    := hwloc libcrypto libpcre2-8
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
            $(shell pkg-config --cflags $(PKGS))

@@ -701,6 +701,9 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 			strerror(errno));
 	if (launch_run(ex->path, argv, plan, out_fd, err_fd, &hook, r, err, errlen) < 0)
 		ret = -1;
+	/* A signal ends the run: threadrun does not wait for the matcher. */
+	if (launch_interrupted())
+		metric_tap_stop(sa.tap);
 	metric_tap_close(sa.tap);
 	if (ex->monitor > 0 && !sa.m)
 		fprintf(stderr, "threadrun: %s\n", sa.err);

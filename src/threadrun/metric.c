@@ -6,10 +6,14 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 
 #include "metric.h"
 #include "opt.h"
@@ -17,6 +21,15 @@
 #define UNIT_MAX 32
 #define DEFAULT_UNIT "value"
 #define NAME_CHARS "letters, digits, '_' and '-'"
+/* What one line may cost the matcher (a regex that backtracks would take
+ * seconds on a long line): PCRE2's match limit, in proportion to the line,
+ * and the JIT's stack, its default 32 KiB (a larger one lets a repeated
+ * group backtrack over longer stretches, in time that grows as their
+ * square); for the interpreter, where the JIT is not allowed, its heap in
+ * KiB. */
+#define MATCH_LIMIT_BASE 10000
+#define MATCH_LIMIT_PER_BYTE 16
+#define HEAP_LIMIT_KIB (16 * 1024)
 
 /* The characters of regex syntax: text before '=' holding one is no name. */
 static const char regex_syntax[] = "\\^$.[]|()*+?{}";
@@ -27,12 +40,18 @@ static bool name_char(char c)
 	       c == '_' || c == '-';
 }
 
-/* Text for a message: control bytes (a newline in a name) shown as '?'. */
-static void printable(char *s)
+/* Text for a message: control bytes (a newline in a name, a NUL in a
+ * capture) shown as '?'. */
+static void printable_n(char *s, size_t n)
 {
-	for (; *s; s++)
+	for (; n > 0; s++, n--)
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			*s = '?';
+}
+
+static void printable(char *s)
+{
+	printable_n(s, strlen(s));
 }
 
 static int check_name(const char *name, size_t len, const char *shown, char *err, size_t errlen)
@@ -50,12 +69,39 @@ static int check_name(const char *name, size_t len, const char *shown, char *err
 	return 0;
 }
 
+/* M's regex, with at least one group; JIT-compiled where the machine lets
+ * it (where not, the interpreter matches under the same limits). */
+static int compile(struct metric *m, const char *regex, char *err, size_t errlen)
+{
+	PCRE2_UCHAR msg[256];
+	PCRE2_SIZE off;
+	uint32_t groups = 0;
+	pcre2_code *re;
+	int rc;
+
+	re = pcre2_compile((PCRE2_SPTR)regex, PCRE2_ZERO_TERMINATED, 0, &rc, &off, NULL);
+	if (!re) {
+		pcre2_get_error_message(rc, msg, sizeof(msg));
+		snprintf(err, errlen, "metric: '%s' is not a Perl-compatible regex (PCRE2): %s at offset %zu",
+			 m->regex, (const char *)msg, (size_t)off);
+		return -1;
+	}
+	if (pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, &groups) != 0 || groups < 1) {
+		pcre2_code_free(re);
+		snprintf(err, errlen, "metric: '%s' has no capture group: put the figure in ( ), e.g. 'Triad: +([0-9.]+)'",
+			 m->regex);
+		return -1;
+	}
+	pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+	m->re = re;
+	return 0;
+}
+
 int metric_add(struct metric_set *s, const char *spec, char *err, size_t errlen)
 {
 	const char *eq = strchr(spec, '='), *regex = spec;
 	struct metric *grown, *m;
-	char msg[256], *shown = strdup(spec);
-	int rc;
+	char *shown = strdup(spec);
 	unsigned i;
 
 	/* Messages and notes show the text on one line. */
@@ -96,18 +142,8 @@ int metric_add(struct metric_set *s, const char *spec, char *err, size_t errlen)
 			 shown);
 		goto fail;
 	}
-	rc = regcomp(&m->re, regex, REG_EXTENDED);
-	if (rc) {
-		regerror(rc, &m->re, msg, sizeof(msg));
-		snprintf(err, errlen, "metric: '%s' is not a POSIX extended regex: %s", m->regex, msg);
+	if (compile(m, regex, err, errlen) < 0)
 		goto fail;
-	}
-	if (m->re.re_nsub < 1) {
-		regfree(&m->re);
-		snprintf(err, errlen, "metric: '%s' has no capture group: put the figure in ( ), e.g. 'Triad: +([0-9.]+)'",
-			 m->regex);
-		goto fail;
-	}
 	m->spec = shown;
 	s->n++;
 	return 0;
@@ -172,7 +208,9 @@ void metric_reset(struct metric_set *s)
 	for (i = 0; i < s->n; i++) {
 		free(s->m[i].last);
 		s->m[i].last = NULL;
+		s->m[i].last_len = 0;
 		s->m[i].last_cut = false;
+		s->m[i].undecided = 0;
 	}
 }
 
@@ -184,7 +222,7 @@ void metric_free(struct metric_set *s)
 	for (i = 0; i < s->n; i++) {
 		free(s->m[i].name);
 		free(s->m[i].spec);
-		regfree(&s->m[i].re);
+		pcre2_code_free(s->m[i].re);
 	}
 	free(s->m);
 	s->m = NULL;
@@ -198,17 +236,25 @@ int metric_value(const struct metric *m, const char **value, char **why)
 
 	*value = NULL;
 	*why = NULL;
-	if (m->last && !m->last_cut && num_is_decimal(m->last) && strtod(m->last, NULL) <= 1e18) {
+	if (m->last && !m->undecided && !m->last_cut && strlen(m->last) == m->last_len &&
+	    num_is_decimal(m->last) && strtod(m->last, NULL) <= 1e18) {
 		*value = m->last;
 		return 0;
 	}
-	if (!m->last) {
+	if (m->undecided) {
+		/* That line may have held the figure: no figure is better than
+		 * an earlier one. */
+		n = asprintf(why, "metric '%s': a line of %zu bytes%s took '%s' past the matcher's limits (too much backtracking), so the last figure is not known",
+			     m->name, m->undecided, m->last ? " after the last match" : "", m->regex);
+	} else if (!m->last) {
 		n = asprintf(why, "metric '%s': no line of the output matched '%s'", m->name,
 			     m->regex);
 	} else {
-		shown = strdup(m->last);
-		if (shown)
-			printable(shown);
+		shown = malloc(m->last_len + 1);
+		if (shown) {
+			memcpy(shown, m->last, m->last_len + 1);
+			printable_n(shown, m->last_len);
+		}
 		n = asprintf(why, "metric '%s': '%s%s' (group 1 of '%s') is not a plain non-negative decimal number up to 1e18",
 			     m->name, shown ? shown : "", m->last_cut ? "..." : "", m->regex);
 		free(shown);
@@ -221,7 +267,7 @@ int metric_value(const struct metric *m, const char **value, char **why)
 /* One stream of the program's output: where it goes and its current line. */
 struct stream {
 	int in, out;            /* the pipe's read end; the destination, -1 once it failed */
-	char *line;             /* METRIC_LINE_MAX + 1 bytes */
+	char *line;             /* METRIC_LINE_MAX bytes */
 	size_t len;
 	bool cut;               /* the current line went past the bound: skip to its end */
 };
@@ -230,32 +276,58 @@ struct metric_tap {
 	struct metric_set *set;
 	struct stream st[2];
 	int child[2];           /* the write ends, until the program has them */
+	pcre2_match_data *md;   /* the matcher's, the tap thread's alone */
+	pcre2_match_context *mc;
 	pthread_t thread;
 	bool running;
 	atomic_bool program_gone;
+	atomic_bool stop;       /* a signal ends the run: no more matching */
 };
 
-static void scan_line(struct metric_set *s, const char *line)
+/* M's figure is now LEN bytes at P (group 1 of a line). */
+static void keep(struct metric *m, const char *p, size_t len)
 {
-	regmatch_t mt[2];
-	size_t len;
+	size_t n = len > METRIC_CAPTURE_MAX ? METRIC_CAPTURE_MAX : len;
+	char *copy = malloc(n + 1);
+
+	if (!copy)
+		return;
+	memcpy(copy, p, n);
+	copy[n] = '\0';
+	free(m->last);
+	m->last = copy;
+	m->last_len = n;
+	m->last_cut = len > n;
+	m->undecided = 0;
+}
+
+/* The line's LEN bytes, a NUL among them as any other byte (grep -a). */
+static void scan_line(struct metric_tap *t, const char *line, size_t len)
+{
+	const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(t->md);
+	struct metric_set *s = t->set;
 	unsigned i;
+	int rc;
 
 	for (i = 0; i < s->n; i++) {
 		struct metric *m = &s->m[i];
-		char *copy;
 
-		if (regexec(&m->re, line, 2, mt, 0) != 0)
+		pcre2_set_match_limit(t->mc, MATCH_LIMIT_BASE + MATCH_LIMIT_PER_BYTE * (uint32_t)len);
+		rc = pcre2_match(m->re, (PCRE2_SPTR)line, len, 0, 0, t->md, t->mc);
+		if (rc == PCRE2_ERROR_NOMATCH)
 			continue;
-		/* A group that took no part in the match captured nothing. */
-		len = mt[1].rm_so < 0 ? 0 : (size_t)(mt[1].rm_eo - mt[1].rm_so);
-		copy = strndup(mt[1].rm_so < 0 ? "" : line + mt[1].rm_so,
-			       len > METRIC_CAPTURE_MAX ? METRIC_CAPTURE_MAX : len);
-		if (!copy)
+		/* A limit reached (or no memory): this line may hold the
+		 * figure or not. */
+		if (rc < 0) {
+			m->undecided = len;
 			continue;
-		free(m->last);
-		m->last = copy;
-		m->last_cut = len > METRIC_CAPTURE_MAX;
+		}
+		/* 0: more groups than the two pairs asked for, group 1 is set.
+		 * A group that took no part in the match captured nothing. */
+		if (ov[2] == PCRE2_UNSET)
+			keep(m, line, 0);
+		else
+			keep(m, line + ov[2], ov[3] - ov[2]);
 	}
 }
 
@@ -298,12 +370,12 @@ static const char *line_end(const char *buf, size_t n)
 /* Split what was read into lines; a line over the bound is scanned in its
  * first METRIC_LINE_MAX bytes and the rest skipped up to its end.  Empty
  * lines hold no figure and are not scanned. */
-static void take(struct metric_set *s, struct stream *st, const char *buf, size_t n)
+static void take(struct metric_tap *t, struct stream *st, const char *buf, size_t n)
 {
 	const char *nl;
 	size_t part;
 
-	while (n > 0) {
+	while (n > 0 && !atomic_load(&t->stop)) {
 		nl = line_end(buf, n);
 		part = nl ? (size_t)(nl - buf) : n;
 		if (!st->cut) {
@@ -313,16 +385,13 @@ static void take(struct metric_set *s, struct stream *st, const char *buf, size_
 			memcpy(st->line + st->len, buf, keep);
 			st->len += keep;
 			if (part > keep || (!nl && st->len == METRIC_LINE_MAX)) {
-				st->line[st->len] = '\0';
-				scan_line(s, st->line);
+				scan_line(t, st->line, st->len);
 				st->cut = true;
 			}
 		}
 		if (nl) {
-			if (!st->cut && st->len > 0) {
-				st->line[st->len] = '\0';
-				scan_line(s, st->line);
-			}
+			if (!st->cut && st->len > 0)
+				scan_line(t, st->line, st->len);
 			st->len = 0;
 			st->cut = false;
 			part++;
@@ -339,10 +408,11 @@ static void *tap_thread(void *arg)
 	char buf[16384];
 	ssize_t n;
 	int i, open = 2, rc;
+	bool gone;
 
 	for (i = 0; i < 2; i++)
 		pf[i] = (struct pollfd){ .fd = t->st[i].in, .events = POLLIN };
-	while (open > 0) {
+	while (open > 0 && !atomic_load(&t->stop)) {
 		/* Once the program is gone, only what is already in the pipes
 		 * counts: a process that left its group may hold them open. */
 		rc = poll(pf, 2, atomic_load(&t->program_gone) ? 0 : 100);
@@ -364,8 +434,10 @@ static void *tap_thread(void *arg)
 				open--;
 				continue;
 			}
-			take(t->set, &t->st[i], buf, (size_t)n);
-			if (pass_on(&t->st[i], buf, (size_t)n) < 0) {
+			/* The output goes on before it is matched. */
+			gone = pass_on(&t->st[i], buf, (size_t)n) < 0;
+			take(t, &t->st[i], buf, (size_t)n);
+			if (gone) {
 				close(t->st[i].in);
 				t->st[i].in = pf[i].fd = -1;
 				open--;
@@ -373,11 +445,9 @@ static void *tap_thread(void *arg)
 		}
 	}
 	/* The last line of each stream, if it had no newline. */
-	for (i = 0; i < 2; i++)
-		if (!t->st[i].cut && t->st[i].len > 0) {
-			t->st[i].line[t->st[i].len] = '\0';
-			scan_line(t->set, t->st[i].line);
-		}
+	for (i = 0; i < 2 && !atomic_load(&t->stop); i++)
+		if (!t->st[i].cut && t->st[i].len > 0)
+			scan_line(t, t->st[i].line, t->st[i].len);
 	return NULL;
 }
 
@@ -392,7 +462,20 @@ static void tap_free(struct metric_tap *t)
 			close(t->child[i]);
 		free(t->st[i].line);
 	}
+	pcre2_match_data_free(t->md);
+	pcre2_match_context_free(t->mc);
 	free(t);
+}
+
+/* The matcher's state and its limits: what one line may cost. */
+static int matcher_open(struct metric_tap *t)
+{
+	t->md = pcre2_match_data_create(2, NULL);
+	t->mc = pcre2_match_context_create(NULL);
+	if (!t->md || !t->mc)
+		return -1;
+	pcre2_set_heap_limit(t->mc, HEAP_LIMIT_KIB);
+	return 0;
 }
 
 struct metric_tap *metric_tap_open(struct metric_set *s, int out, int err, int *child_out,
@@ -412,8 +495,12 @@ struct metric_tap *metric_tap_open(struct metric_set *s, int out, int err, int *
 		t->st[i].out = i == 0 ? out : err;
 	}
 	metric_reset(s);
+	if (matcher_open(t) < 0) {
+		snprintf(msg, msglen, "metric: out of memory");
+		goto fail;
+	}
 	for (i = 0; i < 2; i++) {
-		t->st[i].line = malloc(METRIC_LINE_MAX + 1);
+		t->st[i].line = malloc(METRIC_LINE_MAX);
 		/* Close-on-exec: the program gets the write ends as 1 and 2 only. */
 		if (!t->st[i].line || pipe2(p, O_CLOEXEC) < 0) {
 			snprintf(msg, msglen, "metric: cannot make a pipe for the output: %s",
@@ -451,6 +538,12 @@ void metric_tap_started(struct metric_tap *t)
 			close(t->child[i]);
 			t->child[i] = -1;
 		}
+}
+
+void metric_tap_stop(struct metric_tap *t)
+{
+	if (t)
+		atomic_store(&t->stop, true);
 }
 
 void metric_tap_close(struct metric_tap *t)

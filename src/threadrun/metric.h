@@ -1,14 +1,15 @@
 /*
  * threadrun --metric: a program's own figure, read from what it prints.
- * Each metric is a POSIX extended regular expression whose first capture
- * group is the figure; the last matching line of the run counts.  The
- * output still goes where it went (the terminal, or the sweep's log): a
- * tap copies it there while it scans it line by line, in bounded memory.
+ * Each metric is a Perl-compatible regular expression (PCRE2) whose first
+ * capture group is the figure; the last matching line of the run counts.
+ * The output still goes where it went (the terminal, or the sweep's log):
+ * a tap copies it there while it scans it line by line, in bounded memory
+ * and time (PCRE2's JIT, each match under limits), every byte of a line
+ * matched, a NUL too, as grep -a matches it.
  */
 #ifndef METRIC_H
 #define METRIC_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -24,9 +25,12 @@ struct metric {
 	const char *unit;       /* the row's unit */
 	char *spec;             /* as given, control bytes shown as '?' */
 	const char *regex;      /* its regex part, for notes */
-	regex_t re;
+	void *re;               /* its pcre2_code, JIT-compiled where the machine allows */
 	char *last;             /* group 1 of the last matching line, or NULL */
+	size_t last_len;        /* its bytes (a NUL among them makes it no number) */
 	bool last_cut;          /* LAST was longer than METRIC_CAPTURE_MAX */
+	size_t undecided;       /* a line after LAST went past the matcher's
+				 * limits: its length, else 0 (no figure then) */
 };
 
 struct metric_set {
@@ -37,8 +41,8 @@ struct metric_set {
 /*
  * Add one --metric: "REGEX" or "NAME=REGEX" (NAME= when the text before
  * the first '=' holds no character of regex syntax).  0, or -1 with one
- * line in ERR naming the bad text (a regcomp error, no capture group, a
- * bad or repeated name).
+ * line in ERR naming the bad text (PCRE2's compile error, no capture
+ * group, a bad or repeated name).
  */
 int metric_add(struct metric_set *s, const char *spec, char *err, size_t errlen);
 
@@ -59,7 +63,8 @@ void metric_free(struct metric_set *s);
  * The figure of metric M after a run: 0 with *VALUE the captured text (a
  * plain non-negative decimal number, at most 1e18), or -1 with the reason
  * in *WHY, a new string (no line matched, or what was captured is not a
- * number; NULL when out of memory).
+ * number, or a line after the last match was too costly to match; NULL
+ * when out of memory).
  */
 int metric_value(const struct metric *m, const char **value, char **why);
 
@@ -70,13 +75,16 @@ int metric_value(const struct metric *m, const char **value, char **why);
  * *CHILD_OUT and *CHILD_ERR for the program; metric_tap_started closes the
  * parent's copies once the program is started; metric_tap_close waits for
  * the end of the output (or, once the program is gone, for what is left in
- * the pipes) and frees the tap.
+ * the pipes) and frees the tap.  metric_tap_stop, when a signal ends the
+ * run: the tap stops at the end of the line it is matching, so that close
+ * returns at once.
  */
 struct metric_tap;
 
 struct metric_tap *metric_tap_open(struct metric_set *s, int out, int err, int *child_out,
 				   int *child_err, char *msg, size_t msglen);
 void metric_tap_started(struct metric_tap *t);
+void metric_tap_stop(struct metric_tap *t);
 void metric_tap_close(struct metric_tap *t);
 
 #endif

@@ -145,7 +145,7 @@ static const struct opt_spec options[] = {
 	{ OPT_DOUBLE(0, "monitor", "[=S]", A(monitor), 0.01, 60, "watch every CPU and thread, sampling every S seconds (default 0.25)"),
 	  .implied = MONITOR_DEFAULT_S },
 	{ OPT_CALLBACK(0, "counters", "[=EVENTS]", set_counters, "count each thread's events (perf_event_open): EVENTS a comma list, default software and hardware; =list names them") },
-	{ OPT_CALLBACK(0, "metric", "RE", add_metric, "[NAME=]RE: the rate is group 1 of the last output line matching RE (ERE); repeatable") },
+	{ OPT_CALLBACK(0, "metric", "RE", add_metric, "[NAME=]RE: the rate is group 1 of the last output line matching RE (PCRE2); repeatable") },
 	{ OPT_CALLBACK(0, "unit", "UNIT", add_unit, "--metric's unit (default value): one for all, or one per --metric in order") },
 	{ OPT_FLAG('q', "quiet", A(quiet), "results only: no line of threadrun's own (summary, sweep progress; with --monitor, only its warnings); warnings stay") },
 	{ OPT_VERSION('V') },
@@ -213,7 +213,10 @@ static const char help_after[] =
 	"which still reach the terminal or FILE.log): one row per metric and run,\n"
 	"algorithm NAME (default metric, or metric1, metric2... when several are\n"
 	"unnamed), rate the first capture group of the LAST line that matches (a\n"
-	"line ends at \\n or \\r; one over 64 KiB is matched in its first 64 KiB).\n"
+	"line ends at \\n or \\r; one over 64 KiB is matched in its first 64 KiB;\n"
+	"a NUL is matched as any byte, as grep -a does).  RE is a Perl-compatible\n"
+	"regex (PCRE2): an ERE means the same but that the first alternative that\n"
+	"matches wins, not the longest, \\ escapes inside [ ], and *? +? are lazy.\n"
 	"NAME (letters, digits, _ and -) is the text before the first '=' when it\n"
 	"holds no regex syntax; name a regex that has an '=' in it.  No matching\n"
 	"line, or a capture that is not a plain non-negative decimal number, fails\n"

@@ -2,8 +2,8 @@
  * Fuzz target: --metric's output tap (src/threadrun/metric.c) on any bytes
  * a program may print, cut into chunks of any size, on stdout or stderr:
  * line splitting at '\n' and '\r', the line bound, NUL bytes, captures that
- * are no number.  The regexes are fixed, realistic ones: the user's regex
- * is the user's (glibc's matcher may be slow on a pathological one).
+ * are no number, lines that take a backtracking regex past the matcher's
+ * limits (the last spec): each line's cost is bounded.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 
 static const char *const specs[] = {
 	"Triad=Triad: +([0-9.]+)", "^([0-9]*)$", "x=(a|(b))+([0-9])?", "rate ([^ ]*)",
+	"b=v ([0-9]+)|^(x+x+)+y",
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -6,8 +6,8 @@ set -o pipefail
 
 # Bad regexes are usage errors: one line naming them, exit 2, nothing run.
 threadrun -q -o "$tmp/b.csv" --metric 'Triad: +([0-9.]+' --sweep 1 -- omp_triad 2>"$tmp/b.err"
-check "bad regex: exit 2 ($?), one line naming it and regcomp's reason" \
-	bash -c "[ $? -eq 2 ] && [ \$(wc -l <'$tmp/b.err') -eq 1 ] && grep -q \"^threadrun: metric: 'Triad: +(\[0-9.\]+' is not a POSIX extended regex: .\" '$tmp/b.err' && [ ! -e '$tmp/b.csv' ]"
+check "bad regex: exit 2 ($?), one line naming it and PCRE2's reason" \
+	bash -c "[ $? -eq 2 ] && [ \$(wc -l <'$tmp/b.err') -eq 1 ] && grep -q \"^threadrun: metric: 'Triad: +(\[0-9.\]+' is not a Perl-compatible regex (PCRE2): missing closing parenthesis at offset 16\$\" '$tmp/b.err' && [ ! -e '$tmp/b.csv' ]"
 threadrun -q -o "$tmp/b.csv" --metric 'Triad: +[0-9.]+' --sweep 1 -- omp_triad 2>"$tmp/b.err"
 check "regex without a group: exit 2 ($?), said, nothing run" \
 	bash -c "[ $? -eq 2 ] && [ \$(wc -l <'$tmp/b.err') -eq 1 ] && grep -q 'has no capture group' '$tmp/b.err' && [ ! -e '$tmp/b.csv' ]"
@@ -132,3 +132,77 @@ timeout 10 threadrun -q -o "$tmp/p.csv" --metric 'x ([0-9]+)' 1 sh -c 'yes "x 1"
 st=("${PIPESTATUS[@]}")
 check "broken pipe: the program dies of SIGPIPE, threadrun says so (${st[*]})" [ "${st[0]}" -eq 141 ]
 check "broken pipe: the row has its status" [ "$(results_get "$tmp/p.csv" algorithm status | grep '^metric')" = "metric	141" ]
+
+# The matcher costs what grep costs.  Two 64 KiB lines of digits that do not
+# match: glibc's regexec took 8 to 20 s on each (it retried from every byte),
+# PCRE2 a millisecond.  6 s is a bound for a hang, not a speed asserted.
+cat >"$tmp/long.sh" <<'EOF2'
+l=$(head -c 65530 /dev/zero | tr '\0' 1)' MB/x s'
+printf '%s\n%s\nTriad 2.5 MB/s\n' "$l" "$l"
+EOF2
+timeout -s KILL 6 threadrun -q -o "$tmp/g.csv" --metric 'T=([0-9.]+) MB/s' 1 bash "$tmp/long.sh" >"$tmp/g.out"
+st=$?
+check "long lines without a match: done in 6 s with the figure ($st)" \
+	[ "$st:$(results_get "$tmp/g.csv" algorithm rate | grep '^T')" = "0:T	2.5" ]
+check "long lines without a match: grep -E agrees" \
+	[ "$(grep -E -c '([0-9.]+) MB/s' "$tmp/g.out")" = 1 ]
+
+# The output is passed on while it is matched: the program sees its long
+# line reach threadrun's stdout before it prints the figure (it waits 5 s;
+# before, the line was held back while glibc's regexec went over it).
+cat >"$tmp/seen.sh" <<'EOF2'
+l=$(head -c 65530 /dev/zero | tr '\0' 1)' MB/x s'
+printf '%s\n' "$l"
+for i in $(seq 50); do
+	[ "$(wc -c <"$1")" -ge 65537 ] && { echo 'Triad 3 MB/s'; exit 0; }
+	sleep 0.1
+done
+echo 'held back'; exit 1
+EOF2
+threadrun -q -o "$tmp/w.csv" --metric 'T=([0-9.]+) MB/s' 1 bash "$tmp/seen.sh" "$tmp/w.out" >"$tmp/w.out"
+check "output passed on while matching: the program saw its line go out ($?)" \
+	[ "$?:$(results_get "$tmp/w.csv" algorithm rate | grep '^T')" = "0:T	3" ]
+
+# SIGTERM while the tap matches such lines: threadrun ends at once (128+15),
+# and the program with it.
+cat >"$tmp/loop.sh" <<'EOF2'
+echo $$ >"$1"
+l=$(head -c 65530 /dev/zero | tr '\0' 1)' MB/x s'
+while :; do printf '%s\n' "$l"; done
+EOF2
+threadrun -q -o "$tmp/k.csv" --metric 'T=([0-9.]+) MB/s' 1 bash "$tmp/loop.sh" "$tmp/k.pid" >/dev/null 2>&1 &
+trpid=$!
+for i in $(seq 100); do [ -s "$tmp/k.pid" ] && break; sleep 0.1; done
+sleep 1
+kill -TERM "$trpid"
+for i in $(seq 60); do kill -0 "$trpid" 2>/dev/null || break; sleep 0.1; done
+stuck=
+kill -0 "$trpid" 2>/dev/null && { stuck=stuck; kill -KILL "$trpid"; }
+wait "$trpid"
+st=$?
+check "SIGTERM while matching: threadrun ends within 6 s, status 143 ($st $stuck)" [ "$st:$stuck" = "143:" ]
+prog=$(cat "$tmp/k.pid" 2>/dev/null)
+for i in $(seq 50); do kill -0 "$prog" 2>/dev/null || break; sleep 0.1; done
+check "SIGTERM while matching: the program is stopped too" bash -c "[ -n '$prog' ] && ! kill -0 '$prog' 2>/dev/null"
+
+# NUL bytes are read as grep -a reads them: the whole line is matched, the
+# figure on the last matching line wins; a NUL inside the capture is no number.
+threadrun -q -o "$tmp/z.csv" --metric 'rate ([0-9]+)' --metric 'ab=a.b ([0-9]+)' 1 \
+	printf 'rate 1 a-b 3\nid\0rate 2\0\na\0b 4\n' >"$tmp/z.out"
+check "NUL: exit 0 ($?)" [ $? -eq 0 ]
+check "NUL: the figure after a NUL on the last matching line wins" \
+	[ "$(results_get "$tmp/z.csv" algorithm rate | grep -v '^(run)' | tr '\t\n' ', ')" = "metric1,2 ab,4 " ]
+check "NUL: grep -a matches those lines too" \
+	[ "$(grep -a -c -E 'rate ([0-9]+)' "$tmp/z.out"):$(grep -a -o -E 'a.b ([0-9]+)' "$tmp/z.out" | tail -n 1 | tr '\0' '@')" = "2:a@b 4" ]
+threadrun -q -o "$tmp/z2.csv" --metric 'v (.+)' 1 printf 'v 1\0002\n' >/dev/null 2>"$tmp/z2.err"
+check "NUL in the capture: exit 1 ($?), no figure, shown as '?'" \
+	bash -c "[ $? -eq 1 ] && grep -qF \"metric 'metric': '1?2' (group 1 of 'v (.+)') is not a plain\" '$tmp/z2.err'"
+
+# A line the matcher gives up on (a regex that backtracks without end) after
+# the last match: the figure is not known, and the note says why.
+threadrun -q -o "$tmp/bt.csv" --metric 'v ([0-9]+)|^(x+x+)+y' 1 \
+	sh -c 'echo v 3; echo xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' >/dev/null 2>"$tmp/bt.err"
+check "past the matcher's limits: exit 1 ($?), said in one line" \
+	bash -c "[ $? -eq 1 ] && [ \$(wc -l <'$tmp/bt.err') -eq 1 ] && grep -qF \"metric 'metric': a line of 40 bytes after the last match took 'v ([0-9]+)|^(x+x+)+y' past the matcher's limits\" '$tmp/bt.err'"
+check "past the matcher's limits: the row has no rate" \
+	[ "$(results_get "$tmp/bt.csv" algorithm rate status | grep '^metric')" = "metric		1" ]

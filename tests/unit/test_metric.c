@@ -1,6 +1,7 @@
 /* threadrun --metric: the NAME=REGEX rule, default names and units, and
  * the tap's line scanning (chunk boundaries, the line bound, the last
- * match, captures that are no number), fed through its own pipes. */
+ * match, captures that are no number, NUL bytes, the matcher's limits),
+ * fed through its own pipes. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -63,7 +64,8 @@ static void names(void **state)
 	assert_string_equal(s.m[0].unit, "value");
 	metric_free(&s);
 
-	add_bad("([0-9]", "is not a POSIX extended regex");
+	add_bad("([0-9]", "is not a Perl-compatible regex (PCRE2): missing closing parenthesis at offset 6");
+	add_bad("(?:[0-9]+)", "has no capture group");
 	add_bad("[0-9]+", "has no capture group");
 	add_bad("n=", "the regex is empty");
 	add_bad("=(1)", "name '' in '=(1)' is not a name");
@@ -184,11 +186,70 @@ static void scanning(void **state)
 	metric_free(&s);
 }
 
+/* Every byte of a line is matched, a NUL as any other (grep -a); a line
+ * that takes the matcher past its limits after the last match leaves no
+ * figure; long lines without a match cost no more than grep's. */
+static void bytes_and_limits(void **state)
+{
+	struct metric_set s = { 0 };
+	const char nul[] = "rate 1\nid\0rate 2\0 x\na\0b 7\nv 5\0006\n";
+	char err[512], *why, *big;
+	const char *v;
+	size_t step, i;
+
+	(void)state;
+	add_ok(&s, "R=rate ([0-9]+)");
+	add_ok(&s, "D=a.b ([0-9]+)");
+	add_ok(&s, "V=v (.+)");
+	assert_int_equal(metric_finish_setup(&s, NULL, 0, err, sizeof(err)), 0);
+	for (step = 1; step <= sizeof(nul); step += 5) {
+		feed(&s, nul, sizeof(nul) - 1, step, false);
+		assert_string_equal(value_of(&s.m[0]), "2");
+		assert_string_equal(value_of(&s.m[1]), "7");
+		assert_int_equal(s.m[2].last_len, 3);
+		assert_int_equal(metric_value(&s.m[2], &v, &why), -1);
+		assert_non_null(strstr(why, "'5?6' (group 1 of 'v (.+)')"));
+		free(why);
+	}
+	metric_free(&s);
+
+	add_ok(&s, "v ([0-9]+)|^(x+x+)+y");
+	assert_int_equal(metric_finish_setup(&s, NULL, 0, err, sizeof(err)), 0);
+	feed(&s, "v 3\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n", 45, 64, false);
+	assert_int_equal(s.m[0].undecided, 40);
+	assert_int_equal(metric_value(&s.m[0], &v, &why), -1);
+	assert_non_null(strstr(why, "a line of 40 bytes after the last match took"));
+	free(why);
+	/* A match after it decides again. */
+	feed(&s, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nv 4\n", 45, 64, false);
+	assert_string_equal(value_of(&s.m[0]), "4");
+	metric_free(&s);
+
+	/* Lines of digits that glibc's regexec took 8-20 s each on. */
+	big = malloc(4 * (METRIC_LINE_MAX + 1) + 32);
+	assert_non_null(big);
+	for (i = 0; i < 4; i++) {
+		memset(big + i * (METRIC_LINE_MAX + 1), '1', METRIC_LINE_MAX - 7);
+		memcpy(big + i * (METRIC_LINE_MAX + 1) + METRIC_LINE_MAX - 7, " MB/x s\n", 8);
+	}
+	memcpy(big + 4 * (METRIC_LINE_MAX + 1), "Triad 2.5 MB/s\n", 15);
+	add_ok(&s, "T=([0-9.]+) MB/s");
+	add_ok(&s, "A=^(.*) MB/s");
+	assert_int_equal(metric_finish_setup(&s, NULL, 0, err, sizeof(err)), 0);
+	feed(&s, big, 4 * (METRIC_LINE_MAX + 1) + 15, 4096, false);
+	assert_string_equal(value_of(&s.m[0]), "2.5");
+	assert_string_equal(s.m[1].last, "Triad 2.5");
+	assert_int_equal(s.m[1].undecided, 0);
+	free(big);
+	metric_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(names),
 		cmocka_unit_test(scanning),
+		cmocka_unit_test(bytes_and_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
