@@ -1240,6 +1240,7 @@ int main(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	dataset_note_failed(&ds, stderr, PROG);
 	if (!ds.nseries) {
 		msg_error(PROG, "no usable rows in the input");
 		goto out;
