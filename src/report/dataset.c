@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -697,16 +698,27 @@ out:
 	return ret;
 }
 
-void dataset_note_failed(const struct dataset *ds, FILE *errf, const char *prog)
+void dataset_failed_text(const struct dataset *ds, char *buf, size_t len)
 {
 	const struct obs *o = ds->first_failed;
 
 	if (ds->failed == 1)
-		fprintf(errf, "%s: 1 row of a failed run (status not 0) skipped, not a measurement: %s:%u (status %ld)\n",
-			prog, o->file, o->line, o->status);
+		snprintf(buf, len, "1 row of a failed run (status not 0) skipped, not a measurement: %s:%u (status %ld)",
+			 o->file, o->line, o->status);
 	else if (ds->failed)
-		fprintf(errf, "%s: %u rows of failed runs (status not 0) skipped, not measurements; the first: %s:%u (status %ld)\n",
-			prog, ds->failed, o->file, o->line, o->status);
+		snprintf(buf, len, "%u rows of failed runs (status not 0) skipped, not measurements; the first: %s:%u (status %ld)",
+			 ds->failed, o->file, o->line, o->status);
+	else if (len)
+		buf[0] = '\0';
+}
+
+void dataset_note_failed(const struct dataset *ds, FILE *errf, const char *prog)
+{
+	char line[PATH_MAX + 192];
+
+	dataset_failed_text(ds, line, sizeof(line));
+	if (line[0])
+		fprintf(errf, "%s: %s\n", prog, line);
 }
 
 void dataset_free(struct dataset *ds)

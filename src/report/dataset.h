@@ -139,8 +139,9 @@ int dataset_read(struct dataset *ds, const char *path, FILE *errf, char *err, si
  * the series and their cells. */
 int dataset_build(struct dataset *ds);
 
-/* One line on ERRF saying how many rows of failed runs DS left out (the
- * first named), when any: PROG starts it. */
+/* How many rows of failed runs DS left out (the first named) in BUF, ""
+ * when none; and that as one line on ERRF, PROG first. */
+void dataset_failed_text(const struct dataset *ds, char *buf, size_t len);
 void dataset_note_failed(const struct dataset *ds, FILE *errf, const char *prog);
 void dataset_free(struct dataset *ds);
 

@@ -1240,11 +1240,13 @@ int main(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	dataset_note_failed(&ds, stderr, PROG);
 	if (!ds.nseries) {
-		msg_error(PROG, "no usable rows in the input");
+		/* One line: the failed runs are the reason. */
+		dataset_failed_text(&ds, err, sizeof(err));
+		msg_error(PROG, "no usable rows in the input%s%s", err[0] ? "; " : "", err);
 		goto out;
 	}
+	dataset_note_failed(&ds, stderr, PROG);
 	if (cluster_build(&ds, &cl, stderr) < 0) {
 		msg_error(PROG, "out of memory");
 		ret = 1;
