@@ -270,7 +270,8 @@ static int append_run_row(const struct execute *ex, const char *run, unsigned *s
 		results_row_set(&row, RC_SYS_SHARE, "%.2f", ms->sys_share);
 	}
 	results_row_set(&row, RC_NOTE, "%s%sthe whole run, measured by threadrun%s%s%s%s",
-			failure ? failure : "", failure ? "; " : "", ex->preloaded ? "; each thread placed by --pthreads" : "",
+			failure ? failure : "", failure ? "; " : "",
+			ex->preloaded ? "; each thread placed by --pthreads" : "",
 			ms && ms->warnings[0] ? "; monitor: " : "", ms ? ms->warnings : "", cnote);
 	ret = append_own_row(ex, run, seq, plan, policy, repeat, r, r->status, &row, err, errlen);
 	results_row_clear(&row);

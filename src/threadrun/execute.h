@@ -105,9 +105,10 @@ void execute_finish(struct execute *ex);
  * fails its row and the run, R->status 1).  A workload of ours that exits 0
  * without writing a row (a module that ended it from inside a call, or an
  * action such as --list) fails too, R->status 1: no measurement.  Appends
- * threadrun's run row when the program wrote none (it counts them on THREADRUN_ROWS_FD, as the worker
- * API does), or always, with always_row, unless the run was interrupted.  0,
- * or -1 with a message in ERR (R->status says which exit status fits).
+ * threadrun's run row when the program wrote none (it counts them on
+ * THREADRUN_ROWS_FD, as the worker API does), or always, with always_row,
+ * unless the run was interrupted.  0, or -1 with a message in ERR
+ * (R->status says which exit status fits).
  */
 int execute_run(struct execute *ex, const struct pl_plan *plan, const char *policy,
 		char *const argv[], unsigned repeat, struct launch_result *r, char *err,
