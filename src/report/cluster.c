@@ -311,7 +311,9 @@ static void fill_cell(struct cluster *cl, struct ccell *c, struct hostrate *hr, 
 		for (j = 0; j < m->n; j++) {
 			const struct obs *o = &ds->obs[cl->rows[m->first + j]];
 
-			hr[nh++] = (struct hostrate){ o->host, o->rate };
+			/* A failed rank's rate is no measurement of its host. */
+			if (!o->failed)
+				hr[nh++] = (struct hostrate){ o->host, o->rate };
 		}
 	}
 	c->median = stats_median(rates, c->n);

@@ -891,12 +891,16 @@ int compare_report(char **files, int nfiles, const char *by, enum format fmt, bo
 		ret = 1;
 		goto out;
 	}
+	/* Both sides' failed rows, said in one line with the notes. */
+	k.all.failed = k.ds[BEFORE].failed + k.ds[AFTER].failed;
+	k.all.first_failed = k.ds[BEFORE].failed ? k.ds[BEFORE].first_failed : k.ds[AFTER].first_failed;
 	for (int s = 0; s < 2; s++)
 		if (!k.ds[s].nseries) {
 			char *l = one_line(k.label[s]);
 
 			/* The notes say why its rows were not usable. */
 			fputs(notes_buf, stderr);
+			dataset_note_failed(&k.all, stderr, PROG);
 			msg_error(PROG, "compare: %s '%s' has no usable rows", side_name[s], l ? l : "");
 			free(l);
 			goto out;
@@ -914,6 +918,7 @@ int compare_report(char **files, int nfiles, const char *by, enum format fmt, bo
 		goto out;
 	}
 	fputs(notes_buf, stderr);
+	dataset_note_failed(&k.all, stderr, PROG);
 	switch (fmt) {
 	case FMT_TEXT: emit_text(out, &k, false); break;
 	case FMT_MARKDOWN: emit_text(out, &k, true); break;

@@ -148,7 +148,12 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	memset(o, 0, sizeof(*o));
 	n = results_row_count(row, RC_THREADS, 1 << 20);
 	o->rate = results_row_num(row, RC_RATE);
-	if (n < 1 || isnan(o->rate)) {
+	o->status = results_row_count(row, RC_STATUS, 1 << 20);
+	/* A failed run (status not 0) is never a measurement: kept, to be
+	 * counted and to fail its cluster measurement, but in no table; its
+	 * rate may be empty (a --metric run without a figure). */
+	o->failed = o->status > 0;
+	if (n < 1 || (isnan(o->rate) && !o->failed)) {
 		fprintf(stderr, "threadreport: %s:%u: column '%s': '%s' is not usable, allowed %s; row skipped\n",
 			ESC(rd->file), line, n < 1 ? "threads" : "rate",
 			ESC(results_row_get(row, n < 1 ? RC_THREADS : RC_RATE)),
@@ -215,7 +220,6 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	o->flops_per_cycle = derived(row, RC_FLOPS_PER_CYCLE);
 	o->worker_spread = worker_spread(results_row_get(row, RC_CTR_WORKERS));
 	o->config = dup_col(ds, row, RC_CONFIG);
-	o->status = results_row_count(row, RC_STATUS, 1 << 20);
 	if (!o->run || !o->config || !o->host || !o->workload || !o->algorithm || !o->backend || !o->impl || !o->unit ||
 	    !o->policy || !o->size_unit || !o->note || !o->versions || !o->cpus || !o->job)
 		return 1;
@@ -661,6 +665,10 @@ int dataset_build(struct dataset *ds)
 	for (i = 0; i < ds->nobs; i++) {
 		const struct obs *o = &ds->obs[i];
 
+		if (!o->dropped && o->failed && !ds->failed++)
+			ds->first_failed = o;
+		if (o->failed)
+			continue;
 		if (!isnan(o->off_plan) && same(o->algorithm, RESULTS_RUN_ALGORITHM))
 			mon[nmon++] = monitor_key(ds, o, o->policy, o->threads, i);
 		if (o->dropped)
@@ -675,7 +683,7 @@ int dataset_build(struct dataset *ds)
 	for (sid = 0; sid < ds->nseries; sid++)
 		start[sid + 2] += start[sid + 1];
 	for (i = 0; i < ds->nobs; i++)
-		if (!ds->obs[i].dropped)
+		if (!ds->obs[i].dropped && !ds->obs[i].failed)
 			m[start[order[ds->obs[i].sid] + 1]++] = i;
 	for (sid = 0; sid < ds->nseries; sid++)
 		if (build_cells(ds, &ds->series[sid], m + start[sid], start[sid + 1] - start[sid], mon,
@@ -688,6 +696,29 @@ out:
 	free(m);
 	free(mon);
 	return ret;
+}
+
+void dataset_failed_text(const struct dataset *ds, char *buf, size_t len)
+{
+	const struct obs *o = ds->first_failed;
+
+	if (ds->failed == 1)
+		snprintf(buf, len, "1 row of a failed run (status not 0) skipped, not a measurement: %s:%u (status %ld)",
+			 o->file, o->line, o->status);
+	else if (ds->failed)
+		snprintf(buf, len, "%u rows of failed runs (status not 0) skipped, not measurements; the first: %s:%u (status %ld)",
+			 ds->failed, o->file, o->line, o->status);
+	else if (len)
+		buf[0] = '\0';
+}
+
+void dataset_note_failed(const struct dataset *ds, FILE *errf, const char *prog)
+{
+	char line[PATH_MAX + 192];
+
+	dataset_failed_text(ds, line, sizeof(line));
+	if (line[0])
+		fprintf(errf, "%s: %s\n", prog, line);
 }
 
 void dataset_free(struct dataset *ds)

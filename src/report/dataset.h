@@ -61,6 +61,8 @@ struct obs {
 	unsigned line;
 	bool dropped;           /* superseded by a rerun of the same repeat, or a run row
 	                         * standing aside for the program's own */
+	bool failed;            /* its status says the run failed (not 0): no measurement,
+	                         * its rate NAN or not one; in no series */
 	size_t sid;             /* series number, for grouping (dataset_build) */
 };
 
@@ -116,6 +118,10 @@ struct dataset {
 	bool multi_config;      /* rows of several configs: titles name them */
 	bool multi_job;         /* rows of several cluster jobs: titles name them */
 	unsigned bad_lines;
+	/* Rows of failed runs (status not 0, not superseded) left out of
+	 * every series, and the first of them (dataset_build). */
+	unsigned failed;
+	const struct obs *first_failed;
 	char **pool;            /* the interned texts of obs (hash table) */
 	size_t npool, pool_cap;
 };
@@ -129,8 +135,14 @@ struct dataset {
 int dataset_read(struct dataset *ds, const char *path, FILE *errf, char *err, size_t errlen);
 
 /* Drop superseded repeats and threadrun's whole-run rows where the program
- * wrote its own, then build the series and their cells. */
+ * wrote its own, leave out (and count) the rows of failed runs, then build
+ * the series and their cells. */
 int dataset_build(struct dataset *ds);
+
+/* How many rows of failed runs DS left out (the first named) in BUF, ""
+ * when none; and that as one line on ERRF, PROG first. */
+void dataset_failed_text(const struct dataset *ds, char *buf, size_t len);
+void dataset_note_failed(const struct dataset *ds, FILE *errf, const char *prog);
 void dataset_free(struct dataset *ds);
 
 /* The cell of POLICY at THREADS in S, or NULL. */

@@ -78,6 +78,13 @@ static const char help_after[] =
 	"and, where two backends ran the same algorithm at several sizes, the size at\n"
 	"which one overtakes the other.  Warnings name rows to distrust.\n"
 	"\n"
+	"A row of a failed run (its status not 0: a nonzero exit, a workload of ours\n"
+	"that wrote no row, a --metric run without its figure) is never a measurement:\n"
+	"it is in no table, verdict, comparison, cutoff or per-host rate, and one line\n"
+	"on stderr says how many were skipped, naming the first; a cluster measurement\n"
+	"with a failed rank has no rate (n/a, the rank named).  A later row of the same\n"
+	"repeat from another run (a --resume) supersedes a failed one.\n"
+	"\n"
 	"Verdicts only from evidence: a best policy (or a sharing penalty) is named\n"
 	"only where each side has at least 3 repeats and their ranges (min..max) do\n"
 	"not overlap; otherwise \"no difference measured\" and why.  Policies that\n"
@@ -1246,9 +1253,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!ds.nseries) {
-		msg_error(PROG, "no usable rows in the input");
+		/* One line: the failed runs are the reason. */
+		dataset_failed_text(&ds, err, sizeof(err));
+		msg_error(PROG, "no usable rows in the input%s%s", err[0] ? "; " : "", err);
 		goto out;
 	}
+	dataset_note_failed(&ds, stderr, PROG);
 	if (cluster_build(&ds, &cl, stderr) < 0) {
 		msg_error(PROG, "out of memory");
 		ret = 1;

@@ -244,11 +244,14 @@ static void counter_columns(const struct execute *ex, const char *run, const str
 		 sum.share < 1 ? "; multiplexed, counts scaled by time enabled / running" : "", lost);
 }
 
+/* Why a workload of ours that wrote no row failed (its run row's note). */
+#define ROWLESS "exited 0 without writing a row: not a measurement (an action such as --list, or a module or library that ended it from inside a call)"
+
 /* The row of the whole run: what threadrun measured of it. */
 static int append_run_row(const struct execute *ex, const char *run, unsigned *seq,
 			  const struct pl_plan *plan, const char *policy, unsigned repeat,
 			  const struct launch_result *r, const struct monitor_summary *ms,
-			  const struct counters *ctr, char *err, size_t errlen)
+			  const struct counters *ctr, const char *failure, char *err, size_t errlen)
 {
 	struct results_row row;
 	char cnote[640] = "";
@@ -267,7 +270,8 @@ static int append_run_row(const struct execute *ex, const char *run, unsigned *s
 		results_row_set(&row, RC_OFF_PLAN, "%lu", ms->off_plan);
 		results_row_set(&row, RC_SYS_SHARE, "%.2f", ms->sys_share);
 	}
-	results_row_set(&row, RC_NOTE, "the whole run, measured by threadrun%s%s%s%s",
+	results_row_set(&row, RC_NOTE, "%s%sthe whole run, measured by threadrun%s%s%s%s",
+			failure ? failure : "", failure ? "; " : "",
 			ex->preloaded ? "; each thread placed by --pthreads" : "",
 			ms && ms->warnings[0] ? "; monitor: " : "", ms ? ms->warnings : "", cnote);
 	ret = append_own_row(ex, run, seq, plan, policy, repeat, r, r->status, &row, err, errlen);
@@ -510,7 +514,7 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 	st = launch_resolve(argv[0], ex->path, sizeof(ex->path), err, errlen);
 	if (st)
 		return st;
-	own = own_program(ex->path);
+	own = ex->own = own_program(ex->path);
 	/* A program of ours that gave no answer (bad arguments) gets the
 	 * plain config; its run says what is wrong. */
 	ex->config = ex->asked_config ? strdup(ex->asked_config) : plain_config(argv);
@@ -639,7 +643,7 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 	struct started_arg sa = { .ex = ex, .plan = plan };
 	struct launch_hook hook = { on_started, &sa, ex->counters != NULL };
 	struct monitor_summary ms;
-	bool monitored = false, measured;
+	bool monitored = false, measured, rowless;
 	int out_fd = ex->output_fd, err_fd = ex->output_fd;
 	char num[16], *why = NULL, *run = run_env_make_run();
 	unsigned failed = 0, seq;
@@ -724,6 +728,12 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 	 * as done only when every row of it is in the file. */
 	unsetenv(ENV_ROWS_FD);
 	measured = !ret && !launch_interrupted();
+	/* A workload of ours writes a row for each measurement: exiting 0
+	 * with none measured nothing (a module that ended it from inside a
+	 * call with _exit, or an action such as --list). */
+	rowless = measured && ex->own && rows >= 0 && fd_size(rows) == 0 && !r->status;
+	if (rowless)
+		r->status = 1;
 	/* threadrun's rows of a run come after the program's own. */
 	seq = (unsigned)(fd_size(rows) / 2);
 	if (measured && ex->metrics && ex->metrics->n &&
@@ -734,11 +744,15 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 		r->status = 1;
 	if (!ret && measured && (ex->always_row || fd_size(rows) == 0) &&
 	    append_run_row(ex, run, &seq, plan, policy, repeat, r, monitored ? &ms : NULL,
-			   sa.ctr, err, errlen) < 0)
+			   sa.ctr, rowless ? ROWLESS : NULL, err, errlen) < 0)
 		ret = -1;
 	monitor_free(sa.m);
 	counters_free(sa.ctr);
-	if (!ret && failed) {
+	if (!ret && rowless) {
+		snprintf(err, errlen, "%s: %s", strrchr(ex->path, '/') ? strrchr(ex->path, '/') + 1 : ex->path,
+			 ROWLESS);
+		ret = -1;
+	} else if (!ret && failed) {
 		if (failed > 1)
 			snprintf(err, errlen, "%s; and %u more metric%s without a figure (the rows' notes say why)",
 				 why ? why : "metric: out of memory", failed - 1, failed - 1 == 1 ? "" : "s");

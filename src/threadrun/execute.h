@@ -33,6 +33,7 @@ struct execute {
 	bool pthreads;          /* --pthreads: each thread on its PU, through the preloaded library */
 	uint64_t skip;          /* --skip: bit i, the i-th thread created is not pinned */
 	bool preloaded;         /* the library is preloaded (the run row's note says so) */
+	bool own;               /* a workload of the project's (writes rows of its own) */
 	char *process_note;     /* a program not OpenMP: said once, before the first run on 2+ PUs */
 	int series;             /* the monitor's time series, beside the results; -1 */
 	char *config;           /* the program's canonical config, for every row of a run */
@@ -101,10 +102,13 @@ void execute_finish(struct execute *ex);
  * the first run on 2 PUs or more says the process note).  R
  * gets its status and times.  With metrics, appends one row per metric (the
  * figure its regex found last in the output; a metric without a figure
- * fails its row and the run, R->status 1).  Appends threadrun's run row when
- * the program wrote none (it counts them on THREADRUN_ROWS_FD, as the worker
- * API does), or always, with always_row, unless the run was interrupted.  0,
- * or -1 with a message in ERR (R->status says which exit status fits).
+ * fails its row and the run, R->status 1).  A workload of ours that exits 0
+ * without writing a row (a module that ended it from inside a call, or an
+ * action such as --list) fails too, R->status 1: no measurement.  Appends
+ * threadrun's run row when the program wrote none (it counts them on
+ * THREADRUN_ROWS_FD, as the worker API does), or always, with always_row,
+ * unless the run was interrupted.  0, or -1 with a message in ERR
+ * (R->status says which exit status fits).
  */
 int execute_run(struct execute *ex, const struct pl_plan *plan, const char *policy,
 		char *const argv[], unsigned repeat, struct launch_result *r, char *err,

@@ -16,6 +16,10 @@
  *   notoken      no slot holds a token
  *   need-args    C_Initialize returns CKR_ARGUMENTS_BAD without an
  *                initialisation string (pReserved), as NSS's softokn does
+ *   null:C_Initialize, null:C_Digest  that entry of the function list is
+ *                NULL (a broken module)
+ *   exit         C_Initialize calls exit(0): the process ends inside the call
+ *   _exit        C_Initialize calls _exit(0), which no atexit handler sees
  * With FAKE_P11_ARGS=FILE, C_Initialize writes the string it was given in
  * pReserved to FILE, one line ("(none)" for none).
  * The token takes PINs of 4..8 bytes.  With FAKE_P11_LOGINS=FILE, every
@@ -62,6 +66,10 @@ static CK_RV fake_initialize(CK_VOID_PTR args)
 		fprintf(f, "%s\n", init ? init : "(none)");
 		fclose(f);
 	}
+	if (!strcmp(fail_mode(), "exit"))
+		exit(0);
+	if (!strcmp(fail_mode(), "_exit"))
+		_exit(0);
 	if (!strcmp(fail_mode(), "need-args") && !init)
 		return CKR_ARGUMENTS_BAD;
 	return strcmp(fail_mode(), "initialize") ? CKR_OK : CKR_GENERAL_ERROR;
@@ -244,6 +252,10 @@ CK_RV C_GetFunctionList(CK_FUNCTION_LIST_PTR_PTR out)
 	list.C_Login = fake_login;
 	list.C_DigestInit = fake_digest_init;
 	list.C_Digest = fake_digest;
+	if (!strcmp(fail_mode(), "null:C_Initialize"))
+		list.C_Initialize = NULL;
+	if (!strcmp(fail_mode(), "null:C_Digest"))
+		list.C_Digest = NULL;
 	*out = &list;
 	return CKR_OK;
 }

@@ -64,13 +64,15 @@ h,w,x,1,compact,1,c,w,110,ops/s,0
 h,w,x,1,compact,1,d,w,120,ops/s,0
 h,w,x,2,compact,0,e,w,7,ops/s,1
 h,w,x,2,compact,0,e,w,200,ops/s,0
-h2,w,x,1,compact,0,f,w,1,ops/s,1
-h,w,x,1,compact,0,g,w2,9,ops/s,1
+h2,w,x,1,compact,0,f,w,1,ops/s,0
+h,w,x,1,compact,0,g,w2,9,ops/s,0
 EOF
 check "a failed repeat gives way to its rerun, successes all count (n 3)" bash -c \
 	"threadreport -f tsv '$tmp/re.csv' 2>/dev/null | awk -F'\t' '\$2 == \"h\" && \$11 == 1 && \$12 == 3 && \$13 == 110' | grep -q ."
-check "a failed row of the same run is not superseded (n 2)" bash -c \
-	"threadreport -f tsv '$tmp/re.csv' 2>/dev/null | awk -F'\t' '\$2 == \"h\" && \$11 == 2 && \$12 == 2' | grep -q ."
+check "a failed row of the same run is not superseded, but a failed run's: in no cell (n 1, 200)" bash -c \
+	"threadreport -f tsv '$tmp/re.csv' 2>/dev/null | awk -F'\t' '\$2 == \"h\" && \$11 == 2 && \$12 == 1 && \$13 == 200' | grep -q ."
+check "the failed row not superseded is counted in one line (the one superseded is not)" bash -c \
+	"threadreport -f tsv '$tmp/re.csv' 2>&1 >/dev/null | grep -qx 'threadreport: 1 row of a failed run (status not 0) skipped, not a measurement: .*re.csv:6 (status 1)'"
 check "another host or another config is another series" \
 	[ "$(threadreport -f tsv "$tmp/re.csv" 2>/dev/null | awk -F'\t' 'NR > 1 { print $1 }' | sort -u | wc -l)" = 3 ]
 threadreport "$tmp/s.csv" "$tmp/r.csv" >"$tmp/out" 2>/dev/null

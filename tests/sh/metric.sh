@@ -90,6 +90,17 @@ check "two metrics without a figure: exit 1 ($?), one line naming the first and 
 check "two metrics without a figure: the third is measured" \
 	[ "$(results_get "$tmp/s2.csv" algorithm rate status | grep -v '^(run)' | tr '\t\n' ', ')" = "A,,1 B,2,0 C,,1 " ]
 
+# A run without its figure is never a measurement in the report: no point,
+# no speedup, no runs/s row in its place, and one line counts it.
+half='if [ "$OMP_NUM_THREADS" = 2 ]; then echo none; else echo "Triad: 5"; fi'
+threadrun -q -o "$tmp/r.csv" --metric 'Triad: +([0-9.]+)' 1 sh -c "$half" >/dev/null 2>&1
+threadrun -q -o "$tmp/r.csv" --metric 'Triad: +([0-9.]+)' 2 sh -c "$half" >/dev/null 2>&1
+threadreport "$tmp/r.csv" >"$tmp/r.out" 2>"$tmp/r.err"
+check "no figure, threadreport: exit 0 ($?), the 1-thread point only, no runs/s" bash -c \
+	"grep -Eq '^compact +1 +5 ' '$tmp/r.out' && ! grep -Eq '^compact +2 ' '$tmp/r.out' && ! grep -q 'runs/s' '$tmp/r.out'"
+check "no figure, threadreport: one line, the row of a failed run skipped (not 'malformed')" \
+	[ "$(cat "$tmp/r.err")" = "threadreport: 1 row of a failed run (status not 0) skipped, not a measurement: $tmp/r.csv:4 (status 1)" ]
+
 # What the group captured must be a plain non-negative decimal number.
 for text in fast -5 1,5 0x10 inf 1e19; do
 	threadrun -q -o "$tmp/x.csv" --metric 'Triad: +([^ ]+)' 1 sh -c "echo 'Triad: $text MB/s'" >/dev/null 2>"$tmp/x.err"

@@ -243,4 +243,25 @@ run_fake 2 "module: directory '$tmp/opendir' is writable" "a link to a module in
 mkfifo -m 600 "$mods/fifo.so"
 run_fake 2 "module: '$mods/fifo.so' is a FIFO" "a FIFO as module (no writer: must not wait)" --module "$mods/fifo.so"
 run_fake 2 "module: '$mods' is a directory" "a directory as module" --module "$mods"
+
+# Modules that misbehave.  A NULL in the function list is a broken module:
+# refused before any call (not a SIGSEGV), naming the module and the entry.
+for fn in C_Initialize C_Digest; do
+	FAKE_P11_FAIL=null:$fn run_fake 1 \
+		"module: '$mods/fake.so' is broken: its function list has no $fn (NULL" \
+		"a function list with a NULL $fn"
+done
+# A module that calls exit(0) inside C_Initialize: a failed run, said.
+FAKE_P11_FAIL=exit run_fake 1 \
+	"t2accel: exit() called from inside a library or module (in PKCS#11 module '$mods/fake.so', C_Initialize), not by t2accel: the run failed" \
+	"a module that calls exit(0) in C_Initialize"
+# _exit(0) is past any handler: threadrun fails the run of ours that wrote
+# no row (status 1 in its row), where it would have recorded a success.
+for how in exit _exit; do
+	FAKE_P11_FAIL=$how timeout 20 threadrun -q -o "$tmp/ex-$how.csv" 1 t2accel -q -b pkcs11 \
+		--module "$mods/fake.so" --slot 0 -a sha256 -s 64 -d 0.05 >/dev/null 2>"$tmp/err"
+	st=$?
+	check "threadrun, a module that calls $how(0) in C_Initialize: exit 1 ($st), the run row says status 1" \
+		[ "$st:$(results_get "$tmp/ex-$how.csv" algorithm status)" = "1:$(printf '(run)\t1')" ]
+done
 unset T2ACCEL_PIN FAKE_P11_LOGINS

@@ -41,3 +41,41 @@ threadrun -q -o "$tmp/f.csv" 1 true
 read -r rate unit wall < <(results_get "$tmp/f.csv" rate unit wall_s)
 check "the run row's rate is 1/wall ($rate $unit, wall $wall)" awk -v r="$rate" -v w="$wall" -v u="$unit" \
 	'BEGIN { exit !(u == "runs/s" && r > 0 && w > 0 && r * w > 0.99 && r * w < 1.01) }'
+
+# A run that failed is never a measurement (issue 25): `false` exits 1, its
+# run row says status 1, and threadreport leaves it out of every view,
+# saying how many rows in one line; `true` beside it is reported.
+for t in 1 2; do
+	threadrun -q -o "$tmp/g.csv" $t false
+	threadrun -q -o "$tmp/g.csv" $t true
+done
+check "threadrun N false: the run rows say status 1 ($(results_get "$tmp/g.csv" workload status | tr '\t\n' ': '))" \
+	test "$(results_get "$tmp/g.csv" workload status | sort | uniq -c | sed 's/^ *//' | tr '\t\n' ':;')" = "2 false:1;2 true:0;"
+for view in "" "-f csv" "-f json" "--cutoffs" "--cluster" "--hosts"; do
+	threadreport $view "$tmp/g.csv" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	check "threadreport ${view:-(text)}: exit 0 ($st), no series or speedup of 'false'" \
+		bash -c "[ $st -eq 0 ] && ! grep -Eq '\"false\"|false[ ,]\(run\)' '$tmp/out'"
+	check "threadreport ${view:-(text)}: one line: 2 rows of failed runs skipped, the first named" \
+		bash -c "[ \"\$(grep -c 'failed runs' '$tmp/err')\" -eq 1 ] &&
+			grep -q '^threadreport: 2 rows of failed runs (status not 0) skipped, not measurements; the first: .*g.csv:2 (status 1)$' '$tmp/err'"
+done
+threadreport "$tmp/g.csv" 2>/dev/null | grep -q '^== true (run)'
+check "threadreport: the run of 'true' is still reported" [ $? -eq 0 ]
+grep -v ',true,' "$tmp/g.csv" >"$tmp/h.csv"
+threadreport "$tmp/h.csv" >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "only failed runs: exit 2 ($st), one line: 'no usable rows', the 2 skipped said" bash -c \
+	"[ $st -eq 2 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q 'no usable rows in the input; 2 rows of failed runs' '$tmp/err'"
+threadreport --compare "$tmp/g.csv" "$tmp/g.csv" >"$tmp/out" 2>"$tmp/err"
+check "threadreport --compare: 'false' in no comparison, the 4 skipped (2 a side) in one line" bash -c \
+	"! grep -q false '$tmp/out' && [ \"\$(grep -c 'failed runs' '$tmp/err')\" -eq 1 ] && grep -q '4 rows of failed runs' '$tmp/err'"
+
+# A workload of ours that exits 0 without a row measured nothing (an action,
+# or a module that ended it with _exit): the run fails, status 1 in its row.
+threadrun -q -o "$tmp/i.csv" 1 t2accel --list >/dev/null 2>"$tmp/err"
+st=$?
+check "threadrun 1 t2accel --list: exit 1 ($st), one line: exited 0 without writing a row" bash -c \
+	"[ $st -eq 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q '^threadrun: t2accel: exited 0 without writing a row: not a measurement' '$tmp/err'"
+check "threadrun 1 t2accel --list: its run row says status 1 and why" \
+	test "$(results_get "$tmp/i.csv" algorithm status note | cut -c1-38)" = "$(printf '(run)\t1\texited 0 without writing a row')"

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include <openssl/rand.h>
 
 #include "escape.h"
+#include "exitguard.h"
 #include "p11.h"
 #include "p11_conf.h"
 
@@ -498,9 +501,39 @@ out:
 	return ret;
 }
 
+/* Every entry of the function list t2accel calls.  PKCS#11 has a module
+ * answer CKR_FUNCTION_NOT_SUPPORTED for what it lacks, never leave a NULL:
+ * one is a broken module, refused before any call (not a SIGSEGV). */
+#define P11_ENTRY(name) { #name, offsetof(CK_FUNCTION_LIST, name) }
+static const struct { const char *name; size_t off; } p11_entries[] = {
+	P11_ENTRY(C_Initialize), P11_ENTRY(C_Finalize), P11_ENTRY(C_GetInfo),
+	P11_ENTRY(C_GetSlotList), P11_ENTRY(C_GetTokenInfo), P11_ENTRY(C_GetMechanismList),
+	P11_ENTRY(C_InitToken), P11_ENTRY(C_InitPIN), P11_ENTRY(C_OpenSession),
+	P11_ENTRY(C_CloseSession), P11_ENTRY(C_CloseAllSessions), P11_ENTRY(C_Login),
+	P11_ENTRY(C_Logout), P11_ENTRY(C_CreateObject), P11_ENTRY(C_DestroyObject),
+	P11_ENTRY(C_GetAttributeValue), P11_ENTRY(C_EncryptInit), P11_ENTRY(C_Encrypt),
+	P11_ENTRY(C_DigestInit), P11_ENTRY(C_Digest), P11_ENTRY(C_SignInit), P11_ENTRY(C_Sign),
+	P11_ENTRY(C_VerifyInit), P11_ENTRY(C_Verify),
+};
+
+/* The first entry of F t2accel calls that is NULL, or NULL. */
+static const char *missing_entry(const CK_FUNCTION_LIST *f)
+{
+	void (*fn)(void);
+	size_t i;
+
+	for (i = 0; i < sizeof(p11_entries) / sizeof(p11_entries[0]); i++) {
+		memcpy(&fn, (const char *)f + p11_entries[i].off, sizeof(fn));
+		if (!fn)
+			return p11_entries[i].name;
+	}
+	return NULL;
+}
+
 static int load_module(struct p11 *p, const char *path, char *err, size_t errlen)
 {
 	CK_C_GetFunctionList get;
+	const char *missing;
 
 	p->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!p->dl) {
@@ -514,6 +547,12 @@ static int load_module(struct p11 *p, const char *path, char *err, size_t errlen
 	}
 	if (get(&p->f) != CKR_OK || !p->f) {
 		snprintf(err, errlen, "module: '%s': C_GetFunctionList failed", ESC(path));
+		return BE_FAIL;
+	}
+	if ((missing = missing_entry(p->f))) {
+		snprintf(err, errlen, "module: '%s' is broken: its function list has no %s (NULL; a module answers CKR_FUNCTION_NOT_SUPPORTED for what it lacks)",
+			 path, missing);
+		p->f = NULL;
 		return BE_FAIL;
 	}
 	return BE_OK;
@@ -542,6 +581,20 @@ static int init_failed(struct p11 *p, CK_RV rv, const char *args, char *err, siz
 		snprintf(err, errlen, "module: C_Initialize failed: CKR_ARGUMENTS_BAD: the module refused its initialisation string '%.200s'",
 			 args);
 	return BE_USAGE;
+}
+
+/* C_Initialize, where a module may end the process: the exit guard
+ * (exitguard.h) then names it. */
+static CK_RV initialize(struct p11 *p, const char *path, CK_C_INITIALIZE_ARGS *args)
+{
+	char during[PATH_MAX + 64];
+	CK_RV rv;
+
+	snprintf(during, sizeof(during), "PKCS#11 module '%s', C_Initialize", path);
+	exit_guard_during(during);
+	rv = p->f->C_Initialize(args);
+	exit_guard_during(NULL);
+	return rv;
 }
 
 static void describe(struct p11 *p, const char *path, const char *kit_name)
@@ -627,7 +680,7 @@ int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errl
 		goto fail;
 	}
 	args.pReserved = (CK_VOID_PTR)init_args;
-	rv = p->f->C_Initialize(&args);
+	rv = initialize(p, path, &args);
 	if (rv != CKR_OK) {
 		ret = init_failed(p, rv, init_args, err, errlen);
 		goto fail;

@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "datafile.h"
+#include "exitguard.h"
 #include "opt.h"
 #include "p11.h"
 #include "report.h"
@@ -510,11 +511,12 @@ int main(int argc, char **argv)
 	int ret;
 
 	datafile_stdio_init(PROG);
+	exit_guard_arm(PROG);
 	ret = parse_args(argc, argv, &o);
 	if (ret) {
 		free(o.sizes);
 		free(o.config);
-		return ret < 0 ? 0 : ret;
+		return exit_guard_done(ret < 0 ? 0 : ret);
 	}
 	/* The main thread only supervises: threadrun --monitor sees it so. */
 	worker_main_thread(PROG);
@@ -562,5 +564,5 @@ out:
 	run_env_free(&env);
 	free(o.sizes);
 	free(o.config);
-	return ret;
+	return exit_guard_done(ret);
 }

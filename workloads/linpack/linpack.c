@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "datafile.h"
+#include "exitguard.h"
 #include "gemm.h"
 #include "lu.h"
 #include "opt.h"
@@ -448,10 +449,11 @@ int main(int argc, char **argv)
 	int ret;
 
 	datafile_stdio_init(PROG);
+	exit_guard_arm(PROG);
 	ret = parse_args(argc, argv, &o);
 	if (ret) {
 		free(o.config);
-		return ret < 0 ? 0 : ret;
+		return exit_guard_done(ret < 0 ? 0 : ret);
 	}
 	if (o.peak) {
 		const char *width;
@@ -460,7 +462,7 @@ int main(int argc, char **argv)
 		printf("FMA peak of one core: %.1f GFLOPS (independent FMA chains, %s vectors); kernel: %s; blocks kc %d mc %d nc %d for %s\n",
 		       peak, width, gemm_choice()->why, gemm_choice()->blk.kc, gemm_choice()->blk.mc,
 		       gemm_choice()->blk.nc, gemm_choice()->caches);
-		return 0;
+		return exit_guard_done(0);
 	}
 	/* Before any thread: reading the caches loads a topology. */
 	gemm_read_caches();
@@ -510,5 +512,5 @@ out:
 	worker_team_free(&team);
 	run_env_free(&env);
 	free(o.config);
-	return ret;
+	return exit_guard_done(ret);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "datafile.h"
+#include "exitguard.h"
 #include "opt.h"
 #include "results.h"
 #include "runenv.h"
@@ -559,10 +560,11 @@ int main(int argc, char **argv)
 	int k, ret;
 
 	datafile_stdio_init(PROG);
+	exit_guard_arm(PROG);
 	ret = parse_args(argc, argv, &o);
 	if (ret) {
 		free(o.config);
-		return ret < 0 ? 0 : ret;
+		return exit_guard_done(ret < 0 ? 0 : ret);
 	}
 	ret = 2;
 	if (run_env_load(&env, 1, err, sizeof(err)) < 0) {
@@ -626,5 +628,5 @@ out:
 	}
 	run_env_free(&env);
 	free(o.config);
-	return ret;
+	return exit_guard_done(ret);
 }
