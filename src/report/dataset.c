@@ -704,10 +704,10 @@ void dataset_failed_text(const struct dataset *ds, char *buf, size_t len)
 
 	if (ds->failed == 1)
 		snprintf(buf, len, "1 row of a failed run (status not 0) skipped, not a measurement: %s:%u (status %ld)",
-			 o->file, o->line, o->status);
+			 ESC(o->file), o->line, o->status);
 	else if (ds->failed)
 		snprintf(buf, len, "%u rows of failed runs (status not 0) skipped, not measurements; the first: %s:%u (status %ld)",
-			 ds->failed, o->file, o->line, o->status);
+			 ds->failed, ESC(o->file), o->line, o->status);
 	else if (len)
 		buf[0] = '\0';
 }

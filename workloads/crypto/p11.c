@@ -551,7 +551,7 @@ static int load_module(struct p11 *p, const char *path, char *err, size_t errlen
 	}
 	if ((missing = missing_entry(p->f))) {
 		snprintf(err, errlen, "module: '%s' is broken: its function list has no %s (NULL; a module answers CKR_FUNCTION_NOT_SUPPORTED for what it lacks)",
-			 path, missing);
+			 ESC(path), missing);
 		p->f = NULL;
 		return BE_FAIL;
 	}
@@ -590,7 +590,7 @@ static CK_RV initialize(struct p11 *p, const char *path, CK_C_INITIALIZE_ARGS *a
 	char during[PATH_MAX + 64];
 	CK_RV rv;
 
-	snprintf(during, sizeof(during), "PKCS#11 module '%s', C_Initialize", path);
+	snprintf(during, sizeof(during), "PKCS#11 module '%s', C_Initialize", ESC(path));
 	exit_guard_during(during);
 	rv = p->f->C_Initialize(args);
 	exit_guard_during(NULL);
