@@ -760,8 +760,8 @@ static void worker_straggler(void **state)
 	assert_int_equal(worker_run(&p, &r), 0);
 	assert_true(r.ok && r.started);
 	assert_true(r.wall_s >= STRAGGLER_S);
-	/* Generous for a loaded machine, yet short of a sum of the spans. */
-	assert_true(r.wall_s < STRAGGLER_S + 0.25);
+	/* Loose: a loaded machine (or a sanitizer) delays the workers. */
+	assert_true(r.wall_s < STRAGGLER_S + 2);
 	assert_true(r.t_start_us > 0);
 	assert_true(r.t_end_us - r.t_start_us == llround(r.wall_s * 1e6));
 
