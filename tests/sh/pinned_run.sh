@@ -28,7 +28,9 @@ rows=$(grep -c ',omp_where,\|,sh,' "$tmp/r.csv")
 check "threadrun appended one row per run of a foreign program ($rows)" [ "$rows" -eq 15 ]
 check "rows carry the plan" grep -q '"0,1",' "$tmp/r.csv"
 # The launcher passes SIGTERM on to the program and reports 128+15.
-threadrun -q -o "$tmp/r.csv" 1 sleep 30 & pid=$!
-sleep 0.5; kill -TERM $pid; wait $pid; st=$?
+# Its own session: what it leaves behind is looked for there only.
+setsid threadrun -q -o "$tmp/r.csv" 1 sh -c 'echo $$ >"$0"; exec sleep 30' "$tmp/sleep.pid" & pid=$!
+for i in $(seq 100); do [ -s "$tmp/sleep.pid" ] && break; sleep 0.05; done
+kill -TERM $pid; wait $pid; st=$?
 check "SIGTERM forwarded to the program, status 143 (got $st)" [ "$st" -eq 143 ]
-check "no sleep left behind" bash -c '! pgrep -f "^sleep 30$" >/dev/null'
+check "no sleep left behind" eval "! left_in_session $pid"

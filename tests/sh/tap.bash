@@ -6,6 +6,10 @@ notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# 
 # skip REASON: a test that cannot run here, counted in the plan.
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else notok "$name" "failed: $*"; fi; }
+# left_in_session SID: a process of the session SID is still there.  A job
+# started as `setsid CMD &` leads its own session (SID is $!), so this sees
+# what the job left behind, and never another test's processes.
+left_in_session() { [ -n "$1" ] && [ "$1" -gt 1 ] && pgrep -s "$1" >/dev/null; }
 # A pipeline fails when any part of it fails.
 set -o pipefail
 tmp=${TEST_TMP:-/tmp}/$(basename "$0" .sh).$$

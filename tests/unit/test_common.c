@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -725,6 +726,64 @@ static void worker_api(void **state)
 	free(path);
 }
 
+/* A straggler: worker 1 of 3 takes STRAGGLER_S, the others 10 ms. */
+#define STRAGGLER_S 0.3
+
+static int straggling_run(struct worker *w, char *err, size_t errlen)
+{
+	double s = w->index == 1 ? STRAGGLER_S : 0.01;
+	struct timespec ts = { 0, (long)(s * 1e9) };
+
+	(void)err;
+	(void)errlen;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+static const struct worker_ops straggler_ops = { .name = "unit", .run = straggling_run };
+
+/* The measurement lasts until its last worker ends: wall_s is the slowest
+ * worker's span (not the first's, the last's or the average), and the
+ * row's window and rate come from that one time. */
+static void worker_straggler(void **state)
+{
+	struct run_env env = { .nthreads = 3, .policy = "none", .rows_fd = -1 };
+	struct worker_params p = { .ops = &straggler_ops, .env = &env, .nworkers = 3 };
+	struct worker_row wr = { .workload = "unit", .env = &env, .nworkers = 3 };
+	struct worker_result r;
+	struct results_info info;
+	struct results_row row;
+	struct row_seen s = { 0 };
+	char *path = tmpfile_path("worker_straggler.csv"), err[512];
+
+	(void)state;
+	assert_int_equal(worker_run(&p, &r), 0);
+	assert_true(r.ok && r.started);
+	assert_true(r.wall_s >= STRAGGLER_S);
+	/* Loose: a loaded machine (or a sanitizer) delays the workers. */
+	assert_true(r.wall_s < STRAGGLER_S + 2);
+	assert_true(r.t_start_us > 0);
+	assert_true(r.t_end_us - r.t_start_us == llround(r.wall_s * 1e6));
+
+	wr.wall_s = r.wall_s;
+	wr.tracks = r.tracks;
+	wr.t_start_us = r.t_start_us;
+	wr.t_end_us = r.t_end_us;
+	results_row_init(&row);
+	results_row_set(&row, RC_OPS, "3");
+	results_row_set(&row, RC_UNIT, "ops/s");
+	assert_int_equal(worker_row_append(path, &row, &wr, err, sizeof(err)), 0);
+	results_row_clear(&row);
+	worker_result_free(&r);
+	assert_int_equal(results_read(path, collect_row, &s, stderr, &info, err, sizeof(err)), 0);
+	assert_int_equal(s.n, 1);
+	assert_true(s.wall >= STRAGGLER_S);
+	assert_true(fabs(s.rate - 3 / s.wall) <= 1e-5 * s.rate);
+	unlink(path);
+	free(path);
+}
+
 /* What procstat_read() handed over. */
 struct stat_seen {
 	int cpus[16];
@@ -973,6 +1032,7 @@ int main(void)
 		cmocka_unit_test(results_device),
 		cmocka_unit_test(run_env),
 		cmocka_unit_test(worker_api),
+		cmocka_unit_test(worker_straggler),
 		cmocka_unit_test(procstat_damage),
 		cmocka_unit_test(cpuload_maths),
 	};

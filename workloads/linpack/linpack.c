@@ -310,7 +310,11 @@ static int run(const struct opts *o, struct worker_team *t, struct outcome *r)
 	size_t lda = o->n % 256 == 0 ? o->n + 8 : o->n;
 	double *a0 = NULL, *a = NULL, *b0 = NULL, *x = NULL, *mf = NULL;
 	double res;
-	const bool fault = getenv("LINPACK_FAULT") != NULL;
+	/* Test-only fault switch: LINPACK_FAULT=N perturbs rep N's solution
+	 * only (a check of the first rep alone must not pass), any other
+	 * value every rep's. */
+	const char *fault = getenv("LINPACK_FAULT");
+	const long fault_rep = fault ? strtol(fault, NULL, 10) : 0;
 	int *ipiv = NULL, info, ret = 1;
 	unsigned rep;
 
@@ -358,8 +362,8 @@ static int run(const struct opts *o, struct worker_team *t, struct outcome *r)
 			ret = 1;
 			goto out;
 		}
-		/* Test-only fault switch: a perturbed solution must fail the check. */
-		if (fault)
+		/* A perturbed solution must fail the check. */
+		if (fault && (fault_rep <= 0 || (unsigned long)fault_rep == rep + 1UL))
 			x[o->n / 2] += 1e-6 * (1 + fabs(x[o->n / 2]));
 		mf[rep] = o->flops->flops((int)o->n) / r->secs[rep] / 1e6;
 		if (r->lat)
