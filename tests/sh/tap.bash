@@ -6,10 +6,21 @@ notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# 
 # skip REASON: a test that cannot run here, counted in the plan.
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else notok "$name" "failed: $*"; fi; }
-# left_in_session SID: a process of the session SID is still there.  A job
-# started as `setsid CMD &` leads its own session (SID is $!), so this sees
-# what the job left behind, and never another test's processes.
-left_in_session() { [ -n "$1" ] && [ "$1" -gt 1 ] && pgrep -s "$1" >/dev/null; }
+# left_in_session SID: a live process of the session SID is still there
+# half a second on (a zombie waiting for init to reap it, or a watchdog in
+# its last instant, is not one); what is left goes to stderr.  A job started
+# as `setsid CMD &` leads its own session (SID is $!), so this sees what the
+# job left behind, and never another test's processes.
+left_in_session() {
+	local i
+	[ -n "$1" ] && [ "$1" -gt 1 ] || return 1
+	for i in 1 2 3 4 5; do
+		ps -s "$1" -o stat= | grep -qv '^Z' || return 1
+		sleep 0.1
+	done
+	ps -s "$1" -o pid=,stat=,args= | grep -v '^ *[0-9]* Z' | sed 's/^/# left: /' >&2
+	return 0
+}
 # A pipeline fails when any part of it fails.
 set -o pipefail
 tmp=${TEST_TMP:-/tmp}/$(basename "$0" .sh).$$
