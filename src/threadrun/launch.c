@@ -245,7 +245,7 @@ static int proc_open(const char *pid, const char *file)
 
 /* Whether process PID's parent is PARENT (its stat's 4th field, after
  * the name in parentheses, which may hold anything). */
-static bool child_of(const char *pid, const void *parent)
+static bool child_of(const char *pid, void *parent)
 {
 	char buf[512], *p;
 	long ppid = 0;
@@ -270,7 +270,7 @@ static bool child_of(const char *pid, const void *parent)
 /* Whether process PID's environment (as it was exec'd) holds the entry
  * MARKER ("THREADRUN_RUN=id"): a descendant of the run, whatever became
  * of its parents. */
-static bool has_marker(const char *pid, const void *marker)
+static bool has_marker(const char *pid, void *marker)
 {
 	const char *m = marker;
 	size_t len = strlen(m), at = 0;
@@ -300,7 +300,7 @@ static bool has_marker(const char *pid, const void *marker)
 /* SIGKILL to every process of /proc that MATCH accepts, but SELF and
  * KEEP; with REAP (they are our children) each is waited for.  The
  * number killed. */
-static unsigned kill_matching(bool (*match)(const char *, const void *), const void *arg,
+static unsigned kill_matching(bool (*match)(const char *, void *), void *arg,
 			      pid_t self, pid_t keep, bool reap)
 {
 	char buf[4096];
@@ -329,16 +329,63 @@ static unsigned kill_matching(bool (*match)(const char *, const void *), const v
 	return killed;
 }
 
+/*
+ * The children threadrun had before its first run (a shell that started
+ * a daemon and then exec'd threadrun hands it over): not the run's, so
+ * never ended with it.  Read once; past PRIOR_MAX of them, no leftover is
+ * looked for outside the job's group.
+ */
+#define PRIOR_MAX 256
+static struct prior {
+	bool known, overflow;
+	size_t n;
+	pid_t self, pid[PRIOR_MAX];
+} prior;
+
+/* kill_matching's MATCH that kills nothing: notes each child of ours. */
+static bool note_prior(const char *pid, void *arg)
+{
+	struct prior *p = arg;
+
+	if (child_of(pid, &p->self)) {
+		if (p->n < PRIOR_MAX)
+			p->pid[p->n++] = (pid_t)strtol(pid, NULL, 10);
+		else
+			p->overflow = true;
+	}
+	return false;
+}
+
+static void note_prior_children(void)
+{
+	if (prior.known)
+		return;
+	prior.self = getpid();
+	kill_matching(note_prior, &prior, prior.self, 0, false);
+	prior.known = true;
+}
+
+/* A child of ours that the run left: not one we had before it. */
+static bool left_by_run(const char *pid, void *arg)
+{
+	const struct prior *p = arg;
+	pid_t n = (pid_t)strtol(pid, NULL, 10);
+
+	for (size_t i = 0; i < p->n; i++)
+		if (p->pid[i] == n)
+			return false;
+	return child_of(pid, (void *)&p->self);
+}
+
 /* The program has ended: its group, then whatever it started that is
  * left (each one killed hands its own children to threadrun), all but
- * the watchdog KEEP. */
+ * the watchdog KEEP and the children threadrun had before. */
 static void end_leftovers(pid_t pgid, pid_t keep)
 {
-	pid_t self = getpid();
-
 	kill(-pgid, SIGKILL);
-	while (kill_matching(child_of, &self, self, keep, true))
-		;
+	if (prior.known && !prior.overflow)
+		while (kill_matching(left_by_run, &prior, prior.self, keep, true))
+			;
 }
 
 /*
@@ -407,7 +454,7 @@ static int watchdog_main(void *arg)
 	 * now: found by the run id in its environment. */
 	for (i = 0; !__atomic_load_n(&w->ended, __ATOMIC_SEQ_CST) && w->marker[0] &&
 		    i < WATCHDOG_PASSES &&
-		    kill_matching(has_marker, w->marker, getpid(), 0, false); i++)
+		    kill_matching(has_marker, (void *)w->marker, getpid(), 0, false); i++)
 		;
 	_exit(0);
 }
@@ -596,6 +643,7 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 	cpuload_mark(&mark0, plan && plan->bound ? plan->pu : NULL,
 		     plan && plan->bound ? plan->nworkers : 0);
 	/* Orphans of the job become threadrun's children, to be ended with it. */
+	note_prior_children();
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	/* Signals wait until the job's group exists and is known. */
 	sigfillset(&all);

@@ -76,6 +76,16 @@ check "a setsid daemon: threadrun ends with the program's 3 (got $st)" [ $st -eq
 check "... the daemon ($1) and its child ($2) end with the run" gone2 "$@"
 kill "$@" 2>/dev/null
 
+# A child threadrun had before its run is not the run's: a shell that
+# started a process and then exec'd threadrun keeps it (threadrun kills
+# only what the run left).
+sh -c 'sleep 30 & echo $! >"$0.prior"; exec threadrun -q -o "$0.csv" 1 sh -c "sleep 30 & exit 0"' "$tmp/p"
+st=$?
+prior_pid=$(pids "$tmp/p.prior")
+check "a process started before threadrun was exec'd outlives the run (exit $st)" \
+	bash -c "[ $st -eq 0 ] && kill -0 $prior_pid"
+kill "$prior_pid" 2>/dev/null
+
 # Orphans that end during the run are reaped, never taken for the program.
 threadrun -q -o "$tmp/o.csv" 1 sh -c 'setsid -f sh -c "exit 7"; setsid -f sh -c "kill -9 \$\$"; sleep 0.3; exit 0' 2>"$tmp/err"
 st=$?
