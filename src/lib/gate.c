@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "gate.h"
 #include "runenv.h"
 
@@ -79,8 +80,8 @@ static void open_once(void)
 	if (r >= 0 && *p == ',')
 		w = parse_fd(p + 1, &p);
 	if (r < 0 || w < 0 || *p || r == w || !gate_end(r, false) || !gate_end(w, true)) {
-		fprintf(stderr, "%s: warning: ignoring %s=%.40s%s (not R,W: two distinct descriptors above 2, each an open pipe or socket): the start is not synchronised across ranks\n",
-			program_invocation_short_name, ENV_SYNC_FD, s, strlen(s) > 40 ? "..." : "");
+		fprintf(stderr, "%s: warning: ignoring %s=%s (not R,W: two distinct descriptors above 2, each an open pipe or socket): the start is not synchronised across ranks\n",
+			program_invocation_short_name, ENV_SYNC_FD, ESC(s));
 		return;
 	}
 	g.rfd = r;

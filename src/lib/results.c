@@ -450,7 +450,7 @@ int results_check(const char *path, char *err, size_t errlen)
 		if (fstat(fd, &st) == 0 && st.st_size > 0 && header_matches(fd, header, &crlf) != 1) {
 			snprintf(err, errlen,
 				 "results: '%s' is not a threadrun results file of this version (header differs: %s); give a new file, it still reads with threadreport",
-				 path, header_diff(fd));
+				 ESC(path), header_diff(fd));
 			goto out;
 		}
 		/* Rows are appended under a lock: a file system without

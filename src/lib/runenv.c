@@ -173,9 +173,8 @@ static char *inherited_cpuset(bool *oom)
 		return NULL;
 	n = pl_cpulist_parse(v, &pu, err, sizeof(err));
 	if (n <= 0 || !printable(v)) {
-		fprintf(stderr, "%s: warning: ignoring %s='%.40s%s': %s; rows give this process's own CPUs\n",
-			program_invocation_short_name, ENV_CPUSET, printable(v) ? v : "(unprintable)",
-			printable(v) && strlen(v) > 40 ? "..." : "",
+		fprintf(stderr, "%s: warning: ignoring %s='%s': %s; rows give this process's own CPUs\n",
+			program_invocation_short_name, ENV_CPUSET, ESC(v),
 			n < 0 ? err : "not a CPU list such as 0-3,8");
 		free(pu);
 		return NULL;
@@ -222,6 +221,8 @@ void run_env_identity_free(struct launcher_id *id, char **cpuset)
  * on a program's answer, with room for a foreign program's arguments
  * (the kernel takes at most a quarter of the stack limit for them all). */
 #define CONFIG_FILE_MAX (64u << 20)
+/* A config threadrun wrote cannot change after it (a memfd, sealed). */
+#define CONFIG_SEALS (F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK)
 
 /* The config in the file descriptor FD names: a new string, or NULL with
  * *WHY when it is not one threadrun wrote (one warning names it). */
@@ -235,7 +236,8 @@ static char *config_from_fd(const char *text, const char **why)
 
 	*why = "not an open file threadrun wrote";
 	if (num_parse_unsigned(ENV_CONFIG_FD, text, 3, 1u << 20, &fd, err, sizeof(err)) < 0 ||
-	    fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode))
+	    fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (fcntl((int)fd, F_GET_SEALS) & CONFIG_SEALS) != CONFIG_SEALS)
 		return NULL;
 	*why = "larger than 64 MiB";
 	if ((uint64_t)st.st_size > CONFIG_FILE_MAX)
@@ -271,9 +273,8 @@ static int load_config(struct run_env *env)
 		return 0;
 	env->config = config_from_fd(v, &why);
 	if (!env->config)
-		fprintf(stderr, "%s: warning: ignoring %s=%.40s%s: %s; rows give this program's own config\n",
-			program_invocation_short_name, ENV_CONFIG_FD, printable(v) ? v : "(unprintable)",
-			printable(v) && strlen(v) > 40 ? "..." : "", why);
+		fprintf(stderr, "%s: warning: ignoring %s=%s: %s; rows give this program's own config\n",
+			program_invocation_short_name, ENV_CONFIG_FD, ESC(v), why);
 	return 0;
 }
 
@@ -287,14 +288,15 @@ int run_env_export_config(const char *config, int *fd)
 	if (len <= RUN_ENV_CONFIG_MAX)
 		return unsetenv(ENV_CONFIG_FD) < 0 ? -1 : setenv(ENV_CONFIG, config, 1);
 	/* Inheritable (no MFD_CLOEXEC): the program reads it. */
-	*fd = memfd_create("threadrun-config", 0);
+	*fd = memfd_create("threadrun-config", MFD_ALLOW_SEALING);
 	if (*fd < 0)
 		return -1;
 	while (done < len && ((n = write(*fd, config + done, len - done)) > 0 ||
 			      (n < 0 && errno == EINTR)))
 		done += n > 0 ? (size_t)n : 0;
 	snprintf(num, sizeof(num), "%d", *fd);
-	if (done < len || unsetenv(ENV_CONFIG) < 0 || setenv(ENV_CONFIG_FD, num, 1) < 0) {
+	if (done < len || fcntl(*fd, F_ADD_SEALS, CONFIG_SEALS) < 0 || unsetenv(ENV_CONFIG) < 0 ||
+	    setenv(ENV_CONFIG_FD, num, 1) < 0) {
 		close(*fd);
 		*fd = -1;
 		return -1;

@@ -181,6 +181,13 @@ check "a workload under a long command line: exit $st, its rows carry the launch
 		[[ $(cat "$3") == "sh -c "*" 29999 30000" ]]' _ "$st" "$tmp/wl" "$tmp/cfgs"
 check "... and no environment string holds it (THREADRUN_CONFIG has $(cat "$tmp/envlen") characters)" \
 	[ "$(cat "$tmp/envlen")" -eq 0 ]
+# A one-line regular file is not threadrun's config: only a sealed memfd is.
+echo 'forged config' >"$tmp/forged"
+THREADRUN_CONFIG_FD=7 t2accel -q -a md5 -d 0.02 -o "$tmp/forged.csv" >/dev/null 2>"$tmp/err" 7<"$tmp/forged"
+st=$?
+check "THREADRUN_CONFIG_FD on a plain file: ignored with one warning (exit $st)" \
+	bash -c '[ "$1" -eq 0 ] && [ "$(wc -l <"$2")" -eq 1 ] && grep -q "ignoring THREADRUN_CONFIG_FD=7" "$2" &&
+		[ "$(results_get "$3" config | sort -u)" = "t2accel --algorithm=md5 --seconds=0.02" ]' _ "$st" "$tmp/err" "$tmp/forged.csv"
 THREADRUN_CONFIG_FD=1 t2accel -q -a md5 -d 0.02 -o "$tmp/fd.csv" >/dev/null 2>"$tmp/err"
 st=$?
 check "THREADRUN_CONFIG_FD that is not threadrun's file: one warning, the program's own config (exit $st)" \

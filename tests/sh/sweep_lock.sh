@@ -13,7 +13,7 @@ prog='echo "s $(date +%s.%N) $PPID $THREADRUN_THREADS/$THREADRUN_POLICY" >>"$MAR
 sweep() { exec threadrun -q --sweep 1,2 -p compact,scatter "$@" -- sh -c "$prog"; }
 # no_overlap MARKS: every run ended before the next one started.
 no_overlap() {
-	sort -k2,2n "$1" | awk '$1 == "s" { if (open) bad = 1; open = 1 } $1 == "e" { open = 0 }
+	LC_ALL=C sort -k2,2n "$1" | awk '$1 == "s" { if (open) bad = 1; open = 1 } $1 == "e" { open = 0 }
 		END { exit bad || NR == 0 }'
 }
 # each_once MARKS N: N runs, each combination once.
