@@ -468,7 +468,8 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 	}
 	st = execute_run(&ex, plan, policy, a->argv, 0, &r, err, sizeof(err));
 	execute_finish(&ex);
-	close(lockfd);
+	if (lockfd >= 0)
+		close(lockfd);
 	if (st < 0) {
 		msg_error(PROG, "%s", err);
 		return r.status ? r.status : 1;

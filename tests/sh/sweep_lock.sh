@@ -154,3 +154,25 @@ for k in crlf both; do
 	check "$k: the appended rows end in CR LF as the file's lines do" bash -c \
 		"[ \$(grep -c \$'\\r\$' '$tmp/$k.csv') -eq 4 ]"
 done
+
+# A results file we may write in a folder we may not (no FILE.lock can be
+# made there) still takes the run's rows, and one line says the runs on it
+# are not kept apart.
+ro=$tmp/ro
+mkdir -p "$ro"
+threadrun -q -o "$ro/r.csv" 1 true
+chmod 666 "$ro/r.csv"
+rm -f "$ro/r.csv.lock"
+chmod 555 "$ro"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$(command -v threadrun)" -o "$ro/r.csv" 1 true \
+		>/dev/null 2>"$tmp/err"
+	st=$?
+	check "a writable file in a read-only folder: the run appends (exit $st)" bash -c \
+		"[ $st -eq 0 ] && [ \$(results_get '$ro/r.csv' threads | wc -l) -eq 2 ] &&
+		 [ \$(grep -c 'warning: .*are not kept apart' '$tmp/err') -eq 1 ] && [ \$(grep -c warning '$tmp/err') -eq 1 ]"
+else
+	skip "a writable file in a read-only folder: needs root to run as another user"
+fi
+chmod 755 "$ro"
