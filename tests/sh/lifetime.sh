@@ -40,6 +40,16 @@ check "kill -9 of threadrun: its program dies too" gone "$1"
 check "kill -9 of threadrun: the program's child (sh -c) dies too" gone "$2"
 kill "$1" "$2" 2>/dev/null
 
+# A process of the job's group that cleared its environment (no run id to
+# find it by) ends by the watchdog's kill of the group.
+threadrun -q -o "$tmp/ke.csv" 1 sh -c 'env -i sleep 30 & echo $! >"$0.grand"; wait' "$tmp/ke" &
+tr=$!
+set -- $(pids "$tmp/ke.grand")
+kill -KILL $tr
+wait $tr 2>/dev/null
+check "kill -9 of threadrun: a child of the group with no environment dies too" gone "$1"
+kill "$1" 2>/dev/null
+
 threadrun -q -o "$tmp/u.csv" 1 sh -c "$job" "$tmp/u" &
 tr=$!
 set -- $(pids "$tmp/u.sh" "$tmp/u.grand")
