@@ -224,6 +224,15 @@ void run_env_identity_free(struct launcher_id *id, char **cpuset)
 /* A config threadrun wrote cannot change after it (a memfd, sealed). */
 #define CONFIG_SEALS (F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK)
 
+/* Whether FD is a memfd sealed as threadrun seals its config (a plain
+ * file has no seals: F_GET_SEALS fails). */
+static bool sealed(int fd)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	return seals >= 0 && (seals & CONFIG_SEALS) == CONFIG_SEALS;
+}
+
 /* The config in the file descriptor FD names: a new string, or NULL with
  * *WHY when it is not one threadrun wrote (one warning names it). */
 static char *config_from_fd(const char *text, const char **why)
@@ -237,7 +246,7 @@ static char *config_from_fd(const char *text, const char **why)
 	*why = "not an open file threadrun wrote";
 	if (num_parse_unsigned(ENV_CONFIG_FD, text, 3, 1u << 20, &fd, err, sizeof(err)) < 0 ||
 	    fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (fcntl((int)fd, F_GET_SEALS) & CONFIG_SEALS) != CONFIG_SEALS)
+	    !sealed((int)fd))
 		return NULL;
 	*why = "larger than 64 MiB";
 	if ((uint64_t)st.st_size > CONFIG_FILE_MAX)

@@ -192,7 +192,7 @@ check "a workload under a long command line: exit $st, its rows carry the launch
 check "... and no environment string holds it (THREADRUN_CONFIG has $(cat "$tmp/envlen") characters)" \
 	[ "$(cat "$tmp/envlen")" -eq 0 ]
 # A one-line regular file is not threadrun's config: only a sealed memfd is.
-echo 'forged config' >"$tmp/forged"
+printf 'forged config' >"$tmp/forged"
 THREADRUN_CONFIG_FD=7 t2accel -q -a md5 -d 0.02 -o "$tmp/forged.csv" >/dev/null 2>"$tmp/err" 7<"$tmp/forged"
 st=$?
 check "THREADRUN_CONFIG_FD on a plain file: ignored with one warning (exit $st)" \
