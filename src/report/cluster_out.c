@@ -6,6 +6,7 @@
 
 #include "escape.h"
 #include "cluster.h"
+#include "table.h"
 
 /* "t2accel sha256 / evp, 1024 bytes, bytes/s": one line whatever the
  * files' names hold. */
@@ -21,27 +22,9 @@ static void title(const struct cluster *cl, const struct cseries *s, char *buf, 
 	esc_text(raw, buf, len);
 }
 
-/* "94%", or "-" where no measurement had windows. */
-static void pct(double v, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.0f%%", floor(100 * fmax(v, 0)));
-}
-
-/* A rate, "n/a" where there is none. */
-static void rate_or_na(double v, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "n/a");
-	else
-		fmt_rate(v, buf, len);
-}
-
 /* What a cell's note says: why measurements have no rate, and rows that
  * were not synchronised. */
-static void cell_note(const struct ccell *c, char *buf, size_t len)
+static const char *cell_note(const struct ccell *c, char *buf, size_t len)
 {
 	size_t used = 0;
 
@@ -53,6 +36,7 @@ static void cell_note(const struct ccell *c, char *buf, size_t len)
 	if (c->unsynced && used < len)
 		snprintf(buf + used, len - used, "%s%zu row%s start_sync no", used ? "; " : "",
 			 c->unsynced, c->unsynced == 1 ? "" : "s");
+	return buf;
 }
 
 /* The warnings of a series for people: incomplete measurements, rows not
@@ -91,41 +75,144 @@ static void warnings(FILE *out, const struct cluster *cl, const struct cseries *
 			bullet);
 }
 
-/* The per-host table of a series: per-rank rates at its biggest cell. */
-static void hosts_text(FILE *out, const struct cluster *cl, const struct cseries *s, bool md)
+/* A row of the section's tables: a cell, or a cell's host. */
+struct crow {
+	const struct cseries *s;
+	size_t series;
+	const struct ccell *x;
+	const struct chost *h;
+};
+
+#define ROW(name, expr) \
+	static struct val name(const void *row, const void *ctx) \
+	{ \
+		const struct crow *r = row; \
+		(void)ctx; \
+		return expr; \
+	}
+ROW(get_series, VAL_I(r->series))
+ROW(get_workload, VAL_S(r->s->key->workload))
+ROW(get_algorithm, VAL_S(r->s->key->algorithm))
+ROW(get_backend, VAL_S(r->s->key->backend))
+ROW(get_impl, VAL_S(r->s->key->impl))
+ROW(get_size, VAL_N(r->s->key->size))
+ROW(get_size_unit, VAL_S(r->s->key->size_unit))
+ROW(get_unit, VAL_S(r->s->key->unit))
+ROW(get_policy, VAL_S(r->x->policy))
+ROW(get_threads, VAL_I(r->x->threads))
+ROW(get_ranks, VAL_I(r->x->ranks))
+ROW(get_n, VAL_I(r->x->n))
+ROW(get_na, VAL_I(r->x->na))
+ROW(get_rate, VAL_N(r->x->median))
+ROW(get_min, VAL_N(r->x->min))
+ROW(get_max, VAL_N(r->x->max))
+ROW(get_speedup, VAL_N(r->x->speedup))
+ROW(get_efficiency, VAL_N(r->x->efficiency))
+ROW(get_overlap, VAL_N(r->x->overlap_min))
+ROW(get_unsynced, VAL_I(r->x->unsynced))
+ROW(get_reason, VAL_S(r->x->reason))
+ROW(get_slowest_host, VAL_S(r->x->slowest < r->x->nhosts ? r->x->hosts[r->x->slowest].host : NULL))
+ROW(get_host, VAL_S(r->h->host))
+ROW(get_host_n, VAL_I(r->h->n))
+ROW(get_host_min, VAL_N(r->h->min))
+ROW(get_host_median, VAL_N(r->h->median))
+ROW(get_host_max, VAL_N(r->h->max))
+ROW(get_host_slowest, VAL_B(r->h == r->x->hosts + r->x->slowest))
+
+/* "94%", or "-" where no measurement had windows. */
+static const char *overlap_text(const void *row, const void *ctx, char *buf, size_t len)
+{
+	double v = ((const struct crow *)row)->x->overlap_min;
+
+	(void)ctx;
+	if (isnan(v))
+		return "-";
+	snprintf(buf, len, "%.0f%%", floor(100 * fmax(v, 0)));
+	return buf;
+}
+
+static const char *note_text(const void *row, const void *ctx, char *buf, size_t len)
+{
+	(void)ctx;
+	return cell_note(((const struct crow *)row)->x, buf, len);
+}
+
+static const char *slowest_text(const void *row, const void *ctx, char *buf, size_t len)
+{
+	(void)ctx, (void)buf, (void)len;
+	return get_host_slowest(row, ctx).i ? "  slowest" : "";
+}
+
+#define CSV (IN(FMT_CSV) | IN(FMT_TSV))
+/* The columns csv and tsv rows of both tables start with. */
+#define KEY_COLUMNS \
+	{ "series", .in = CSV, .get = get_series }, \
+	{ "workload", .in = CSV, .get = get_workload }, \
+	{ "algorithm", .in = CSV, .get = get_algorithm }, \
+	{ "backend", .in = CSV, .get = get_backend }, \
+	{ "impl", .in = CSV, .get = get_impl }, \
+	{ "size", .in = CSV, .get = get_size }, \
+	{ "size_unit", .in = CSV, .get = get_size_unit }, \
+	{ "unit", .in = CSV, .get = get_unit }, \
+	{ "policy", .in = CSV, .get = get_policy }, \
+	{ "threads", .in = CSV, .get = get_threads }, \
+	{ "ranks", .in = CSV, .get = get_ranks }
+
+/* A cell: policy x threads x ranks. */
+static const struct column cell_cols[] = {
+	KEY_COLUMNS,
+	{ "policy", "policy", -16, .left = true, .in = IN_HUMAN | IN(FMT_JSON), .get = get_policy },
+	{ "threads", "threads", 7, .in = IN_HUMAN | IN(FMT_JSON), .get = get_threads },
+	{ "ranks", "ranks", 5, .in = IN_HUMAN | IN(FMT_JSON), .get = get_ranks },
+	{ "n", .in = IN_DATA, .get = get_n },
+	{ "na", .in = IN_DATA, .get = get_na },
+	{ "rate", "rate", 14, .show = SHOW_RATE, .get = get_rate },
+	{ "min", "min", 14, .show = SHOW_RATE, .get = get_min },
+	{ "max", "max", 14, .show = SHOW_RATE, .get = get_max },
+	{ NULL, "n", 3, .get = get_n },
+	{ NULL, "overlap", 7, .text = overlap_text },
+	{ "speedup", "speedup", 8, .show = SHOW_RATIO, .get = get_speedup },
+	{ "efficiency", "efficiency", 10, .show = SHOW_RATIO, .get = get_efficiency },
+	{ "overlap_min", .get = get_overlap },
+	{ "unsynced", .get = get_unsynced },
+	{ "reason", .get = get_reason },
+	{ "slowest_host", .get = get_slowest_host },
+	{ NULL, "note", .left = true, .lead = "  ", .text = note_text },
+};
+
+/* A host of a cell: per-rank rates, never added up. */
+static const struct column host_cols[] = {
+	KEY_COLUMNS,
+	{ "host", "host", -24, .left = true, .lead = "  ", .get = get_host },
+	{ "n", "n", 3, .get = get_host_n },
+	{ "min", "min", 14, .get = get_host_min },
+	{ "median", "median", 14, .get = get_host_median },
+	{ "max", "max", 14, .get = get_host_max },
+	{ "slowest", .in = CSV, .get = get_host_slowest },
+	{ NULL, "", .lead = "", .in = IN(FMT_TEXT), .text = slowest_text },
+};
+
+/* The per-host table of a series: per-rank rates at its biggest cell,
+ * then the slowest host. */
+static void hosts_text(const struct table *t, const struct cluster *cl, const struct cseries *s)
 {
 	const struct ccell *c = &cl->cells[s->big];
-	char lo[32], med[32], hi[32];
+	bool md = t->fmt == FMT_MARKDOWN;
+	struct crow r = { s, 0, c, NULL };
+	char med[32];
 	size_t h;
 
-	if (md) {
-		fputs("Per host, per-rank rates at ", out);
-		md_cell(out, c->policy);
-		fprintf(out, ", %u thread%s, %ld rank%s (each rank's own rate: never added up):\n\n", c->threads,
-			c->threads == 1 ? "" : "s", c->ranks, c->ranks == 1 ? "" : "s");
-		fputs("| host | n | min | median | max |\n|---|---:|---:|---:|---:|\n", out);
-	} else {
-		fprintf(out, "  per host, per-rank rates at %s, %u thread%s, %ld rank%s (each rank's own rate: never added up):\n",
-			ESC(c->policy), c->threads, c->threads == 1 ? "" : "s", c->ranks, c->ranks == 1 ? "" : "s");
-		fprintf(out, "  %-24s %3s %14s %14s %14s\n", "host", "n", "min", "median", "max");
-	}
+	fprintf(t->out, md ? "Per host, per-rank rates at %s" : "  per host, per-rank rates at %s",
+		ESC_MD(c->policy, md));
+	fprintf(t->out, ", %u thread%s, %ld rank%s (each rank's own rate: never added up):\n%s", c->threads,
+		c->threads == 1 ? "" : "s", c->ranks, c->ranks == 1 ? "" : "s", md ? "\n" : "");
+	table_head(t);
 	for (h = 0; h < c->nhosts; h++) {
-		const struct chost *x = &c->hosts[h];
-
-		fmt_rate(x->min, lo, sizeof(lo));
-		fmt_rate(x->median, med, sizeof(med));
-		fmt_rate(x->max, hi, sizeof(hi));
-		if (md) {
-			fputs("| ", out);
-			md_cell(out, x->host);
-			fprintf(out, " | %zu | %s | %s | %s |\n", x->n, lo, med, hi);
-		} else {
-			fprintf(out, "  %-24s %3zu %14s %14s %14s%s\n", ESC(x->host), x->n, lo, med, hi,
-				h == c->slowest ? "  slowest" : "");
-		}
+		r.h = &c->hosts[h];
+		table_row(t, &r);
 	}
 	if (md)
-		fputc('\n', out);
+		fputc('\n', t->out);
 	if (c->slowest < c->nhosts) {
 		const struct chost *x = &c->hosts[c->slowest];
 		double best = 0;
@@ -133,233 +220,118 @@ static void hosts_text(FILE *out, const struct cluster *cl, const struct cseries
 		for (h = 0; h < c->nhosts; h++)
 			best = fmax(best, c->hosts[h].median);
 		fmt_rate(x->median, med, sizeof(med));
-		fputs(md ? "- slowest host: " : "  slowest host: ", out);
-		if (md)
-			md_cell(out, x->host);
-		else
-			esc_line(out, x->host);
-		fprintf(out, " (median per-rank rate %s", med);
+		fprintf(t->out, "%sslowest host: %s (median per-rank rate %s", md ? "- " : "  ",
+			ESC_MD(x->host, md), med);
 		if (best > 0)
-			fprintf(out, ", %.2fx the fastest host's", x->median / best);
-		fputs(")\n", out);
+			fprintf(t->out, ", %.2fx the fastest host's", x->median / best);
+		fputs(")\n", t->out);
 	}
 }
 
-static void emit_text(FILE *out, const struct cluster *cl, bool md)
+static void emit_text(FILE *out, const struct cluster *cl, enum format fmt)
 {
-	char t[512], med[32], lo[32], hi[32], ov[16], sp[32], ef[32], note[256];
-	size_t i, c;
+	struct table cells = { out, fmt, false, cell_cols, NCOLS(cell_cols), cl, NULL };
+	struct table hosts = { out, fmt, false, host_cols, NCOLS(host_cols), cl, NULL };
+	bool md = fmt == FMT_MARKDOWN;
+	char t[512];
 
-	for (i = 0; i < cl->nseries; i++) {
+	for (size_t i = 0; i < cl->nseries; i++) {
 		const struct cseries *s = &cl->series[i];
+		struct crow r = { s, i, NULL, NULL };
 
 		title(cl, s, t, sizeof(t));
-		if (md) {
-			fputs("### Cluster: ", out);
-			md_cell(out, t);
-			fputs("\n\nCluster rate: all ranks' work over the longest rank's wall time, shown where the ranks' measurements overlapped at least 90%.\n\n", out);
-			fputs("| policy | threads | ranks | rate | min | max | n | overlap | speedup | efficiency | note |\n", out);
-			fputs("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", out);
-		} else {
-			fprintf(out, "== cluster: %s\n", t);
-			fputs("   rate = all ranks' work / the longest rank's wall time, where the ranks' measurements overlapped >= 90%\n", out);
-			fprintf(out, "%-16s %7s %5s %14s %14s %14s %3s %7s %8s %10s  %s\n", "policy", "threads",
-				"ranks", "rate", "min", "max", "n", "overlap", "speedup", "efficiency", "note");
-		}
-		for (c = s->first; c < s->first + s->n; c++) {
-			const struct ccell *x = &cl->cells[c];
-
-			rate_or_na(x->median, med, sizeof(med));
-			rate_or_na(x->min, lo, sizeof(lo));
-			rate_or_na(x->max, hi, sizeof(hi));
-			pct(x->overlap_min, ov, sizeof(ov));
-			fixed2(x->speedup, sp, sizeof(sp));
-			fixed2(x->efficiency, ef, sizeof(ef));
-			cell_note(x, note, sizeof(note));
-			if (md) {
-				fputs("| ", out);
-				md_cell(out, x->policy);
-				fprintf(out, " | %u | %ld | %s | %s | %s | %zu | %s | %s | %s | %s |\n", x->threads,
-					x->ranks, med, lo, hi, x->n, ov, sp, ef, ESC_MD(note, true));
-			} else {
-				fprintf(out, "%-16s %7u %5ld %14s %14s %14s %3zu %7s %8s %10s  %s\n", ESC(x->policy),
-					x->threads, x->ranks, med, lo, hi, x->n, ov, sp, ef, note);
-			}
-		}
+		fprintf(out, md ? "### Cluster: %s\n\n" : "== cluster: %s\n", ESC_MD(t, md));
+		fputs(md ? "Cluster rate: all ranks' work over the longest rank's wall time, shown where the ranks' measurements overlapped at least 90%.\n\n"
+			 : "   rate = all ranks' work / the longest rank's wall time, where the ranks' measurements overlapped >= 90%\n",
+		      out);
+		table_head(&cells);
+		for (r.x = &cl->cells[s->first]; r.x < &cl->cells[s->first + s->n]; r.x++)
+			table_row(&cells, &r);
 		if (md)
 			fputc('\n', out);
-		hosts_text(out, cl, s, md);
+		hosts_text(&hosts, cl, s);
 		warnings(out, cl, s, md ? "- " : "  ");
 		fputc('\n', out);
 	}
 }
 
-/* The columns every csv row of the section starts with. */
-static void csv_key(FILE *out, const struct cseries *s, const struct ccell *x, size_t series, char sep,
-		    bool raw)
+static void emit_csv(FILE *out, const struct cluster *cl, enum format fmt, bool raw, bool by_host)
 {
-	const struct obs *k = s->key;
-	const char *const f[] = { k->workload, k->algorithm, k->backend, k->impl };
+	struct table t = { out, fmt, raw, by_host ? host_cols : cell_cols,
+			   by_host ? NCOLS(host_cols) : NCOLS(cell_cols), cl, NULL };
 
-	fprintf(out, "%zu", series);
-	for (size_t j = 0; j < sizeof(f) / sizeof(f[0]); j++) {
-		fputc(sep, out);
-		csv_field(out, f[j], sep, raw);
-	}
-	fputc(sep, out);
-	if (!isnan(k->size))
-		fprintf(out, "%.10g", k->size);
-	fputc(sep, out);
-	csv_field(out, k->size_unit, sep, raw);
-	fputc(sep, out);
-	csv_field(out, k->unit, sep, raw);
-	fputc(sep, out);
-	csv_field(out, x->policy, sep, raw);
-	fprintf(out, "%c%u%c%ld", sep, x->threads, sep, x->ranks);
-}
-
-static const char *const cell_head[] = { "series", "workload", "algorithm", "backend", "impl", "size",
-	"size_unit", "unit", "policy", "threads", "ranks", "n", "na", "rate", "min", "max", "speedup",
-	"efficiency", "overlap_min", "unsynced", "reason", "slowest_host" };
-static const char *const host_head[] = { "series", "workload", "algorithm", "backend", "impl", "size",
-	"size_unit", "unit", "policy", "threads", "ranks", "host", "n", "min", "median", "max",
-	"slowest" };
-
-static void emit_csv(FILE *out, const struct cluster *cl, char sep, bool raw, bool hosts)
-{
-	const char *const *head = hosts ? host_head : cell_head;
-	size_t nhead = hosts ? sizeof(host_head) / sizeof(host_head[0]) :
-		       sizeof(cell_head) / sizeof(cell_head[0]);
-	size_t i, c, h;
-
-	for (i = 0; i < nhead; i++)
-		fprintf(out, "%s%s", i ? (sep == '\t' ? "\t" : ",") : "", head[i]);
-	fputc('\n', out);
-	for (i = 0; i < cl->nseries; i++) {
+	table_head(&t);
+	for (size_t i = 0; i < cl->nseries; i++) {
 		const struct cseries *s = &cl->series[i];
+		struct crow r = { s, i, NULL, NULL };
 
-		for (c = s->first; c < s->first + s->n; c++) {
-			const struct ccell *x = &cl->cells[c];
-
-			if (hosts) {
-				for (h = 0; h < x->nhosts; h++) {
-					csv_key(out, s, x, i, sep, raw);
-					fputc(sep, out);
-					csv_field(out, x->hosts[h].host, sep, raw);
-					fprintf(out, "%c%zu", sep, x->hosts[h].n);
-					csv_num(out, sep, x->hosts[h].min);
-					csv_num(out, sep, x->hosts[h].median);
-					csv_num(out, sep, x->hosts[h].max);
-					fprintf(out, "%c%s\n", sep, h == x->slowest ? "yes" : "no");
-				}
+		for (r.x = &cl->cells[s->first]; r.x < &cl->cells[s->first + s->n]; r.x++) {
+			if (!by_host) {
+				table_row(&t, &r);
 				continue;
 			}
-			csv_key(out, s, x, i, sep, raw);
-			fprintf(out, "%c%zu%c%zu", sep, x->n, sep, x->na);
-			csv_num(out, sep, x->median);
-			csv_num(out, sep, x->min);
-			csv_num(out, sep, x->max);
-			csv_num(out, sep, x->speedup);
-			csv_num(out, sep, x->efficiency);
-			csv_num(out, sep, x->overlap_min);
-			fprintf(out, "%c%zu%c", sep, x->unsynced, sep);
-			csv_field(out, x->reason ? x->reason : "", sep, raw);
-			fputc(sep, out);
-			csv_field(out, x->slowest < x->nhosts ? x->hosts[x->slowest].host : "", sep, raw);
-			fputc('\n', out);
+			for (r.h = r.x->hosts; r.h < r.x->hosts + r.x->nhosts; r.h++)
+				table_row(&t, &r);
 		}
 	}
 }
 
-static void emit_json(FILE *out, const struct cluster *cl)
+/* A series of the section in json: its names, its figures, its cells. */
+static void json_series(struct json *j, const struct cluster *cl, const struct cseries *s, size_t i)
 {
-	char t[512];
-	size_t i, c, h;
+	static const struct column series_cols[] = {
+		{ "workload", .get = get_workload }, { "algorithm", .get = get_algorithm },
+		{ "backend", .get = get_backend }, { "impl", .get = get_impl },
+		{ "size", .get = get_size }, { "size_unit", .get = get_size_unit },
+		{ "unit", .get = get_unit },
+	};
+	struct table t = { j->out, FMT_JSON, false, series_cols, NCOLS(series_cols), cl, j };
+	struct table cells = { j->out, FMT_JSON, false, cell_cols, NCOLS(cell_cols), cl, j };
+	struct table hosts = { j->out, FMT_JSON, false, host_cols, NCOLS(host_cols), cl, j };
+	struct crow r = { s, i, NULL, NULL };
+	char title_buf[512];
 
-	for (i = 0; i < cl->nseries; i++) {
-		const struct cseries *s = &cl->series[i];
-		const struct obs *k = s->key;
-
-		title(cl, s, t, sizeof(t));
-		fprintf(out, "%s\n {\"title\": ", i ? "," : "");
-		json_str(out, t);
-		fputs(", \"workload\": ", out);
-		json_str(out, k->workload);
-		fputs(", \"algorithm\": ", out);
-		json_str(out, k->algorithm);
-		fputs(", \"backend\": ", out);
-		json_str(out, k->backend);
-		fputs(", \"impl\": ", out);
-		json_str(out, k->impl);
-		fputs(", \"size\": ", out);
-		json_num(out, k->size);
-		fputs(", \"size_unit\": ", out);
-		json_str(out, k->size_unit);
-		fputs(", \"unit\": ", out);
-		json_str(out, k->unit);
-		fprintf(out, ", \"incomplete\": %zu, \"unsynced\": %zu, \"apart\": %zu, \"least_overlap\": ",
-			s->incomplete, s->unsynced, s->apart);
-		json_num(out, s->least_overlap);
-		fputs(", \"cells\": [", out);
-		for (c = s->first; c < s->first + s->n; c++) {
-			const struct ccell *x = &cl->cells[c];
-
-			fprintf(out, "%s{\"policy\": ", c > s->first ? ", " : "");
-			json_str(out, x->policy);
-			fprintf(out, ", \"threads\": %u, \"ranks\": %ld, \"n\": %zu, \"na\": %zu, \"rate\": ",
-				x->threads, x->ranks, x->n, x->na);
-			json_num(out, x->median);
-			fputs(", \"min\": ", out);
-			json_num(out, x->min);
-			fputs(", \"max\": ", out);
-			json_num(out, x->max);
-			fputs(", \"speedup\": ", out);
-			json_num(out, x->speedup);
-			fputs(", \"efficiency\": ", out);
-			json_num(out, x->efficiency);
-			fputs(", \"overlap_min\": ", out);
-			json_num(out, x->overlap_min);
-			fprintf(out, ", \"unsynced\": %zu, \"reason\": ", x->unsynced);
-			if (x->reason)
-				json_str(out, x->reason);
-			else
-				fputs("null", out);
-			fputs(", \"slowest_host\": ", out);
-			if (x->slowest < x->nhosts)
-				json_str(out, x->hosts[x->slowest].host);
-			else
-				fputs("null", out);
-			fputs(", \"hosts\": [", out);
-			for (h = 0; h < x->nhosts; h++) {
-				fprintf(out, "%s{\"host\": ", h ? ", " : "");
-				json_str(out, x->hosts[h].host);
-				fprintf(out, ", \"n\": %zu, \"min\": ", x->hosts[h].n);
-				json_num(out, x->hosts[h].min);
-				fputs(", \"median\": ", out);
-				json_num(out, x->hosts[h].median);
-				fputs(", \"max\": ", out);
-				json_num(out, x->hosts[h].max);
-				fputc('}', out);
-			}
-			fputs("]}", out);
-		}
-		fputs("]}", out);
+	title(cl, s, title_buf, sizeof(title_buf));
+	json_nl(j);
+	json_open(j, '{');
+	json_key(j, "title");
+	json_string(j, title_buf);
+	table_fields(&t, &r);
+	json_key(j, "incomplete");
+	json_int(j, (long long)s->incomplete);
+	json_key(j, "unsynced");
+	json_int(j, (long long)s->unsynced);
+	json_key(j, "apart");
+	json_int(j, (long long)s->apart);
+	json_key(j, "least_overlap");
+	json_number(j, s->least_overlap);
+	json_key(j, "cells");
+	json_open(j, '[');
+	for (r.x = &cl->cells[s->first]; r.x < &cl->cells[s->first + s->n]; r.x++) {
+		json_open(j, '{');
+		table_fields(&cells, &r);
+		json_key(j, "hosts");
+		json_open(j, '[');
+		for (r.h = r.x->hosts; r.h < r.x->hosts + r.x->nhosts; r.h++)
+			table_row(&hosts, &r);
+		json_close(j, ']');
+		json_close(j, '{');
 	}
+	json_close(j, '[');
+	json_close(j, '{');
 }
 
 void cluster_emit(FILE *out, const struct cluster *cl, enum format fmt, bool raw, bool hosts)
 {
-	switch (fmt) {
-	case FMT_TEXT:
-	case FMT_MARKDOWN:
-		emit_text(out, cl, fmt == FMT_MARKDOWN);
-		break;
-	case FMT_CSV:
-	case FMT_TSV:
-		emit_csv(out, cl, fmt == FMT_TSV ? '\t' : ',', raw, hosts);
-		break;
-	case FMT_JSON:
-		emit_json(out, cl);
-		break;
+	struct json j;
+
+	if (fmt == FMT_TEXT || fmt == FMT_MARKDOWN) {
+		emit_text(out, cl, fmt);
+	} else if (fmt == FMT_JSON) {
+		json_init(&j, out);
+		for (size_t i = 0; i < cl->nseries; i++)
+			json_series(&j, cl, &cl->series[i], i);
+	} else {
+		emit_csv(out, cl, fmt, raw, hosts);
 	}
 }

@@ -1,0 +1,245 @@
+/* The one renderer of the report's tables, and its JSON writer. */
+#include <math.h>
+#include <stdio.h>
+
+#include "escape.h"
+#include "table.h"
+
+void json_init(struct json *j, FILE *out)
+{
+	*j = (struct json){ .out = out };
+}
+
+void json_nl(struct json *j)
+{
+	j->nl = true;
+}
+
+/* Before a value: the separator from the one before, unless a key is
+ * waiting for it. */
+static void json_before(struct json *j)
+{
+	if (j->keyed)
+		j->keyed = false;
+	else if (j->more[j->depth])
+		fputs(j->nl ? "," : ", ", j->out);
+	if (j->nl)
+		fputs("\n ", j->out);
+	j->nl = false;
+	j->more[j->depth] = true;
+}
+
+void json_open(struct json *j, char bracket)
+{
+	json_before(j);
+	fputc(bracket, j->out);
+	if (j->depth + 1 < JSON_DEPTH)
+		j->more[++j->depth] = false;
+}
+
+void json_close(struct json *j, char bracket)
+{
+	if (j->depth > 0)
+		j->depth--;
+	fputc(bracket == '{' ? '}' : bracket == '[' ? ']' : bracket, j->out);
+}
+
+void json_close_nl(struct json *j, char bracket)
+{
+	fputc('\n', j->out);
+	json_close(j, bracket);
+}
+
+void json_key(struct json *j, const char *key)
+{
+	json_before(j);
+	esc_json(j->out, key);
+	fputs(": ", j->out);
+	j->keyed = true;
+}
+
+void json_string(struct json *j, const char *s)
+{
+	json_before(j);
+	if (s)
+		json_str(j->out, s);
+	else
+		fputs("null", j->out);
+}
+
+void json_number(struct json *j, double v)
+{
+	json_before(j);
+	json_num(j->out, v);
+}
+
+void json_int(struct json *j, long long v)
+{
+	json_before(j);
+	fprintf(j->out, "%lld", v);
+}
+
+void json_bool(struct json *j, bool v)
+{
+	json_before(j);
+	fputs(v ? "true" : "false", j->out);
+}
+
+void json_null(struct json *j)
+{
+	json_before(j);
+	fputs("null", j->out);
+}
+
+static bool column_in(const struct table *t, const struct column *c)
+{
+	if (c->in && !(c->in & IN(t->fmt)))
+		return false;
+	if (t->fmt == FMT_TEXT || t->fmt == FMT_MARKDOWN ? !c->head : !c->key)
+		return false;
+	return !c->shown || c->shown(t->ctx);
+}
+
+/* What text and markdown show of a cell. */
+static const char *shown_text(const struct table *t, const struct column *c, const void *row, char *buf,
+			      size_t len)
+{
+	struct val v;
+
+	if (c->text)
+		return c->text(row, t->ctx, buf, len);
+	v = c->get(row, t->ctx);
+	if (c->show == SHOW_RATIO || (c->show == SHOW_RATE && !isfinite(v.num)))
+		fixed2(v.kind == VAL_NUM ? v.num : NAN, buf, len);
+	else if (v.kind == VAL_NUM)
+		fmt_rate(v.num, buf, len);
+	else if (v.kind == VAL_INT)
+		snprintf(buf, len, "%lld", v.i);
+	else if (v.kind == VAL_BOOL)
+		snprintf(buf, len, "%s", v.i ? "yes" : "no");
+	else
+		return v.str ? v.str : "";
+	return buf;
+}
+
+static void text_cell(const struct table *t, const struct column *c, const char *s, bool first)
+{
+	if (t->fmt == FMT_MARKDOWN) {
+		fputs(first ? "| " : " | ", t->out);
+		esc_md(t->out, s);
+		return;
+	}
+	fputs(c->lead ? c->lead : first ? "" : " ", t->out);
+	fprintf(t->out, c->left ? "%-*s" : "%*s", c->width, ESC(s));
+}
+
+static void data_cell(const struct table *t, const struct column *c, struct val v, bool first)
+{
+	char sep = t->fmt == FMT_TSV ? '\t' : ',';
+
+	if (!first)
+		fputc(sep, t->out);
+	switch (v.kind) {
+	case VAL_STR:
+		csv_field(t->out, v.str ? v.str : "", sep, t->raw);
+		break;
+	case VAL_NUM:
+		if (isfinite(v.num))
+			fprintf(t->out, "%.*g", c->digits ? c->digits : 10, v.num);
+		break;
+	case VAL_INT:
+		fprintf(t->out, "%lld", v.i);
+		break;
+	case VAL_BOOL:
+		fputs(v.i ? "yes" : "no", t->out);
+		break;
+	case VAL_WORD:
+		fputs(v.str, t->out);
+		break;
+	case VAL_NONE:
+		break;
+	}
+}
+
+static void json_cell(struct json *j, struct val v)
+{
+	switch (v.kind) {
+	case VAL_STR:
+	case VAL_WORD:
+		json_string(j, v.str);
+		break;
+	case VAL_NUM:
+		json_number(j, v.num);
+		break;
+	case VAL_INT:
+		json_int(j, v.i);
+		break;
+	case VAL_BOOL:
+		json_bool(j, v.i);
+		break;
+	case VAL_NONE:
+		json_null(j);
+		break;
+	}
+}
+
+void table_head(const struct table *t)
+{
+	bool first = true;
+	size_t i;
+
+	if (t->fmt == FMT_JSON)
+		return;
+	for (i = 0; i < t->ncols; i++) {
+		const struct column *c = &t->cols[i];
+
+		if (!column_in(t, c))
+			continue;
+		if (t->fmt == FMT_TEXT || t->fmt == FMT_MARKDOWN)
+			text_cell(t, c, c->head, first);
+		else
+			fprintf(t->out, "%s%s", first ? "" : t->fmt == FMT_TSV ? "\t" : ",", c->key);
+		first = false;
+	}
+	if (t->fmt == FMT_MARKDOWN) {
+		fputs(" |\n|", t->out);
+		for (i = 0; i < t->ncols; i++)
+			if (column_in(t, &t->cols[i]))
+				fputs(t->cols[i].left ? "---|" : "---:|", t->out);
+	}
+	fputc('\n', t->out);
+}
+
+void table_fields(const struct table *t, const void *row)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		if (column_in(t, &t->cols[i])) {
+			json_key(t->json, t->cols[i].key);
+			json_cell(t->json, t->cols[i].get(row, t->ctx));
+		}
+}
+
+void table_row(const struct table *t, const void *row)
+{
+	bool first = true;
+	char buf[256];
+
+	if (t->fmt == FMT_JSON) {
+		json_open(t->json, '{');
+		table_fields(t, row);
+		json_close(t->json, '}');
+		return;
+	}
+	for (size_t i = 0; i < t->ncols; i++) {
+		const struct column *c = &t->cols[i];
+
+		if (!column_in(t, c))
+			continue;
+		if (t->fmt == FMT_TEXT || t->fmt == FMT_MARKDOWN)
+			text_cell(t, c, shown_text(t, c, row, buf, sizeof(buf)), first);
+		else
+			data_cell(t, c, c->get(row, t->ctx), first);
+		first = false;
+	}
+	fputs(t->fmt == FMT_MARKDOWN ? " |\n" : "\n", t->out);
+}
