@@ -289,7 +289,7 @@ run: deps
 # Benchmarks against the peers (not tests: ratios, never time limits).
 bench:
 	$(Q)sh src/install-deps bench
-	$(Q)$(MAKE) --no-print-directory all $(BIN)/bench/openblas_lu $(BIN)/tests/results_get
+	$(Q)$(MAKE) --no-print-directory all $(BIN)/bench/openblas_lu $(BIN)/bench/fma16 $(BIN)/tests/results_get
 	$(Q)workloads/crypto/bench-speed
 	$(Q)workloads/crypto/bench-latency
 	$(Q)workloads/linpack/bench/bench-openblas
@@ -297,6 +297,11 @@ bench:
 	$(Q)src/report/bench-report
 	$(Q)tests/bench/bench-plan
 	$(Q)tests/bench/bench-launch
+
+# The check on linpack --peak: 16 FMA chains, built with linpack's flags.
+$(BIN)/bench/fma16: workloads/linpack/bench/fma16.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -O3 $(LINPACK_ARCH) -o $@ $<
 
 # The OpenBLAS peer, for the benchmark only (libopenblas-dev, liblapacke-dev).
 $(BIN)/bench/openblas_lu: workloads/linpack/bench/openblas_lu.c $(LU_OBJ) $(LIBS)

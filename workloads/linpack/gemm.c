@@ -1,5 +1,6 @@
 /* Packed matrix multiply for the LU trailing update (see gemm.h). */
 #define _GNU_SOURCE
+#include <math.h>
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
@@ -101,16 +102,21 @@ static double thread_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Independent FMA chains, as many as a tile's accumulators, hide the FMA
- * latency: one core's peak at that vector width, in the thread's CPU time
- * (what it reaches while it runs, whoever else shares the machine). */
+/* Independent FMA chains hide the FMA latency: one core's peak at that
+ * vector width, in the thread's CPU time, as the best of 10 ms slices (a
+ * slice the hypervisor took the core away in counts that time as the
+ * thread's in a VM: the best slice is the one it ran through). */
+#define PEAK_SLICE_S 0.01
+/* FMAs (adds) between two reads of the thread's clock: that read is a
+ * system call, 1.4 us in our VMs, so it comes every 0.1 ms or so (at
+ * 1000 FMAs a read it cost a third of the measured peak). */
+#define PEAK_INNER 960000
 #define DEFINE_PEAK(fname, attr, VW, CHAINS)                                                    \
 	attr static double fname(double seconds)                                                \
 	{                                                                                       \
 		typedef double v_t __attribute__((vector_size((VW) * sizeof(double))));         \
 		v_t x[CHAINS], m, a;                                                             \
-		const int inner = 1000;                                                          \
-		double start = thread_s(), el, sum = 0;                                             \
+		double start = thread_s(), t0 = start, now, best = 0, sum = 0;                    \
 		long iters = 0;                                                                  \
 		int i, j;                                                                        \
                                                                                                 \
@@ -122,18 +128,21 @@ static double thread_s(void)
 			for (i = 0; i < (VW); i++)                                               \
 				x[j][i] = j;                                                     \
 		do {                                                                             \
-			for (i = 0; i < inner; i++)                                              \
+			for (i = 0; i < PEAK_INNER / (CHAINS); i++)                              \
 				_Pragma("GCC unroll 32") for (j = 0; j < (CHAINS); j++)          \
 					x[j] = x[j] * m + a;                                     \
-			iters += inner;                                                          \
-			el = thread_s() - start;                                                    \
-		} while (el < seconds);                                                          \
+			iters += PEAK_INNER / (CHAINS);                                          \
+			now = thread_s();                                                        \
+			if (now - t0 >= PEAK_SLICE_S) {                                          \
+				best = fmax(best, (double)iters * (CHAINS) * (VW) * 2 / (now - t0) / 1e9); \
+				iters = 0;                                                       \
+				t0 = now;                                                        \
+			}                                                                        \
+		} while (now - start < seconds);                                                 \
 		for (j = 0; j < (CHAINS); j++)                                                   \
 			sum += x[j][0];                                                          \
 		/* Keep the result alive. */                                                     \
-		if (sum == 42.4242)                                                              \
-			return 0;                                                                \
-		return (double)iters * (CHAINS) * (VW) * 2 / el / 1e9;                           \
+		return sum == 42.4242 ? 0 : best;                                                \
 	}
 
 #ifdef HAVE_X86
@@ -143,8 +152,17 @@ DEFINE_TILE(tile_avx512_24x8, AVX512, 8, 3, 8)
 DEFINE_TILE(tile_avx512_16x14, AVX512, 8, 2, 14)
 DEFINE_TILE(tile_avx2_12x4, AVX2, 4, 3, 4)
 DEFINE_TILE(tile_avx2_8x6, AVX2, 4, 2, 6)
-DEFINE_PEAK(peak_avx512, AVX512, 8, 24)
-DEFINE_PEAK(peak_avx2, AVX2, 4, 12)
+/* Several chain counts per width, the best kept: whether a count's
+ * chains and operands all stay in registers depends on the compiler's
+ * register allocation (at 24 chains GCC under -march=native once kept an
+ * operand on the stack, and that loop ran at 2/3 of the FMA peak). */
+DEFINE_PEAK(peak_avx512_8, AVX512, 8, 8)
+DEFINE_PEAK(peak_avx512_12, AVX512, 8, 12)
+DEFINE_PEAK(peak_avx512_16, AVX512, 8, 16)
+DEFINE_PEAK(peak_avx512_24, AVX512, 8, 24)
+DEFINE_PEAK(peak_avx2_8, AVX2, 4, 8)
+DEFINE_PEAK(peak_avx2_10, AVX2, 4, 10)
+DEFINE_PEAK(peak_avx2_12, AVX2, 4, 12)
 
 static bool has_avx512(void)
 {
@@ -172,16 +190,16 @@ static bool always(void)
 const struct gemm_kernel gemm_kernels[] = {
 #ifdef HAVE_X86
 	{ "avx512-24x8", "AVX-512F FMA, 512-bit", "avx512f fma", 24, 8, 8, true, has_avx512,
-	  tile_avx512_24x8, peak_avx512 },
+	  tile_avx512_24x8 },
 	{ "avx512-16x14", "AVX-512F FMA, 512-bit", "avx512f fma", 16, 14, 8, true, has_avx512,
-	  tile_avx512_16x14, peak_avx512 },
+	  tile_avx512_16x14 },
 	{ "avx2-12x4", "AVX2 FMA, 256-bit", "avx2 fma", 12, 4, 4, true, has_avx2_fma,
-	  tile_avx2_12x4, peak_avx2 },
+	  tile_avx2_12x4 },
 	{ "avx2-8x6", "AVX2 FMA, 256-bit", "avx2 fma", 8, 6, 4, true, has_avx2_fma,
-	  tile_avx2_8x6, peak_avx2 },
+	  tile_avx2_8x6 },
 #endif
 	{ "generic-4x6", "generic 128-bit vectors, without FMA", "", 4, 6, 2, false, always,
-	  tile_generic_4x6, NULL },
+	  tile_generic_4x6 },
 };
 const int gemm_nkernels = sizeof(gemm_kernels) / sizeof(gemm_kernels[0]);
 
@@ -521,26 +539,105 @@ const struct gemm_choice *gemm_choice(void)
 	return &chosen;
 }
 
-double fma_peak_gflops(double seconds, const char **width)
+/* The FMA loops --peak runs: every chain count at every width. */
+static const struct peak_loop {
+	const char *width;
+	int vw, chains;
+	bool (*supported)(void);
+	double (*run)(double seconds);
+} peak_loops[] = {
+#ifdef HAVE_X86
+	{ "512-bit", 8, 8, has_avx512, peak_avx512_8 },
+	{ "512-bit", 8, 12, has_avx512, peak_avx512_12 },
+	{ "512-bit", 8, 16, has_avx512, peak_avx512_16 },
+	{ "512-bit", 8, 24, has_avx512, peak_avx512_24 },
+	{ "256-bit", 4, 8, has_avx2_fma, peak_avx2_8 },
+	{ "256-bit", 4, 10, has_avx2_fma, peak_avx2_10 },
+	{ "256-bit", 4, 12, has_avx2_fma, peak_avx2_12 },
+#endif
+};
+
+/* The clock while this thread runs, in GHz: a chain of dependent integer
+ * adds retires one add per cycle on every x86-64 core, so adds per second
+ * of thread CPU time are cycles per second (the best 10 ms slice, as for
+ * the FMA loops).  0 elsewhere. */
+static double add_chain_ghz(double seconds)
 {
-	static const char *const widths[] = { "512-bit", "256-bit" };
-	double best = 0, rate;
-	int i, w = -1;
+#ifdef HAVE_X86
+	double start = thread_s(), t0 = start, now, best = 0;
+	long adds = 0, x = 0;
 
-	/* One measurement per width the CPU runs: the kernels list the
-	 * widest first, and a width's kernels share its peak function. */
-	for (i = 0; i < gemm_nkernels; i++) {
-		const struct gemm_kernel *k = &gemm_kernels[i];
+	do {
+		for (int i = 0; i < PEAK_INNER / 100; i++)
+			__asm__ volatile(".rept 100\n\tadd $1, %0\n\t.endr" : "+r"(x));
+		adds += PEAK_INNER / 100 * 100;
+		now = thread_s();
+		if (now - t0 >= PEAK_SLICE_S) {
+			best = fmax(best, (double)adds / (now - t0) / 1e9);
+			adds = 0;
+			t0 = now;
+		}
+	} while (now - start < seconds);
+	return best;
+#else
+	(void)seconds;
+	return 0;
+#endif
+}
 
-		if (!k->peak || !k->supported() || (i > 0 && gemm_kernels[i - 1].peak == k->peak))
+void fma_peak_measure(double seconds, struct fma_peak *p)
+{
+	size_t i, n = 0, nloops = sizeof(peak_loops) / sizeof(peak_loops[0]);
+	const struct peak_loop *best = NULL;
+	double rate, fpc;
+
+	*p = (struct fma_peak){ .width = "none" };
+	for (i = 0; i < nloops; i++)
+		n += peak_loops[i].supported();
+	for (i = 0; i < nloops; i++) {
+		if (!peak_loops[i].supported())
 			continue;
-		rate = k->peak(seconds);
-		if (rate > best) {
-			best = rate;
-			w = k->vw == 8 ? 0 : 1;
+		rate = peak_loops[i].run(seconds / (double)n);
+		if (rate > p->gflops) {
+			p->gflops = rate;
+			best = &peak_loops[i];
 		}
 	}
+	if (!best)
+		return;
+	p->width = best->width;
+	p->vw = best->vw;
+	p->chains = best->chains;
+	p->ghz = add_chain_ghz(fmin(seconds / 4, 0.2));
+	if (p->ghz <= 0)
+		return;
+	/* The CPU states no FMA unit count: the nearest whole number of
+	 * full-width FMAs per cycle is the theory the measurement is held to. */
+	fpc = p->gflops / (p->ghz * p->vw * 2);
+	p->fma_per_cycle = fpc < 0.75 ? 0.5 : round(fpc);
+	p->theoretical = p->fma_per_cycle * p->vw * 2 * p->ghz;
+}
+
+void fma_peak_print(FILE *out, const struct fma_peak *p)
+{
+	fprintf(out, "  peak method: the best of %zu loops of independent FMA chains (8 to 24 per width), thread CPU time; best %d chains at %s\n",
+		sizeof(peak_loops) / sizeof(peak_loops[0]), p->chains, p->width);
+	if (p->theoretical <= 0) {
+		fputs("  theoretical peak: not measured here (no x86-64 add chain to clock the core)\n", out);
+		return;
+	}
+	fprintf(out, "  theoretical peak: %g x %s FMA per cycle x %d doubles x 2 x %.2f GHz (a dependent add chain) = %.1f GFLOPS; measured %.0f%% of it%s\n",
+		p->fma_per_cycle, p->width, p->vw, p->ghz, p->theoretical, 100 * p->gflops / p->theoretical,
+		fabs(p->gflops / p->theoretical - 1) <= 0.05 ? ": they agree"
+							      : ": they DISAGREE by more than 5% (a loop that did not reach the units, or a clock that moved)");
+}
+
+double fma_peak_gflops(double seconds, const char **width)
+{
+	struct fma_peak p;
+
+	fma_peak_measure(seconds, &p);
 	if (width)
-		*width = w >= 0 ? widths[w] : "none";
-	return best;
+		*width = p.width;
+	return p.gflops;
 }

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* One micro-kernel: an MR x NR tile of C -= Ap * Bp over KC, Ap packed in
  * MR-row slivers, Bp in NR-column slivers (zero-padded).  A tile at the edge
@@ -23,9 +24,6 @@ struct gemm_kernel {
 	bool (*supported)(void);
 	void (*tile)(int kc, const double *ap, const double *bp, double *c, size_t ldc, int rows,
 		     int cols);
-	/* One core's FMA rate at this vector width, over about SECONDS; 0
-	 * for a kernel without FMA. */
-	double (*peak)(double seconds);
 };
 
 extern const struct gemm_kernel gemm_kernels[];
@@ -96,5 +94,18 @@ void *big_alloc(size_t bytes);
  * compared with; 0 without FMA.  WIDTH gets the width that reached it
  * ("512-bit"), when not NULL. */
 double fma_peak_gflops(double seconds, const char **width);
+
+/* The same with how it was measured, and the theory it is held to. */
+struct fma_peak {
+	double gflops;        /* the best loop's rate; 0 without FMA */
+	const char *width;    /* its vector width ("512-bit"), "none" */
+	int vw, chains;       /* doubles per vector, independent chains */
+	double ghz;           /* the clock by a dependent add chain; 0 where not measured */
+	double fma_per_cycle; /* full-width FMAs per cycle: the measured rate's, rounded */
+	double theoretical;   /* fma_per_cycle x vw x 2 x ghz; 0 where not measured */
+};
+void fma_peak_measure(double seconds, struct fma_peak *p);
+/* Two lines under --peak's first: the method, the theory and whether they agree. */
+void fma_peak_print(FILE *out, const struct fma_peak *p);
 
 #endif

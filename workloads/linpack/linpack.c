@@ -460,12 +460,13 @@ int main(int argc, char **argv)
 		return exit_guard_done(ret < 0 ? 0 : ret);
 	}
 	if (o.peak) {
-		const char *width;
-		double peak = fma_peak_gflops(0.5, &width);
+		struct fma_peak peak;
 
+		fma_peak_measure(0.7, &peak);
 		printf("FMA peak of one core: %.1f GFLOPS (independent FMA chains, %s vectors); kernel: %s; blocks kc %d mc %d nc %d for %s\n",
-		       peak, width, gemm_choice()->why, gemm_choice()->blk.kc, gemm_choice()->blk.mc,
+		       peak.gflops, peak.width, gemm_choice()->why, gemm_choice()->blk.kc, gemm_choice()->blk.mc,
 		       gemm_choice()->blk.nc, gemm_choice()->caches);
+		fma_peak_print(stdout, &peak);
 		return exit_guard_done(0);
 	}
 	/* Before any thread: reading the caches loads a topology. */
