@@ -215,7 +215,10 @@ void table_fields(const struct table *t, const void *row)
 	for (size_t i = 0; i < t->ncols; i++)
 		if (column_in(t, &t->cols[i])) {
 			json_key(t->json, t->cols[i].key);
-			json_cell(t->json, t->cols[i].get(row, t->ctx));
+			if (t->cols[i].put)
+				t->cols[i].put(t->json, row, t->ctx);
+			else
+				json_cell(t->json, t->cols[i].get(row, t->ctx));
 		}
 }
 

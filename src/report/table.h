@@ -87,6 +87,8 @@ struct column {
 	struct val (*get)(const void *row, const void *ctx);
 	/* Text and markdown, where the value is not enough: the text shown. */
 	const char *(*text)(const void *row, const void *ctx, char *buf, size_t len);
+	/* json, where the value is not one: writes it (a list, an object). */
+	void (*put)(struct json *j, const void *row, const void *ctx);
 	/* Whether the column is there at all for CTX (NULL: always). */
 	bool (*shown)(const void *ctx);
 };
