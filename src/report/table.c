@@ -183,6 +183,12 @@ static void json_cell(struct json *j, struct val v)
 	}
 }
 
+void json_field(struct json *j, const char *key, struct val v)
+{
+	json_key(j, key);
+	json_cell(j, v);
+}
+
 void table_head(const struct table *t)
 {
 	bool first = true;

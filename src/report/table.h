@@ -110,6 +110,8 @@ struct table {
 void table_head(const struct table *t);
 /* One row: a line, or in json one object of the columns' keys. */
 void table_row(const struct table *t, const void *row);
+/* json: KEY and V, as a column's key and value. */
+void json_field(struct json *j, const char *key, struct val v);
 /* json: ROW's columns as keys of the object open now. */
 void table_fields(const struct table *t, const void *row);
 

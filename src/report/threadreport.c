@@ -420,6 +420,18 @@ static const char *note(const struct srow *r, char *buf, size_t len, bool md)
 	return buf;
 }
 
+/* A counted figure: "-" where the cell was not counted, "n/a" where its
+ * rows had none. */
+static const char *counted_text(const struct srow *r, double v, char *buf, size_t len)
+{
+	if (!r->x->counted)
+		return "-";
+	if (isnan(v))
+		return "n/a";
+	snprintf(buf, len, "%.4g", v);
+	return buf;
+}
+
 static double figure(const struct srow *r)
 {
 	double v;
@@ -432,8 +444,8 @@ TEXT(migr_text, or_dash(buf, len, "%.0f", r->x->migrations, r->x->monitored))
 TEXT(offplan_text, or_dash(buf, len, "%.0f", r->x->off_plan, r->x->monitored))
 TEXT(steal_text, or_dash(buf, len, "%.1f", r->x->steal_pct, r->x->monitored))
 TEXT(sys_text, or_dash(buf, len, "%.1f", r->x->sys_share, r->x->monitored))
-TEXT(fig_text, !r->x->counted ? "-" : or_dash(buf, len, "%.4g", figure(r), true))
-TEXT(ipc_text, !r->x->counted ? "-" : or_dash(buf, len, "%.4g", r->x->ipc, true))
+TEXT(fig_text, counted_text(r, figure(r), buf, len))
+TEXT(ipc_text, counted_text(r, r->x->ipc, buf, len))
 TEXT(spread_text, or_dash(buf, len, "%.1f", r->x->worker_spread, !isnan(r->x->worker_spread)))
 TEXT(note_text, note(r, buf, len, false))
 TEXT(md_note_text, note(r, buf, len, true))
@@ -808,22 +820,13 @@ static void text_series(FILE *out, struct sctx *c, bool md)
 	fputc('\n', out);
 }
 
-/* A best-policy verdict (struct tverdict) in json. */
-static bool won(const struct tverdict *tv)
-{
-	return tv->ngroups >= 2 && tv->v == VERDICT_WINNER;
-}
-
-GET(get_v_threads, struct tverdict, VAL_I(r->threads))
-GET(get_v_verdict, struct tverdict,
-    VAL_W(r->ngroups < 2 ? "one plan" : won(r) ? "winner" : "no difference measured"))
-GET(get_v_reason, struct tverdict, r->ngroups >= 2 && !won(r) ? VAL_W(verdict_text(r->v)) : VAL_NULL)
-GET(get_v_ratio, struct tverdict, VAL_N(won(r) ? r->ratio : NAN))
-GET(get_v_disagree, struct tverdict, VAL_B(r->disagree))
-
-/* A plan's policies as a JSON list. */
+/* A plan's policies as a JSON list (null where G is none). */
 static void json_plan(struct json *j, const struct verdicts *v, const struct tverdict *tv, size_t g)
 {
+	if (g == SIZE_MAX) {
+		json_null(j);
+		return;
+	}
 	json_open(j, '[');
 	for (size_t i = tv->first; i < tv->end; i++)
 		if (v->group[v->order[i]] == g)
@@ -831,109 +834,79 @@ static void json_plan(struct json *j, const struct verdicts *v, const struct tve
 	json_close(j, '[');
 }
 
-static void put_plans(struct json *j, const void *row, const void *ctx)
+/* A best-policy verdict at one thread count: the plans, and a winner or
+ * null. */
+static void json_verdict(struct json *j, const struct verdicts *v, const struct tverdict *tv)
 {
-	const struct tverdict *tv = row;
+	bool win = tv->ngroups >= 2 && tv->v == VERDICT_WINNER;
 
+	json_open(j, '{');
+	json_field(j, "threads", VAL_I(tv->threads));
+	json_key(j, "plans");
 	json_open(j, '[');
 	for (size_t g = 0; g < tv->ngroups; g++)
-		json_plan(j, ctx, tv, g);
+		json_plan(j, v, tv, g);
+	json_close(j, '[');
+	json_field(j, "verdict", VAL_W(tv->ngroups < 2 ? "one plan" : win ? "winner" : "no difference measured"));
+	json_field(j, "reason", tv->ngroups >= 2 && !win ? VAL_W(verdict_text(tv->v)) : VAL_NULL);
+	json_key(j, "winner");
+	json_plan(j, v, tv, win ? tv->best : SIZE_MAX);
+	json_key(j, "against");
+	json_plan(j, v, tv, win ? tv->worst : SIZE_MAX);
+	json_field(j, "ratio", VAL_N(win ? tv->ratio : NAN));
+	json_key(j, "flags");
+	json_flags(j, tv->ngroups >= 2 ? tv->flags : 0);
+	json_field(j, "plan_disagrees", VAL_B(tv->disagree));
+	json_close(j, '{');
+}
+
+/* The sharing penalty cK / c1, with its verdict. */
+static void json_share(struct json *j, const struct share *x)
+{
+	json_open(j, '{');
+	json_field(j, "policy", VAL_S(x->ck->policy));
+	json_field(j, "threads", VAL_I(x->ck->threads));
+	json_field(j, "ratio", VAL_N(x->ck->median / x->c1->median));
+	json_field(j, "verdict", VAL_W(x->v == VERDICT_WINNER ? "difference" : "no difference measured"));
+	json_field(j, "reason", x->v == VERDICT_WINNER ? VAL_NULL : VAL_W(verdict_text(x->v)));
+	json_key(j, "flags");
+	json_flags(j, cell_flags(x->c1) | cell_flags(x->ck));
+	json_close(j, '{');
+}
+
+static void json_usl(struct json *j, const struct series *s)
+{
+	struct usl_fit fit;
+
+	json_key(j, "usl");
+	json_open(j, '[');
+	for (size_t p = 0; p < s->npolicies; p++) {
+		series_usl(s, s->policies[p], &fit);
+		if (!fit.ok)
+			continue;
+		json_open(j, '{');
+		json_field(j, "policy", VAL_S(s->policies[p]));
+		json_field(j, "s", VAL_N(fit.s));
+		json_field(j, "k", VAL_N(fit.k));
+		json_field(j, "n_peak", VAL_N(fit.n_peak));
+		json_field(j, "rms_error", VAL_N(fit.rms_error));
+		json_field(j, "poor", VAL_B(fit.poor));
+		json_close(j, '{');
+	}
 	json_close(j, '[');
 }
 
-static void put_winner(struct json *j, const void *row, const void *ctx)
+/* Warnings as objects: their kind (for programs), their text. */
+static void json_warnings(struct json *j, const struct warning *w, size_t n)
 {
-	if (won(row))
-		json_plan(j, ctx, row, ((const struct tverdict *)row)->best);
-	else
-		json_null(j);
-}
-
-static void put_against(struct json *j, const void *row, const void *ctx)
-{
-	if (won(row))
-		json_plan(j, ctx, row, ((const struct tverdict *)row)->worst);
-	else
-		json_null(j);
-}
-
-static void put_v_flags(struct json *j, const void *row, const void *ctx)
-{
-	const struct tverdict *tv = row;
-
-	(void)ctx;
-	json_flags(j, tv->ngroups >= 2 ? tv->flags : 0);
-}
-
-static const struct column verdict_cols[] = {
-	{ "threads", .get = get_v_threads },
-	{ "plans", .put = put_plans },
-	{ "verdict", .get = get_v_verdict },
-	{ "reason", .get = get_v_reason },
-	{ "winner", .put = put_winner },
-	{ "against", .put = put_against },
-	{ "ratio", .get = get_v_ratio },
-	{ "flags", .put = put_v_flags },
-	{ "plan_disagrees", .get = get_v_disagree },
-};
-
-/* The sharing penalty cK / c1 (struct share), with its verdict. */
-GET(get_sh_policy, struct share, VAL_S(r->ck->policy))
-GET(get_sh_threads, struct share, VAL_I(r->ck->threads))
-GET(get_sh_ratio, struct share, VAL_N(r->ck->median / r->c1->median))
-GET(get_sh_verdict, struct share, VAL_W(r->v == VERDICT_WINNER ? "difference" : "no difference measured"))
-GET(get_sh_reason, struct share, r->v == VERDICT_WINNER ? VAL_NULL : VAL_W(verdict_text(r->v)))
-
-static void put_sh_flags(struct json *j, const void *row, const void *ctx)
-{
-	const struct share *x = row;
-
-	(void)ctx;
-	json_flags(j, cell_flags(x->c1) | cell_flags(x->ck));
-}
-
-static const struct column share_cols[] = {
-	{ "policy", .get = get_sh_policy },
-	{ "threads", .get = get_sh_threads },
-	{ "ratio", .get = get_sh_ratio },
-	{ "verdict", .get = get_sh_verdict },
-	{ "reason", .get = get_sh_reason },
-	{ "flags", .put = put_sh_flags },
-};
-
-/* A USL fit of a policy. */
-struct usl_row {
-	const char *policy;
-	struct usl_fit fit;
-};
-
-GET(get_usl_policy, struct usl_row, VAL_S(r->policy))
-GET(get_usl_s, struct usl_row, VAL_N(r->fit.s))
-GET(get_usl_k, struct usl_row, VAL_N(r->fit.k))
-GET(get_usl_peak, struct usl_row, VAL_N(r->fit.n_peak))
-GET(get_usl_rms, struct usl_row, VAL_N(r->fit.rms_error))
-GET(get_usl_poor, struct usl_row, VAL_B(r->fit.poor))
-
-static const struct column usl_cols[] = {
-	{ "policy", .get = get_usl_policy }, { "s", .get = get_usl_s }, { "k", .get = get_usl_k },
-	{ "n_peak", .get = get_usl_peak }, { "rms_error", .get = get_usl_rms }, { "poor", .get = get_usl_poor },
-};
-
-GET(get_w_kind, struct warning, VAL_S(r->kind))
-GET(get_w_text, struct warning, VAL_S(r->text))
-
-static const struct column warning_cols[] = { { "kind", .get = get_w_kind }, { "text", .get = get_w_text } };
-
-/* KEY: a list of the N rows at ROWS (SIZE bytes each), objects of COLS. */
-static void json_rows(struct json *j, const char *key, const struct column *cols, size_t ncols, const void *ctx,
-		      const void *rows, size_t n, size_t size)
-{
-	struct table t = { j->out, FMT_JSON, false, cols, ncols, ctx, j };
-
-	json_key(j, key);
+	json_key(j, "warnings");
 	json_open(j, '[');
-	for (size_t i = 0; i < n; i++)
-		table_row(&t, (const char *)rows + i * size);
+	for (size_t i = 0; i < n; i++) {
+		json_open(j, '{');
+		json_field(j, "kind", VAL_S(w[i].kind));
+		json_field(j, "text", VAL_S(w[i].text));
+		json_close(j, '{');
+	}
 	json_close(j, '[');
 }
 
@@ -967,9 +940,8 @@ static void json_series(struct json *j, const struct sctx *c)
 {
 	struct table cells = { j->out, FMT_JSON, false, cell_cols, NCOLS(cell_cols), c, j };
 	struct table head = { j->out, FMT_JSON, false, series_cols, NCOLS(series_cols), c, j };
-	struct table usl = { j->out, FMT_JSON, false, usl_cols, NCOLS(usl_cols), c, j };
 	struct srow r = { c };
-	struct usl_row u;
+	size_t i;
 
 	json_nl(j);
 	json_open(j, '{');
@@ -979,19 +951,18 @@ static void json_series(struct json *j, const struct sctx *c)
 	series_rows(&cells, c, false);
 	json_close(j, '[');
 	json_same_plan(j, c);
-	json_rows(j, "verdicts", verdict_cols, NCOLS(verdict_cols), &c->v, c->v.t, c->v.nt, sizeof(*c->v.t));
-	json_rows(j, "sharing", share_cols, NCOLS(share_cols), c, c->v.share, c->v.nshare, sizeof(*c->v.share));
-	json_key(j, "usl");
+	json_key(j, "verdicts");
 	json_open(j, '[');
-	for (size_t p = 0; p < c->s->npolicies; p++) {
-		u.policy = c->s->policies[p];
-		series_usl(c->s, u.policy, &u.fit);
-		if (u.fit.ok)
-			table_row(&usl, &u);
-	}
+	for (i = 0; i < c->v.nt; i++)
+		json_verdict(j, &c->v, &c->v.t[i]);
 	json_close(j, '[');
-	json_rows(j, "warnings", warning_cols, NCOLS(warning_cols), c, c->f.warning, c->f.nwarnings,
-		  sizeof(*c->f.warning));
+	json_key(j, "sharing");
+	json_open(j, '[');
+	for (i = 0; i < c->v.nshare; i++)
+		json_share(j, &c->v.share[i]);
+	json_close(j, '[');
+	json_usl(j, c->s);
+	json_warnings(j, c->f.warning, c->f.nwarnings);
 	json_close(j, '{');
 }
 
@@ -1230,7 +1201,6 @@ out:
  * warnings about the input. */
 static int json_end(struct report *rp, struct json *j)
 {
-	struct table t = { rp->out, FMT_JSON, false, warning_cols, NCOLS(warning_cols), NULL, j };
 	struct warning w = { "encoding", "" };
 	int ret;
 
@@ -1244,14 +1214,10 @@ static int json_end(struct report *rp, struct json *j)
 	ret = emit_cutoffs(rp, j);
 	json_close_nl(j, '[');
 	/* Bytes of the files that were not UTF-8 were replaced: said once. */
-	json_key(j, "warnings");
-	json_open(j, '[');
-	if (json_replaced_bytes()) {
+	if (json_replaced_bytes())
 		snprintf(w.text, sizeof(w.text), "%zu byte(s) of the input were not UTF-8 and were replaced by U+FFFD",
 			 json_replaced_bytes());
-		table_row(&t, &w);
-	}
-	json_close(j, '[');
+	json_warnings(j, &w, json_replaced_bytes() ? 1 : 0);
 	json_close(j, '{');
 	fputc('\n', rp->out);
 	return ret;
