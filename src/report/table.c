@@ -130,7 +130,7 @@ static void text_cell(const struct table *t, const struct column *c, const char 
 		return;
 	}
 	fputs(c->lead ? c->lead : first ? "" : " ", t->out);
-	fprintf(t->out, c->left ? "%-*s" : "%*s", c->width, ESC(s));
+	fprintf(t->out, c->left ? "%-*s" : "%*s", c->width, c->as_is ? s : ESC(s));
 }
 
 static void data_cell(const struct table *t, const struct column *c, struct val v, bool first)

@@ -80,6 +80,7 @@ struct column {
 	int width;            /* text: at least this wide (0: as wide as it is) */
 	bool left;            /* text and markdown: left-aligned */
 	const char *lead;     /* text: what goes before it (NULL: one space, none first) */
+	bool as_is;           /* text: not escaped (kept where a table never was) */
 	unsigned in;          /* IN() bits; 0: every format */
 	unsigned char digits; /* csv and tsv: significant digits of a number (0: 10) */
 	enum show show;

@@ -503,7 +503,7 @@ static void put_flags(struct json *j, const void *row, const void *ctx)
 
 /* The latency table of text and markdown, and a cell's "latency" in json. */
 static const struct column lat_cols[] = {
-	{ NULL, "policy", -14, .left = true, .lead = "  ", .get = get_policy },
+	{ NULL, "policy", -14, .left = true, .lead = "  ", .as_is = true, .get = get_policy },
 	{ NULL, "threads", 7, .get = get_threads },
 	{ "rows", .get = get_lat_rows },
 	{ "lat_batch", .get = get_lat_batch },
