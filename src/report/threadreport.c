@@ -188,7 +188,7 @@ struct sctx {
 	size_t i;
 	struct facts f;
 	struct verdicts v;
-	bool heading; /* text: the header is being written (see spread_head) */
+	bool heading; /* text: the header is being written (see spread) */
 };
 
 /* A row of the series' tables: one of its cells. */
@@ -488,6 +488,13 @@ static void put_flags(struct json *j, const void *row, const void *ctx)
 }
 
 #define CSV (IN(FMT_CSV) | IN(FMT_TSV))
+/* What a series measured, and in what. */
+#define NAME_COLUMNS(in_) \
+	{ "workload", .in = in_, .get = get_workload }, { "algorithm", .in = in_, .get = get_algorithm }, \
+	{ "backend", .in = in_, .get = get_backend }, { "impl", .in = in_, .get = get_impl }
+#define SIZE_COLUMNS(in_) \
+	{ "size", .in = in_, .get = get_size }, { "size_unit", .in = in_, .get = get_size_unit }, \
+	{ "unit", .in = in_, .get = get_unit }
 #define LAT_COLUMNS(in_) \
 	{ "lat_p50_s", "p50", 10, .in = in_, .digits = 6, .get = get_p50, .text = p50_text }, \
 	{ "lat_p90_s", "p90", 10, .in = in_, .digits = 6, .get = get_p90, .text = p90_text }, \
@@ -545,13 +552,8 @@ static void put_counters(struct json *j, const void *row, const void *ctx)
 static const struct column cell_cols[] = {
 	{ "series", .in = CSV, .get = get_series },
 	{ "host", .in = CSV, .get = get_host },
-	{ "workload", .in = CSV, .get = get_workload },
-	{ "algorithm", .in = CSV, .get = get_algorithm },
-	{ "backend", .in = CSV, .get = get_backend },
-	{ "impl", .in = CSV, .get = get_impl },
-	{ "size", .in = CSV, .get = get_size },
-	{ "size_unit", .in = CSV, .get = get_size_unit },
-	{ "unit", .in = CSV, .get = get_unit },
+	NAME_COLUMNS(CSV),
+	SIZE_COLUMNS(CSV),
 	{ "policy", "policy", -16, .left = true, .get = get_policy },
 	{ "threads", "threads", 7, .get = get_threads },
 	{ "n", .get = get_n },
@@ -592,14 +594,9 @@ static const struct column cell_cols[] = {
 /* A series in json, before its cells. */
 static const struct column series_cols[] = {
 	{ "title", .get = get_title },
-	{ "workload", .get = get_workload },
-	{ "algorithm", .get = get_algorithm },
-	{ "backend", .get = get_backend },
-	{ "impl", .get = get_impl },
+	NAME_COLUMNS(0),
 	{ "host", .get = get_host },
-	{ "size", .get = get_size },
-	{ "size_unit", .get = get_size_unit },
-	{ "unit", .get = get_unit },
+	SIZE_COLUMNS(0),
 	{ "cores", .get = get_cores },
 	{ "pus", .get = get_pus },
 };
