@@ -204,11 +204,24 @@ struct srow {
 		(f)->warning[(f)->nwarnings++].kind = KIND; \
 	} while (0)
 
-/* The warnings about how far the cells' figures can be trusted. */
-static void cell_warnings(const struct series *s, struct facts *f)
+/* A series' title, and what it says about how far it can be trusted. */
+static void series_facts(const struct dataset *ds, const struct series *s, struct facts *f)
 {
-	size_t i, few = 0, wide = 0, over = 0;
+	size_t used = 0, i, few = 0, wide = 0, over = 0;
 
+	series_title(s->key, (ds->multi_host ? TITLE_HOST : 0) | (ds->multi_config ? TITLE_CONFIG : 0) |
+		     (ds->multi_job ? TITLE_JOB : 0), f->title, sizeof(f->title));
+	f->warnings[0] = '\0';
+	f->nwarnings = 0;
+	if (s->unverified)
+		WARN(f, "unverified", "%zu row%s NOT VERIFIED: %s not to be trusted", s->unverified,
+		     s->unverified == 1 ? "" : "s", s->unverified == 1 ? "its rate is" : "their rates are");
+	if (s->unchecked)
+		WARN(f, "unchecked", "%zu row%s UNCHECKED: a worker's output was never checked", s->unchecked,
+		     s->unchecked == 1 ? "" : "s");
+	if (s->misplaced)
+		WARN(f, "placement", "%zu row%s ran off %s planned PUs (placement not honoured)", s->misplaced,
+		     s->misplaced == 1 ? "" : "s", s->misplaced == 1 ? "its" : "their");
 	for (i = 0; i < s->ncells; i++) {
 		few += s->cells[i].n < 3;
 		wide += s->cells[i].median > 0 &&
@@ -228,26 +241,6 @@ static void cell_warnings(const struct series *s, struct facts *f)
 	if (wide)
 		WARN(f, "spread", "%zu point%s over 10%% of %s median (noisy machine?)", wide,
 		     wide == 1 ? " spreads" : "s spread", wide == 1 ? "its" : "their");
-}
-
-static void series_facts(const struct dataset *ds, const struct series *s, struct facts *f)
-{
-	size_t used = 0, i;
-
-	series_title(s->key, (ds->multi_host ? TITLE_HOST : 0) | (ds->multi_config ? TITLE_CONFIG : 0) |
-		     (ds->multi_job ? TITLE_JOB : 0), f->title, sizeof(f->title));
-	f->warnings[0] = '\0';
-	f->nwarnings = 0;
-	if (s->unverified)
-		WARN(f, "unverified", "%zu row%s NOT VERIFIED: %s not to be trusted", s->unverified,
-		     s->unverified == 1 ? "" : "s", s->unverified == 1 ? "its rate is" : "their rates are");
-	if (s->unchecked)
-		WARN(f, "unchecked", "%zu row%s UNCHECKED: a worker's output was never checked", s->unchecked,
-		     s->unchecked == 1 ? "" : "s");
-	if (s->misplaced)
-		WARN(f, "placement", "%zu row%s ran off %s planned PUs (placement not honoured)", s->misplaced,
-		     s->misplaced == 1 ? "" : "s", s->misplaced == 1 ? "its" : "their");
-	cell_warnings(s, f);
 	if (s->no_one_thread)
 		WARN(f, "no_one_thread", "no 1-thread point for some policy: no speedup or efficiency for it (n/a)");
 	for (i = 0; i < f->nwarnings && used < sizeof(f->warnings); i++)
@@ -521,37 +514,25 @@ static const struct column lat_cols[] = {
 
 /* A cell's "counters" in json: its figures (null each where n/a). */
 static const struct column counter_cols[] = {
-	{ "rows", .get = get_counted },
-	COUNTER_COLUMNS(0),
+	{ "rows", .get = get_counted }, COUNTER_COLUMNS(0),
 };
 
-/* An object of COLS for a cell, or null where HAVE is 0. */
-static void put_object(struct json *j, const struct column *cols, size_t n, const void *row, size_t have)
-{
-	struct table t = { j->out, FMT_JSON, false, cols, n, NULL, j };
-
-	if (have)
-		table_row(&t, row);
-	else
-		json_null(j);
-}
-
-static void put_latency(struct json *j, const void *row, const void *ctx)
-{
-	(void)ctx;
-	put_object(j, lat_cols, NCOLS(lat_cols), row, ((const struct srow *)row)->x->lat_rows);
-}
-
-static void put_counters(struct json *j, const void *row, const void *ctx)
-{
-	(void)ctx;
-	put_object(j, counter_cols, NCOLS(counter_cols), row, ((const struct srow *)row)->x->counted);
-}
+/* A cell's object of COLS, or null where its rows had none. */
+#define PUT_OBJECT(name, cols, have) \
+	static void name(struct json *j, const void *row, const void *ctx) \
+	{ \
+		struct table t = { j->out, FMT_JSON, false, cols, NCOLS(cols), ctx, j }; \
+		if (((const struct srow *)row)->x->have) \
+			table_row(&t, row); \
+		else \
+			json_null(j); \
+	}
+PUT_OBJECT(put_latency, lat_cols, lat_rows)
+PUT_OBJECT(put_counters, counter_cols, counted)
 
 /* A cell: the main table of every format (json: a series' "cells"). */
 static const struct column cell_cols[] = {
-	{ "series", .in = CSV, .get = get_series },
-	{ "host", .in = CSV, .get = get_host },
+	{ "series", .in = CSV, .get = get_series }, { "host", .in = CSV, .get = get_host },
 	NAME_COLUMNS(CSV),
 	SIZE_COLUMNS(CSV),
 	{ "policy", "policy", -16, .left = true, .get = get_policy },
@@ -576,13 +557,11 @@ static const struct column cell_cols[] = {
 	{ NULL, "", .lead = "", .in = IN(FMT_TEXT), .text = note_text },
 	{ NULL, "note", .left = true, .in = IN(FMT_MARKDOWN), .text = md_note_text },
 	{ "oversubscribed", .get = get_oversubscribed },
-	{ "cores", .in = CSV, .get = get_cores },
-	{ "pus", .in = CSV, .get = get_pus },
+	{ "cores", .in = CSV, .get = get_cores }, { "pus", .in = CSV, .get = get_pus },
 	{ "cpus", .get = get_cpus },
 	{ "flags", .get = get_flags, .put = put_flags },
 	{ "best", .in = CSV, .get = get_best },
-	{ "steal_pct", .digits = 6, .get = get_steal },
-	{ "others_pct", .digits = 6, .get = get_others },
+	{ "steal_pct", .digits = 6, .get = get_steal }, { "others_pct", .digits = 6, .get = get_others },
 	{ "busy", .get = get_busy },
 	{ "lat_batch", .in = CSV, .get = get_lat_batch },
 	LAT_COLUMNS(CSV),
@@ -593,12 +572,8 @@ static const struct column cell_cols[] = {
 
 /* A series in json, before its cells. */
 static const struct column series_cols[] = {
-	{ "title", .get = get_title },
-	NAME_COLUMNS(0),
-	{ "host", .get = get_host },
-	SIZE_COLUMNS(0),
-	{ "cores", .get = get_cores },
-	{ "pus", .get = get_pus },
+	{ "title", .get = get_title }, NAME_COLUMNS(0), { "host", .get = get_host }, SIZE_COLUMNS(0),
+	{ "cores", .get = get_cores }, { "pus", .get = get_pus },
 };
 
 /* The policies of plan G at thread count TV, joined by " = ". */
@@ -623,25 +598,28 @@ static void print_flags(FILE *out, unsigned flags)
 	fprintf(out, " [on flagged points: %s]", text);
 }
 
+/* The policy after Q that plans the same PUs as P (the first of its plan)
+ * wherever both ran, or npolicies. */
+static size_t same_next(const struct sctx *c, size_t p, size_t q)
+{
+	while (++q < c->s->npolicies && !(c->v.same[p] == p && c->v.same[q] == p))
+		;
+	return q;
+}
+
 /* "same plan": policies planning the same PUs, never ranked. */
 static void print_same_plan(FILE *out, const struct sctx *c, const char *bullet)
 {
 	const struct series *s = c->s;
-	bool md = *bullet == '-', any;
+	bool md = *bullet == '-';
 
-	for (size_t p = 0; p < s->npolicies; p++) {
-		if (c->v.same[p] != p)
+	for (size_t p = 0, q; p < s->npolicies; p++) {
+		if ((q = same_next(c, p, p)) == s->npolicies)
 			continue;
-		any = false;
-		for (size_t q = p + 1; q < s->npolicies; q++)
-			if (c->v.same[q] == p) {
-				if (!any)
-					fprintf(out, "%ssame plan: %s", bullet, ESC_MD(s->policies[p], md));
-				fprintf(out, " = %s", ESC_MD(s->policies[q], md));
-				any = true;
-			}
-		if (any)
-			fputs(" (the same PUs at every thread count both ran: one plan, not ranked)\n", out);
+		fprintf(out, "%ssame plan: %s", bullet, ESC_MD(s->policies[p], md));
+		for (; q < s->npolicies; q = same_next(c, p, q))
+			fprintf(out, " = %s", ESC_MD(s->policies[q], md));
+		fputs(" (the same PUs at every thread count both ran: one plan, not ranked)\n", out);
 	}
 }
 
@@ -914,20 +892,14 @@ static void json_same_plan(struct json *j, const struct sctx *c)
 
 	json_key(j, "same_plan");
 	json_open(j, '[');
-	for (size_t p = 0; p < s->npolicies; p++) {
-		bool any = false;
-
-		for (size_t q = p + 1; q < s->npolicies && c->v.same[p] == p; q++)
-			if (c->v.same[q] == p) {
-				if (!any) {
-					json_open(j, '[');
-					json_string(j, s->policies[p]);
-				}
-				json_string(j, s->policies[q]);
-				any = true;
-			}
-		if (any)
-			json_close(j, '[');
+	for (size_t p = 0, q; p < s->npolicies; p++) {
+		if ((q = same_next(c, p, p)) == s->npolicies)
+			continue;
+		json_open(j, '[');
+		json_string(j, s->policies[p]);
+		for (; q < s->npolicies; q = same_next(c, p, q))
+			json_string(j, s->policies[q]);
+		json_close(j, '[');
 	}
 	json_close(j, '[');
 }
@@ -1103,23 +1075,14 @@ GET(get_c_max_size, struct cut_row, VAL_N(r->y->max_size))
 /* --cutoffs in csv and tsv (one row per backend pair, policy and thread
  * count), and the report's "cutoffs" in json. */
 static const struct column cutoff_cols[] = {
-	{ "workload", .get = get_c_workload },
-	{ "algorithm", .get = get_c_algorithm },
-	{ "host", .get = get_c_host },
-	{ "unit", .in = CSV, .get = get_c_unit },
-	{ "backend_a", .get = get_c_backend_a },
-	{ "backend_b", .get = get_c_backend_b },
-	{ "policy", .get = get_c_policy },
-	{ "threads", .get = get_c_threads },
-	{ "winner_above", .in = IN(FMT_JSON), .get = get_c_above },
-	{ "cutoff", .get = get_c_cutoff },
-	{ "size_unit", .get = get_c_size_unit },
-	{ "unit", .in = IN(FMT_JSON), .get = get_c_unit },
-	{ "faster_below", .in = CSV, .get = get_c_below },
-	{ "faster_above", .in = CSV, .get = get_c_above },
-	{ "sizes", .get = get_c_sizes },
-	{ "min_size", .get = get_c_min_size },
-	{ "max_size", .get = get_c_max_size },
+	{ "workload", .get = get_c_workload }, { "algorithm", .get = get_c_algorithm },
+	{ "host", .get = get_c_host }, { "unit", .in = CSV, .get = get_c_unit },
+	{ "backend_a", .get = get_c_backend_a }, { "backend_b", .get = get_c_backend_b },
+	{ "policy", .get = get_c_policy }, { "threads", .get = get_c_threads },
+	{ "winner_above", .in = IN(FMT_JSON), .get = get_c_above }, { "cutoff", .get = get_c_cutoff },
+	{ "size_unit", .get = get_c_size_unit }, { "unit", .in = IN(FMT_JSON), .get = get_c_unit },
+	{ "faster_below", .in = CSV, .get = get_c_below }, { "faster_above", .in = CSV, .get = get_c_above },
+	{ "sizes", .get = get_c_sizes }, { "min_size", .get = get_c_min_size }, { "max_size", .get = get_c_max_size },
 };
 
 /* A cutoff for people: which backend overtakes which, and where. */
