@@ -58,6 +58,12 @@ void json_key(struct json *j, const char *key)
 	j->keyed = true;
 }
 
+void json_open_key(struct json *j, const char *key, char bracket)
+{
+	json_key(j, key);
+	json_open(j, bracket);
+}
+
 void json_string(struct json *j, const char *s)
 {
 	json_before(j);

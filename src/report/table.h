@@ -32,6 +32,8 @@ void json_close(struct json *j, char bracket);
 /* "\n]" or "\n}": a list whose items stood on their own lines. */
 void json_close_nl(struct json *j, char bracket);
 void json_key(struct json *j, const char *key);
+/* KEY, and its value opened: '{' or '['. */
+void json_open_key(struct json *j, const char *key, char bracket);
 void json_string(struct json *j, const char *s); /* NULL: null */
 void json_number(struct json *j, double v);      /* not finite: null */
 void json_int(struct json *j, long long v);

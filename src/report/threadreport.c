@@ -817,8 +817,7 @@ static void json_verdict(struct json *j, const struct verdicts *v, const struct 
 
 	json_open(j, '{');
 	json_field(j, "threads", VAL_I(tv->threads));
-	json_key(j, "plans");
-	json_open(j, '[');
+	json_open_key(j, "plans", '[');
 	for (size_t g = 0; g < tv->ngroups; g++)
 		json_plan(j, v, tv, g);
 	json_close(j, '[');
@@ -853,8 +852,7 @@ static void json_usl(struct json *j, const struct series *s)
 {
 	struct usl_fit fit;
 
-	json_key(j, "usl");
-	json_open(j, '[');
+	json_open_key(j, "usl", '[');
 	for (size_t p = 0; p < s->npolicies; p++) {
 		series_usl(s, s->policies[p], &fit);
 		if (!fit.ok)
@@ -874,8 +872,7 @@ static void json_usl(struct json *j, const struct series *s)
 /* Warnings as objects: their kind (for programs), their text. */
 static void json_warnings(struct json *j, const struct warning *w, size_t n)
 {
-	json_key(j, "warnings");
-	json_open(j, '[');
+	json_open_key(j, "warnings", '[');
 	for (size_t i = 0; i < n; i++) {
 		json_open(j, '{');
 		json_field(j, "kind", VAL_S(w[i].kind));
@@ -890,8 +887,7 @@ static void json_same_plan(struct json *j, const struct sctx *c)
 {
 	const struct series *s = c->s;
 
-	json_key(j, "same_plan");
-	json_open(j, '[');
+	json_open_key(j, "same_plan", '[');
 	for (size_t p = 0, q; p < s->npolicies; p++) {
 		if ((q = same_next(c, p, p)) == s->npolicies)
 			continue;
@@ -915,18 +911,15 @@ static void json_series(struct json *j, const struct sctx *c)
 	json_nl(j);
 	json_open(j, '{');
 	table_fields(&head, &r);
-	json_key(j, "cells");
-	json_open(j, '[');
+	json_open_key(j, "cells", '[');
 	series_rows(&cells, c, false);
 	json_close(j, '[');
 	json_same_plan(j, c);
-	json_key(j, "verdicts");
-	json_open(j, '[');
+	json_open_key(j, "verdicts", '[');
 	for (i = 0; i < c->v.nt; i++)
 		json_verdict(j, &c->v, &c->v.t[i]);
 	json_close(j, '[');
-	json_key(j, "sharing");
-	json_open(j, '[');
+	json_open_key(j, "sharing", '[');
 	for (i = 0; i < c->v.nshare; i++)
 		json_share(j, &c->v.share[i]);
 	json_close(j, '[');
@@ -1005,11 +998,11 @@ static int cutoff_points(const struct dataset *ds, struct cutoff_point **pts, si
 	*pts = malloc((n ? n : 1) * sizeof(**pts));
 	*ref = malloc((n ? n : 1) * sizeof(**ref));
 	k = malloc((n ? n : 1) * sizeof(*k));
-	fam = malloc((n ? n : 1) * sizeof(*fam));
-	cfg = malloc((n ? n : 1) * sizeof(*cfg));
-	order = malloc((n ? n : 1) * sizeof(*order));
-	if (!*pts || !*ref || !k || !fam || !cfg || !order)
+	fam = malloc((n ? n : 1) * 3 * sizeof(*fam));
+	if (!*pts || !*ref || !k || !fam)
 		goto out;
+	cfg = fam + n;
+	order = cfg + n;
 	for (i = 0, x = 0; i < ds->nseries; i++)
 		for (c = 0; c < ds->series[i].ncells; c++, x++)
 			(*ref)[x] = (struct cutoff_ref){ &ds->series[i], &ds->series[i].cells[c] };
@@ -1042,8 +1035,6 @@ static int cutoff_points(const struct dataset *ds, struct cutoff_point **pts, si
 out:
 	free(k);
 	free(fam);
-	free(cfg);
-	free(order);
 	return ret;
 }
 
@@ -1165,12 +1156,10 @@ static int json_end(struct report *rp, struct json *j)
 	int ret;
 
 	json_close_nl(j, '[');
-	json_key(j, "cluster");
-	json_open(j, '[');
+	json_open_key(j, "cluster", '[');
 	cluster_emit(rp->out, &rp->cl, FMT_JSON, false, false);
 	json_close_nl(j, '[');
-	json_key(j, "cutoffs");
-	json_open(j, '[');
+	json_open_key(j, "cutoffs", '[');
 	ret = emit_cutoffs(rp, j);
 	json_close_nl(j, '[');
 	/* Bytes of the files that were not UTF-8 were replaced: said once. */
@@ -1193,8 +1182,7 @@ static int emit_report(struct report *rp, struct json *j)
 
 	if (rp->fmt == FMT_JSON) {
 		json_open(j, '{');
-		json_key(j, "series");
-		json_open(j, '[');
+		json_open_key(j, "series", '[');
 	} else if (!human) {
 		table_head(&t);
 	}
@@ -1323,8 +1311,7 @@ static int run_view(const struct view *v, struct report *rp)
 	json_init(&j, rp->out);
 	if (v->wrap && rp->fmt == FMT_JSON) {
 		json_open(&j, '{');
-		json_key(&j, v->wrap);
-		json_open(&j, '[');
+		json_open_key(&j, v->wrap, '[');
 	}
 	rc = v->emit(rp, &j);
 	if (v->wrap && rp->fmt == FMT_JSON) {
