@@ -22,6 +22,19 @@ const char *size_text(const struct obs *k, char *buf, size_t len)
 	return buf;
 }
 
+const char *series_title(const struct obs *k, unsigned with, char *buf, size_t len)
+{
+	bool job = (with & TITLE_JOB) && *k->job;
+	char size[64], raw[512];
+
+	snprintf(raw, sizeof(raw), "%s %s%s%s, %s, %s%s%s%s%s%s%s", k->workload, *k->algorithm ? k->algorithm : "-",
+		 *k->backend ? " / " : "", k->backend, size_text(k, size, sizeof(size)), *k->unit ? k->unit : "rate",
+		 with & TITLE_HOST ? ", host " : "", with & TITLE_HOST ? k->host : "",
+		 with & TITLE_CONFIG ? ", config " : "", with & TITLE_CONFIG ? k->config : "",
+		 job ? ", job " : "", job ? k->job : "");
+	return esc_text(raw, buf, len);
+}
+
 void md_cell(FILE *out, const char *s)
 {
 	esc_md(out, s);

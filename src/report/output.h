@@ -17,6 +17,12 @@ enum format { FMT_TEXT, FMT_MARKDOWN, FMT_CSV, FMT_TSV, FMT_JSON };
 /* "16 bytes", "2048 bits", "N=500", "-" where the rows have no size. */
 const char *size_text(const struct obs *k, char *buf, size_t len);
 
+/* A series' title as one line (esc_text): "t2accel sha256 / evp, 1024
+ * bytes, bytes/s", then host, config and job where WITH asks (job only
+ * where the rows have one). */
+enum { TITLE_HOST = 1, TITLE_CONFIG = 2, TITLE_JOB = 4 };
+const char *series_title(const struct obs *k, unsigned with, char *buf, size_t len);
+
 /* A markdown table cell (esc_md): the row keeps its cell count and no
  * HTML reaches the page. */
 void md_cell(FILE *out, const char *s);

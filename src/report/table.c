@@ -58,6 +58,12 @@ void json_key(struct json *j, const char *key)
 	j->keyed = true;
 }
 
+void json_open_key(struct json *j, const char *key, char bracket)
+{
+	json_key(j, key);
+	json_open(j, bracket);
+}
+
 void json_string(struct json *j, const char *s)
 {
 	json_before(j);
@@ -130,7 +136,7 @@ static void text_cell(const struct table *t, const struct column *c, const char 
 		return;
 	}
 	fputs(c->lead ? c->lead : first ? "" : " ", t->out);
-	fprintf(t->out, c->left ? "%-*s" : "%*s", c->width, ESC(s));
+	fprintf(t->out, c->left ? "%-*s" : "%*s", c->width, c->as_is ? s : ESC(s));
 }
 
 static void data_cell(const struct table *t, const struct column *c, struct val v, bool first)
@@ -183,6 +189,12 @@ static void json_cell(struct json *j, struct val v)
 	}
 }
 
+void json_field(struct json *j, const char *key, struct val v)
+{
+	json_key(j, key);
+	json_cell(j, v);
+}
+
 void table_head(const struct table *t)
 {
 	bool first = true;
@@ -215,7 +227,10 @@ void table_fields(const struct table *t, const void *row)
 	for (size_t i = 0; i < t->ncols; i++)
 		if (column_in(t, &t->cols[i])) {
 			json_key(t->json, t->cols[i].key);
-			json_cell(t->json, t->cols[i].get(row, t->ctx));
+			if (t->cols[i].put)
+				t->cols[i].put(t->json, row, t->ctx);
+			else
+				json_cell(t->json, t->cols[i].get(row, t->ctx));
 		}
 }
 

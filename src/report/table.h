@@ -32,6 +32,8 @@ void json_close(struct json *j, char bracket);
 /* "\n]" or "\n}": a list whose items stood on their own lines. */
 void json_close_nl(struct json *j, char bracket);
 void json_key(struct json *j, const char *key);
+/* KEY, and its value opened: '{' or '['. */
+void json_open_key(struct json *j, const char *key, char bracket);
 void json_string(struct json *j, const char *s); /* NULL: null */
 void json_number(struct json *j, double v);      /* not finite: null */
 void json_int(struct json *j, long long v);
@@ -80,6 +82,7 @@ struct column {
 	int width;            /* text: at least this wide (0: as wide as it is) */
 	bool left;            /* text and markdown: left-aligned */
 	const char *lead;     /* text: what goes before it (NULL: one space, none first) */
+	bool as_is;           /* text: not escaped (kept where a table never was) */
 	unsigned in;          /* IN() bits; 0: every format */
 	unsigned char digits; /* csv and tsv: significant digits of a number (0: 10) */
 	enum show show;
@@ -87,6 +90,8 @@ struct column {
 	struct val (*get)(const void *row, const void *ctx);
 	/* Text and markdown, where the value is not enough: the text shown. */
 	const char *(*text)(const void *row, const void *ctx, char *buf, size_t len);
+	/* json, where the value is not one: writes it (a list, an object). */
+	void (*put)(struct json *j, const void *row, const void *ctx);
 	/* Whether the column is there at all for CTX (NULL: always). */
 	bool (*shown)(const void *ctx);
 };
@@ -108,6 +113,8 @@ struct table {
 void table_head(const struct table *t);
 /* One row: a line, or in json one object of the columns' keys. */
 void table_row(const struct table *t, const void *row);
+/* json: KEY and V, as a column's key and value. */
+void json_field(struct json *j, const char *key, struct val v);
 /* json: ROW's columns as keys of the object open now. */
 void table_fields(const struct table *t, const void *row);
 

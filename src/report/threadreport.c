@@ -17,6 +17,7 @@
 #include "verdicts.h"
 #include "opt.h"
 #include "output.h"
+#include "table.h"
 #include "version.h"
 
 #define PROG "threadreport"
@@ -34,7 +35,7 @@ static const struct format_row formats[] = {
 	{ "json", FMT_JSON },
 };
 
-static const size_t nformats = sizeof(formats) / sizeof(formats[0]);
+static const size_t nformats = NCOLS(formats);
 
 struct report_opts {
 	const struct format_row *format;
@@ -165,74 +166,415 @@ static const char help_after[] =
 	"\n"
 	"Exit status: 0; 2 usage or unreadable input.\n";
 
-/* Per series, the facts every format prints. */
 /* What the report says about a series: its title, and its warnings, each
  * with a kind that programs can test (JSON lists them as objects). */
 enum { MAX_WARNINGS = 8 };
+struct warning {
+	const char *kind;
+	char text[160];
+};
+
 struct facts {
 	char title[512];
-	struct { const char *kind; char text[160]; } warning[MAX_WARNINGS];
+	struct warning warning[MAX_WARNINGS];
 	size_t nwarnings;
 	char warnings[1024];    /* the same, joined for people */
 };
 
+/* A series as its tables see it (their CTX). */
+struct sctx {
+	const struct dataset *ds;
+	const struct series *s;
+	size_t i;
+	struct facts f;
+	struct verdicts v;
+	bool heading; /* text: the header is being written (see spread) */
+};
+
+/* A row of the series' tables: one of its cells. */
+struct srow {
+	const struct sctx *c;
+	const struct cell *x;
+	size_t ci;
+	char flags[64];
+};
+
+#define WARN(f, KIND, ...) do { \
+		snprintf((f)->warning[(f)->nwarnings].text, sizeof((f)->warning[0].text), __VA_ARGS__); \
+		(f)->warning[(f)->nwarnings++].kind = KIND; \
+	} while (0)
+
+/* A series' title, and what it says about how far it can be trusted. */
 static void series_facts(const struct dataset *ds, const struct series *s, struct facts *f)
 {
-	const struct obs *k = s->key;
 	size_t used = 0, i, few = 0, wide = 0, over = 0;
-	char size[64];
 
-	char title[sizeof(f->title)];
-
-	snprintf(title, sizeof(title), "%s %s%s%s, %s, %s%s%s%s%s%s%s", k->workload,
-		 *k->algorithm ? k->algorithm : "-", *k->backend ? " / " : "", k->backend,
-		 size_text(k, size, sizeof(size)), *k->unit ? k->unit : "rate",
-		 ds->multi_host ? ", host " : "", ds->multi_host ? k->host : "",
-		 ds->multi_config ? ", config " : "", ds->multi_config ? k->config : "",
-		 ds->multi_job && *k->job ? ", job " : "", ds->multi_job ? k->job : "");
-	/* A title is one line, whatever the files' names hold. */
-	esc_text(title, f->title, sizeof(f->title));
+	series_title(s->key, (ds->multi_host ? TITLE_HOST : 0) | (ds->multi_config ? TITLE_CONFIG : 0) |
+		     (ds->multi_job ? TITLE_JOB : 0), f->title, sizeof(f->title));
 	f->warnings[0] = '\0';
 	f->nwarnings = 0;
+	if (s->unverified)
+		WARN(f, "unverified", "%zu row%s NOT VERIFIED: %s not to be trusted", s->unverified,
+		     s->unverified == 1 ? "" : "s", s->unverified == 1 ? "its rate is" : "their rates are");
+	if (s->unchecked)
+		WARN(f, "unchecked", "%zu row%s UNCHECKED: a worker's output was never checked", s->unchecked,
+		     s->unchecked == 1 ? "" : "s");
+	if (s->misplaced)
+		WARN(f, "placement", "%zu row%s ran off %s planned PUs (placement not honoured)", s->misplaced,
+		     s->misplaced == 1 ? "" : "s", s->misplaced == 1 ? "its" : "their");
 	for (i = 0; i < s->ncells; i++) {
 		few += s->cells[i].n < 3;
 		wide += s->cells[i].median > 0 &&
 			(s->cells[i].max - s->cells[i].min) / s->cells[i].median > 0.10;
 		over += s->cells[i].oversubscribed;
 	}
-#define WARN(KIND, ...) do { \
-		snprintf(f->warning[f->nwarnings].text, sizeof(f->warning[0].text), __VA_ARGS__); \
-		f->warning[f->nwarnings++].kind = KIND; \
-	} while (0)
-	if (s->unverified)
-		WARN("unverified", "%zu row%s NOT VERIFIED: %s not to be trusted", s->unverified,
-		     s->unverified == 1 ? "" : "s", s->unverified == 1 ? "its rate is" : "their rates are");
-	if (s->unchecked)
-		WARN("unchecked", "%zu row%s UNCHECKED: a worker's output was never checked", s->unchecked,
-		     s->unchecked == 1 ? "" : "s");
-	if (s->misplaced)
-		WARN("placement", "%zu row%s ran off %s planned PUs (placement not honoured)", s->misplaced,
-		     s->misplaced == 1 ? "" : "s", s->misplaced == 1 ? "its" : "their");
 	if (over)
-		WARN("oversubscribed", "%zu point%s more threads than the %u PU%s (oversubscribed)", over,
+		WARN(f, "oversubscribed", "%zu point%s more threads than the %u PU%s (oversubscribed)", over,
 		     over == 1 ? " has" : "s have", s->pus, s->pus == 1 ? "" : "s");
 	if (s->busy)
-		WARN("busy", "%zu point%s measured on a busy machine (steal or other work on %s PUs over %d%%): read %s with care",
+		WARN(f, "busy", "%zu point%s measured on a busy machine (steal or other work on %s PUs over %d%%): read %s with care",
 		     s->busy, s->busy == 1 ? "" : "s", s->busy == 1 ? "its" : "their", DATASET_BUSY_PCT,
 		     s->busy == 1 ? "it" : "them");
 	if (few)
-		WARN("few_repeats", "%zu point%s fewer than 3 repeats: %s weak", few,
+		WARN(f, "few_repeats", "%zu point%s fewer than 3 repeats: %s weak", few,
 		     few == 1 ? " has" : "s have", few == 1 ? "its median is" : "their medians are");
 	if (wide)
-		WARN("spread", "%zu point%s over 10%% of %s median (noisy machine?)", wide,
+		WARN(f, "spread", "%zu point%s over 10%% of %s median (noisy machine?)", wide,
 		     wide == 1 ? " spreads" : "s spread", wide == 1 ? "its" : "their");
 	if (s->no_one_thread)
-		WARN("no_one_thread", "no 1-thread point for some policy: no speedup or efficiency for it (n/a)");
-#undef WARN
+		WARN(f, "no_one_thread", "no 1-thread point for some policy: no speedup or efficiency for it (n/a)");
 	for (i = 0; i < f->nwarnings && used < sizeof(f->warnings); i++)
 		used += (size_t)snprintf(f->warnings + used, sizeof(f->warnings) - used, "%s%s",
 					 i ? "; " : "", f->warning[i].text);
 }
+
+/* Series I of DS into C: its facts and verdicts (series_close frees). */
+static int series_open(struct sctx *c, const struct dataset *ds, size_t i)
+{
+	*c = (struct sctx){ ds, &ds->series[i], i };
+	series_facts(ds, c->s, &c->f);
+	if (series_verdicts(c->s, &c->v) < 0) {
+		verdicts_free(&c->v);
+		return -1;
+	}
+	return 0;
+}
+
+static void series_close(struct sctx *c)
+{
+	verdicts_free(&c->v);
+}
+
+/* Each cell of C as a row of T; LATENCY: only those whose rows carry it. */
+static void series_rows(const struct table *t, const struct sctx *c, bool latency)
+{
+	struct srow r = { c };
+
+	for (r.ci = 0; r.ci < c->s->ncells; r.ci++) {
+		r.x = &c->s->cells[r.ci];
+		if (latency && !r.x->lat_rows)
+			continue;
+		flags_text(cell_flags(r.x), " ", r.flags, sizeof(r.flags));
+		table_row(t, &r);
+	}
+}
+
+/* threadrun --counters: the per-unit figure of a series (cycles per byte
+ * for bytes/s, per operation for ops/s, FLOPs per cycle for MFLOPS) and
+ * its name; NULL when the unit has none. */
+static const char *counter_figure(const struct series *s, const struct cell *c, double *v)
+{
+	static const struct { const char *unit, *name; size_t at; } figs[] = {
+		{ "bytes/s", "cycles per byte", offsetof(struct cell, cycles_per_byte) },
+		{ "ops/s", "cycles per op", offsetof(struct cell, cycles_per_op) },
+		{ "MFLOPS", "FLOPs per cycle", offsetof(struct cell, flops_per_cycle) },
+	};
+
+	*v = NAN;
+	for (size_t i = 0; i < NCOLS(figs); i++)
+		if (!strcmp(s->key->unit, figs[i].unit)) {
+			if (c)
+				*v = *(const double *)((const char *)c + figs[i].at);
+			return figs[i].name;
+		}
+	return NULL;
+}
+
+/* A value of a row of type TYPE (R), for a column's get. */
+#define GET(name, type, expr) \
+	static struct val name(const void *row, const void *ctx) \
+	{ \
+		const type *r = row; \
+		(void)ctx; \
+		return expr; \
+	}
+#define ROW(name, expr) GET(name, struct srow, expr)
+ROW(get_title, VAL_S(r->c->f.title))
+ROW(get_series, VAL_I(r->c->i))
+ROW(get_host, VAL_S(r->c->s->key->host))
+ROW(get_workload, VAL_S(r->c->s->key->workload))
+ROW(get_algorithm, VAL_S(r->c->s->key->algorithm))
+ROW(get_backend, VAL_S(r->c->s->key->backend))
+ROW(get_impl, VAL_S(r->c->s->key->impl))
+ROW(get_size, VAL_N(r->c->s->key->size))
+ROW(get_size_unit, VAL_S(r->c->s->key->size_unit))
+ROW(get_unit, VAL_S(r->c->s->key->unit))
+ROW(get_cores, VAL_I(r->c->s->cores))
+ROW(get_pus, VAL_I(r->c->s->pus))
+ROW(get_policy, VAL_S(r->x->policy))
+ROW(get_threads, VAL_I(r->x->threads))
+ROW(get_n, VAL_I(r->x->n))
+ROW(get_median, VAL_N(r->x->median))
+ROW(get_min, VAL_N(r->x->min))
+ROW(get_max, VAL_N(r->x->max))
+ROW(get_speedup, VAL_N(r->x->speedup))
+ROW(get_efficiency, VAL_N(r->x->efficiency))
+ROW(get_oversubscribed, VAL_B(r->x->oversubscribed))
+ROW(get_cpus, VAL_S(r->x->cpus ? r->x->cpus : ""))
+ROW(get_flags, VAL_W(r->flags))
+ROW(get_best, VAL_W(cell_verdict(&r->c->v, r->ci)))
+ROW(get_steal, VAL_N(r->x->load_steal))
+ROW(get_others, VAL_N(r->x->load_others))
+ROW(get_busy, VAL_B(r->x->busy))
+/* Latency: the medians of the rows that carry it. */
+ROW(get_lat_rows, VAL_I(r->x->lat_rows))
+ROW(get_lat_batch, VAL_N(r->x->lat_rows ? r->x->lat_batch : NAN))
+ROW(get_p50, VAL_N(r->x->lat_rows ? r->x->lat[0] : NAN))
+ROW(get_p90, VAL_N(r->x->lat_rows ? r->x->lat[1] : NAN))
+ROW(get_p99, VAL_N(r->x->lat_rows ? r->x->lat[2] : NAN))
+ROW(get_p999, VAL_N(r->x->lat_rows ? r->x->lat[3] : NAN))
+ROW(get_lat_max, VAL_N(r->x->lat_rows ? r->x->lat[4] : NAN))
+/* Counters: the rows' medians, where rows were counted. */
+ROW(get_counted, VAL_I(r->x->counted))
+ROW(get_cpb, VAL_N(r->x->counted ? r->x->cycles_per_byte : NAN))
+ROW(get_cpo, VAL_N(r->x->counted ? r->x->cycles_per_op : NAN))
+ROW(get_ipc, VAL_N(r->x->counted ? r->x->ipc : NAN))
+ROW(get_fpc, VAL_N(r->x->counted ? r->x->flops_per_cycle : NAN))
+ROW(get_spread, VAL_N(r->x->counted ? r->x->worker_spread : NAN))
+
+/* What text shows of a cell (R) where the value is not enough. */
+#define TEXT(name, expr) \
+	static const char *name(const void *row, const void *ctx, char *buf, size_t len) \
+	{ \
+		const struct srow *r = row; \
+		(void)ctx; \
+		return expr; \
+	}
+
+/* F of V, or "-" where the rows did not say. */
+static const char *or_dash(char *buf, size_t len, const char *f, double v, bool have)
+{
+	if (!have)
+		return "-";
+	snprintf(buf, len, f, v);
+	return buf;
+}
+
+/* "31.2 ns", "2.35 us", "1.20 ms", "1.50 s", or "-". */
+static const char *lat_text(double v, char *buf, size_t len)
+{
+	static const struct { double scale; const char *unit; } units[] = {
+		{ 1, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" },
+	};
+	size_t i;
+
+	if (!isfinite(v))
+		return "-";
+	for (i = 0; i + 1 < NCOLS(units) && v < units[i].scale; i++)
+		;
+	snprintf(buf, len, "%.3g %s", v / units[i].scale, units[i].unit);
+	return buf;
+}
+
+/* "busy (steal 1.2%, others 47%)" for a busy cell, "" otherwise. */
+static const char *busy_text(const struct cell *x, char *buf, size_t len)
+{
+	char st[16], ot[16];
+
+	buf[0] = '\0';
+	if (x->busy)
+		snprintf(buf, len, "busy (steal %s, others %s)",
+			 or_dash(st, sizeof(st), "%.1f%%", x->load_steal, isfinite(x->load_steal)),
+			 or_dash(ot, sizeof(ot), "%.1f%%", x->load_others, isfinite(x->load_others)));
+	return buf;
+}
+
+static const char *note(const struct srow *r, char *buf, size_t len, bool md)
+{
+	char busy[64];
+
+	busy_text(r->x, busy, sizeof(busy));
+	if (md)
+		snprintf(buf, len, "%s%s%s", r->x->oversubscribed ? "oversubscribed" : "",
+			 r->x->oversubscribed && r->x->busy ? "; " : "", busy);
+	else
+		snprintf(buf, len, "%s%s%s", r->x->oversubscribed ? "  (oversubscribed)" : "",
+			 r->x->busy ? "  " : "", busy);
+	return buf;
+}
+
+/* A counted figure: "-" where the cell was not counted, "n/a" where its
+ * rows had none. */
+static const char *counted_text(const struct srow *r, double v, char *buf, size_t len)
+{
+	if (!r->x->counted)
+		return "-";
+	if (isnan(v))
+		return "n/a";
+	snprintf(buf, len, "%.4g", v);
+	return buf;
+}
+
+static double figure(const struct srow *r)
+{
+	double v;
+
+	counter_figure(r->c->s, r->x, &v);
+	return v;
+}
+
+TEXT(migr_text, or_dash(buf, len, "%.0f", r->x->migrations, r->x->monitored))
+TEXT(offplan_text, or_dash(buf, len, "%.0f", r->x->off_plan, r->x->monitored))
+TEXT(steal_text, or_dash(buf, len, "%.1f", r->x->steal_pct, r->x->monitored))
+TEXT(sys_text, or_dash(buf, len, "%.1f", r->x->sys_share, r->x->monitored))
+TEXT(fig_text, counted_text(r, figure(r), buf, len))
+TEXT(ipc_text, counted_text(r, r->x->ipc, buf, len))
+TEXT(spread_text, or_dash(buf, len, "%.1f", r->x->worker_spread, !isnan(r->x->worker_spread)))
+TEXT(note_text, note(r, buf, len, false))
+TEXT(md_note_text, note(r, buf, len, true))
+TEXT(p50_text, lat_text(r->x->lat[0], buf, len))
+TEXT(p90_text, lat_text(r->x->lat[1], buf, len))
+TEXT(p99_text, lat_text(r->x->lat[2], buf, len))
+TEXT(p999_text, lat_text(r->x->lat[3], buf, len))
+TEXT(lat_max_text, lat_text(r->x->lat[4], buf, len))
+TEXT(batch_text, or_dash(buf, len, "%.10g", isfinite(r->x->lat_batch) ? r->x->lat_batch : 1, true))
+
+/* Which columns a series' text table has. */
+#define SHOWN(name, expr) \
+	static bool name(const void *ctx) \
+	{ \
+		const struct series *s = ((const struct sctx *)ctx)->s; \
+		return expr; \
+	}
+SHOWN(monitored, s->monitored)
+SHOWN(counted, s->counted)
+SHOWN(per_byte, s->counted && !strcmp(s->key->unit, "bytes/s"))
+SHOWN(per_op, s->counted && !strcmp(s->key->unit, "ops/s"))
+SHOWN(per_flop, s->counted && !strcmp(s->key->unit, "MFLOPS"))
+SHOWN(per_none, s->counted && !counter_figure(s, NULL, &(double){ 0 }))
+/* wkr+% heads the table wherever a cell has it; rows have it where counted. */
+SHOWN(spread, s->spread && (s->counted || ((const struct sctx *)ctx)->heading))
+
+static void json_flags(struct json *j, unsigned flags)
+{
+	json_open(j, '[');
+	for (unsigned i = 1; i <= FLAG_LAST; i <<= 1)
+		if (flags & i)
+			json_string(j, flag_name(i));
+	json_close(j, '[');
+}
+
+static void put_flags(struct json *j, const void *row, const void *ctx)
+{
+	(void)ctx;
+	json_flags(j, cell_flags(((const struct srow *)row)->x));
+}
+
+#define CSV (IN(FMT_CSV) | IN(FMT_TSV))
+/* What a series measured, and in what. */
+#define NAME_COLUMNS(in_) \
+	{ "workload", .in = in_, .get = get_workload }, { "algorithm", .in = in_, .get = get_algorithm }, \
+	{ "backend", .in = in_, .get = get_backend }, { "impl", .in = in_, .get = get_impl }
+#define SIZE_COLUMNS(in_) \
+	{ "size", .in = in_, .get = get_size }, { "size_unit", .in = in_, .get = get_size_unit }, \
+	{ "unit", .in = in_, .get = get_unit }
+#define LAT_COLUMNS(in_) \
+	{ "lat_p50_s", "p50", 10, .in = in_, .digits = 6, .get = get_p50, .text = p50_text }, \
+	{ "lat_p90_s", "p90", 10, .in = in_, .digits = 6, .get = get_p90, .text = p90_text }, \
+	{ "lat_p99_s", "p99", 10, .in = in_, .digits = 6, .get = get_p99, .text = p99_text }, \
+	{ "lat_p999_s", "p99.9", 10, .in = in_, .digits = 6, .get = get_p999, .text = p999_text }, \
+	{ "lat_max_s", "max", 10, .in = in_, .digits = 6, .get = get_lat_max, .text = lat_max_text }
+#define COUNTER_COLUMNS(in_) \
+	{ "cycles_per_byte", .in = in_, .digits = 6, .get = get_cpb }, \
+	{ "cycles_per_op", .in = in_, .digits = 6, .get = get_cpo }, \
+	{ "ipc", .in = in_, .digits = 6, .get = get_ipc }, \
+	{ "flops_per_cycle", .in = in_, .digits = 6, .get = get_fpc }, \
+	{ "worker_spread_pct", .in = in_, .digits = 6, .get = get_spread }
+
+/* The latency table of text and markdown, and a cell's "latency" in json. */
+static const struct column lat_cols[] = {
+	{ NULL, "policy", -14, .left = true, .lead = "  ", .as_is = true, .get = get_policy },
+	{ NULL, "threads", 7, .get = get_threads },
+	{ "rows", .get = get_lat_rows },
+	{ "lat_batch", .get = get_lat_batch },
+	LAT_COLUMNS(0),
+	{ NULL, "n", 3, .get = get_lat_rows },
+	{ NULL, "batch", 7, .text = batch_text },
+};
+
+/* A cell's "counters" in json: its figures (null each where n/a). */
+static const struct column counter_cols[] = {
+	{ "rows", .get = get_counted }, COUNTER_COLUMNS(0),
+};
+
+/* A cell's object of COLS, or null where its rows had none. */
+#define PUT_OBJECT(name, cols, have) \
+	static void name(struct json *j, const void *row, const void *ctx) \
+	{ \
+		struct table t = { j->out, FMT_JSON, false, cols, NCOLS(cols), ctx, j }; \
+		if (((const struct srow *)row)->x->have) \
+			table_row(&t, row); \
+		else \
+			json_null(j); \
+	}
+PUT_OBJECT(put_latency, lat_cols, lat_rows)
+PUT_OBJECT(put_counters, counter_cols, counted)
+
+/* A cell: the main table of every format (json: a series' "cells"). */
+static const struct column cell_cols[] = {
+	{ "series", .in = CSV, .get = get_series }, { "host", .in = CSV, .get = get_host },
+	NAME_COLUMNS(CSV),
+	SIZE_COLUMNS(CSV),
+	{ "policy", "policy", -16, .left = true, .get = get_policy },
+	{ "threads", "threads", 7, .get = get_threads },
+	{ "n", .get = get_n },
+	{ "median", "median", 14, .get = get_median },
+	{ "min", "min", 14, .get = get_min },
+	{ "max", "max", 14, .get = get_max },
+	{ NULL, "n", 3, .get = get_n },
+	{ "speedup", "speedup", 8, .digits = 6, .show = SHOW_RATIO, .get = get_speedup },
+	{ "efficiency", "efficiency", 10, .digits = 6, .show = SHOW_RATIO, .get = get_efficiency },
+	{ NULL, "migr", 6, .lead = "  ", .in = IN(FMT_TEXT), .text = migr_text, .shown = monitored },
+	{ NULL, "offplan", 7, .in = IN(FMT_TEXT), .text = offplan_text, .shown = monitored },
+	{ NULL, "steal%", 6, .in = IN(FMT_TEXT), .text = steal_text, .shown = monitored },
+	{ NULL, "sys%", 5, .in = IN(FMT_TEXT), .text = sys_text, .shown = monitored },
+	{ NULL, "cyc/B", 9, .lead = "  ", .in = IN(FMT_TEXT), .text = fig_text, .shown = per_byte },
+	{ NULL, "cyc/op", 9, .lead = "  ", .in = IN(FMT_TEXT), .text = fig_text, .shown = per_op },
+	{ NULL, "FLOP/cyc", 9, .lead = "  ", .in = IN(FMT_TEXT), .text = fig_text, .shown = per_flop },
+	{ NULL, "-", 9, .lead = "  ", .in = IN(FMT_TEXT), .text = fig_text, .shown = per_none },
+	{ NULL, "IPC", 6, .in = IN(FMT_TEXT), .text = ipc_text, .shown = counted },
+	{ NULL, "wkr+%", 7, .in = IN(FMT_TEXT), .text = spread_text, .shown = spread },
+	{ NULL, "", .lead = "", .in = IN(FMT_TEXT), .text = note_text },
+	{ NULL, "note", .left = true, .in = IN(FMT_MARKDOWN), .text = md_note_text },
+	{ "oversubscribed", .get = get_oversubscribed },
+	{ "cores", .in = CSV, .get = get_cores }, { "pus", .in = CSV, .get = get_pus },
+	{ "cpus", .get = get_cpus },
+	{ "flags", .get = get_flags, .put = put_flags },
+	{ "best", .in = CSV, .get = get_best },
+	{ "steal_pct", .digits = 6, .get = get_steal }, { "others_pct", .digits = 6, .get = get_others },
+	{ "busy", .get = get_busy },
+	{ "lat_batch", .in = CSV, .get = get_lat_batch },
+	LAT_COLUMNS(CSV),
+	{ "latency", .in = IN(FMT_JSON), .put = put_latency },
+	COUNTER_COLUMNS(CSV),
+	{ "counters", .in = IN(FMT_JSON), .put = put_counters },
+};
+
+/* A series in json, before its cells. */
+static const struct column series_cols[] = {
+	{ "title", .get = get_title }, NAME_COLUMNS(0), { "host", .get = get_host }, SIZE_COLUMNS(0),
+	{ "cores", .get = get_cores }, { "pus", .get = get_pus },
+};
 
 /* The policies of plan G at thread count TV, joined by " = ". */
 static void plan_name(FILE *out, const struct verdicts *v, const struct tverdict *tv, size_t g, bool md)
@@ -241,9 +583,7 @@ static void plan_name(FILE *out, const struct verdicts *v, const struct tverdict
 
 	for (size_t i = tv->first; i < tv->end; i++)
 		if (v->group[v->order[i]] == g) {
-			if (!first)
-				fputs(" = ", out);
-			fputs(ESC_MD(v->s->cells[v->order[i]].policy, md), out);
+			fprintf(out, "%s%s", first ? "" : " = ", ESC_MD(v->s->cells[v->order[i]].policy, md));
 			first = false;
 		}
 }
@@ -258,66 +598,77 @@ static void print_flags(FILE *out, unsigned flags)
 	fprintf(out, " [on flagged points: %s]", text);
 }
 
-/* "same plan", "best policy" and "sharing penalty" lines, for text and
- * markdown: a winner only where the repeats' ranges say so. */
-static int print_comparisons(FILE *out, const struct series *s, const char *bullet)
+/* The policy after Q that plans the same PUs as P (the first of its plan)
+ * wherever both ran, or npolicies. */
+static size_t same_next(const struct sctx *c, size_t p, size_t q)
 {
-	struct verdicts v;
-	size_t i, p, q;
-	bool any;
+	while (++q < c->s->npolicies && !(c->v.same[p] == p && c->v.same[q] == p))
+		;
+	return q;
+}
 
-	if (series_verdicts(s, &v) < 0) {
-		verdicts_free(&v);
-		return -1;
-	}
-	for (p = 0; p < s->npolicies; p++) {
-		if (v.same[p] != p)
+/* "same plan": policies planning the same PUs, never ranked. */
+static void print_same_plan(FILE *out, const struct sctx *c, const char *bullet)
+{
+	const struct series *s = c->s;
+	bool md = *bullet == '-';
+
+	for (size_t p = 0, q; p < s->npolicies; p++) {
+		if ((q = same_next(c, p, p)) == s->npolicies)
 			continue;
-		any = false;
-		for (q = p + 1; q < s->npolicies; q++)
-			if (v.same[q] == p) {
-				if (!any)
-					fprintf(out, "%ssame plan: %s", bullet, ESC_MD(s->policies[p], *bullet == '-'));
-				fprintf(out, " = %s", ESC_MD(s->policies[q], *bullet == '-'));
-				any = true;
-			}
-		if (any)
-			fputs(" (the same PUs at every thread count both ran: one plan, not ranked)\n", out);
+		fprintf(out, "%ssame plan: %s", bullet, ESC_MD(s->policies[p], md));
+		for (; q < s->npolicies; q = same_next(c, p, q))
+			fprintf(out, " = %s", ESC_MD(s->policies[q], md));
+		fputs(" (the same PUs at every thread count both ran: one plan, not ranked)\n", out);
 	}
-	if (s->npolicies > 1) {
-		fprintf(out, "%sbest policy per thread count:", bullet);
-		for (i = 0; i < v.nt; i++) {
-			const struct tverdict *tv = &v.t[i];
+}
 
-			fprintf(out, " %u: ", tv->threads);
-			if (tv->ngroups < 2) {
-				plan_name(out, &v, tv, 0, *bullet == '-');
-				fputs(tv->end - tv->first > 1 ? " (one plan)" : " (alone)", out);
-			} else {
-				if (tv->v == VERDICT_WINNER) {
-					plan_name(out, &v, tv, tv->best, *bullet == '-');
-					/* A worst median of 0 has no ratio. */
-					if (isfinite(tv->ratio))
-						fprintf(out, " (%.2fx ", tv->ratio);
-					else
-						fputs(" (no ratio to ", out);
-					plan_name(out, &v, tv, tv->worst, *bullet == '-');
-					fputc(')', out);
-				} else {
-					fprintf(out, "no difference measured (%s)", verdict_text(tv->v));
-				}
-				print_flags(out, tv->flags);
-			}
-			if (tv->disagree)
-				fputs(" [one plan, rates apart beyond their spread: the machine changed, not the placement]", out);
-			fputs(i + 1 < v.nt ? ";" : "", out);
+/* The best policy at one thread count: a winner only where the repeats'
+ * ranges say so. */
+static void print_best_at(FILE *out, const struct verdicts *v, const struct tverdict *tv, bool md)
+{
+	fprintf(out, " %u: ", tv->threads);
+	if (tv->ngroups < 2) {
+		plan_name(out, v, tv, 0, md);
+		fputs(tv->end - tv->first > 1 ? " (one plan)" : " (alone)", out);
+	} else if (tv->v == VERDICT_WINNER) {
+		plan_name(out, v, tv, tv->best, md);
+		/* A worst median of 0 has no ratio. */
+		if (isfinite(tv->ratio))
+			fprintf(out, " (%.2fx ", tv->ratio);
+		else
+			fputs(" (no ratio to ", out);
+		plan_name(out, v, tv, tv->worst, md);
+		fputc(')', out);
+	} else {
+		fprintf(out, "no difference measured (%s)", verdict_text(tv->v));
+	}
+	if (tv->ngroups >= 2)
+		print_flags(out, tv->flags);
+	if (tv->disagree)
+		fputs(" [one plan, rates apart beyond their spread: the machine changed, not the placement]", out);
+}
+
+/* "same plan", "best policy" and "sharing penalty" lines, for text and
+ * markdown. */
+static void print_comparisons(FILE *out, const struct sctx *c, const char *bullet)
+{
+	const struct verdicts *v = &c->v;
+	size_t i;
+
+	print_same_plan(out, c, bullet);
+	if (c->s->npolicies > 1) {
+		fprintf(out, "%sbest policy per thread count:", bullet);
+		for (i = 0; i < v->nt; i++) {
+			print_best_at(out, v, &v->t[i], *bullet == '-');
+			fputs(i + 1 < v->nt ? ";" : "", out);
 		}
 		fputc('\n', out);
 	}
-	for (i = 0; i < v.nshare; i++) {
-		const struct share *x = &v.share[i];
+	for (i = 0; i < v->nshare; i++) {
+		const struct share *x = &v->share[i];
 
-		if (!i || x->ck->policy != v.share[i - 1].ck->policy)
+		if (!i || x->ck->policy != v->share[i - 1].ck->policy)
 			fprintf(out, "%ssharing penalty, per-worker rate %s / c1:", bullet,
 				ESC_MD(x->ck->policy, *bullet == '-'));
 		fprintf(out, " %u threads %.2f", x->ck->threads, x->ck->median / x->c1->median);
@@ -325,24 +676,20 @@ static int print_comparisons(FILE *out, const struct series *s, const char *bull
 			fprintf(out, " (no difference measured: %s)", verdict_text(x->v));
 		print_flags(out, cell_flags(x->c1) | cell_flags(x->ck));
 		fputc(';', out);
-		if (i + 1 == v.nshare || v.share[i + 1].ck->policy != x->ck->policy)
+		if (i + 1 == v->nshare || v->share[i + 1].ck->policy != x->ck->policy)
 			fputs(" (1.00 = no contention; 0.50 = strands share one unit)\n", out);
 	}
-	verdicts_free(&v);
-	return 0;
 }
 
 static void print_usl(FILE *out, const struct series *s, const char *bullet)
 {
 	struct usl_fit fit;
-	size_t p;
+	char peak[64];
 
-	for (p = 0; p < s->npolicies; p++) {
+	for (size_t p = 0; p < s->npolicies; p++) {
 		series_usl(s, s->policies[p], &fit);
 		if (!fit.ok)
 			continue;
-		char peak[64];
-
 		if (isfinite(fit.n_peak))
 			snprintf(peak, sizeof(peak), "throughput peaks at N = %.1f", fit.n_peak);
 		else
@@ -353,111 +700,20 @@ static void print_usl(FILE *out, const struct series *s, const char *bullet)
 	}
 }
 
-/* "busy (steal 1.2%, others 47%)" for a busy cell, "" otherwise. */
-static void busy_text(const struct cell *x, char *buf, size_t len)
-{
-	char st[16] = "-", ot[16] = "-";
-
-	buf[0] = '\0';
-	if (!x->busy)
-		return;
-	if (isfinite(x->load_steal))
-		snprintf(st, sizeof(st), "%.1f%%", x->load_steal);
-	if (isfinite(x->load_others))
-		snprintf(ot, sizeof(ot), "%.1f%%", x->load_others);
-	snprintf(buf, len, "busy (steal %s, others %s)", st, ot);
-}
-
-/* "31.2 ns", "2.35 us", "1.20 ms", "1.50 s", or "-". */
-static void lat_text(double v, char *buf, size_t len)
-{
-	static const struct { double scale; const char *unit; } units[] = {
-		{ 1, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" },
-	};
-	size_t i;
-
-	if (!isfinite(v)) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	for (i = 0; i + 1 < sizeof(units) / sizeof(units[0]) && v < units[i].scale; i++)
-		;
-	snprintf(buf, len, "%.3g %s", v / units[i].scale, units[i].unit);
-}
-
 /* The latency section of a series whose rows carry it: per policy and
  * threads, the median of the repeats' percentiles. */
-static void print_latency(FILE *out, const struct series *s, bool markdown)
+static void print_latency(FILE *out, const struct sctx *c, bool md)
 {
-	char v[32];
-	size_t c, k;
+	struct table t = { out, md ? FMT_MARKDOWN : FMT_TEXT, false, lat_cols, NCOLS(lat_cols), c, NULL };
 
-	if (!s->latency)
+	if (!c->s->latency)
 		return;
-	if (markdown) {
-		fprintf(out, "Latency per operation (median of the repeats' percentiles; batch > 1: each batch's time / batch):\n\n");
-		fprintf(out, "| policy | threads | p50 | p90 | p99 | p99.9 | max | n | batch |\n");
-		fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-	} else {
-		fprintf(out, "  latency per operation (median of the repeats' percentiles; batch > 1: each batch's time / batch)\n");
-		fprintf(out, "  %-14s %7s", "policy", "threads");
-		for (k = 0; k < DATASET_LAT_P; k++)
-			fprintf(out, " %10s", dataset_lat_name[k]);
-		fprintf(out, " %3s %7s\n", "n", "batch");
-	}
-	for (c = 0; c < s->ncells; c++) {
-		const struct cell *x = &s->cells[c];
-
-		if (!x->lat_rows)
-			continue;
-		if (markdown) {
-			fputs("| ", out);
-			md_cell(out, x->policy);
-			fprintf(out, " | %u |", x->threads);
-		} else {
-			fprintf(out, "  %-14s %7u", x->policy, x->threads);
-		}
-		for (k = 0; k < DATASET_LAT_P; k++) {
-			lat_text(x->lat[k], v, sizeof(v));
-			fprintf(out, markdown ? " %s |" : " %10s", v);
-		}
-		fprintf(out, markdown ? " %zu | %.10g |\n" : " %3zu %7.10g\n", x->lat_rows,
-			isfinite(x->lat_batch) ? x->lat_batch : 1);
-	}
-	if (markdown)
+	fprintf(out, md ? "Latency per operation (median of the repeats' percentiles; batch > 1: each batch's time / batch):\n\n"
+			: "  latency per operation (median of the repeats' percentiles; batch > 1: each batch's time / batch)\n");
+	table_head(&t);
+	series_rows(&t, c, true);
+	if (md)
 		fputc('\n', out);
-}
-
-/* threadrun --counters: the per-unit figure of a series (cycles per byte
- * for bytes/s, per operation for ops/s, FLOPs per cycle for MFLOPS) and
- * its name; NULL when the unit has none. */
-static const char *counter_figure(const struct series *s, const struct cell *c, double *v)
-{
-	const char *unit = s->key->unit;
-
-	if (!strcmp(unit, "bytes/s")) {
-		*v = c ? c->cycles_per_byte : NAN;
-		return "cycles per byte";
-	}
-	if (!strcmp(unit, "ops/s")) {
-		*v = c ? c->cycles_per_op : NAN;
-		return "cycles per op";
-	}
-	if (!strcmp(unit, "MFLOPS")) {
-		*v = c ? c->flops_per_cycle : NAN;
-		return "FLOPs per cycle";
-	}
-	*v = NAN;
-	return NULL;
-}
-
-static const char *fig_text(double v, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "n/a");
-	else
-		snprintf(buf, len, "%.4g", v);
-	return buf;
 }
 
 /*
@@ -510,479 +766,166 @@ static void print_counter_changes(FILE *out, const struct series *s, const char 
 	}
 }
 
-static int emit_text(FILE *out, const struct dataset *ds, bool markdown)
+/* A series for people: its title, its table, then what it says. */
+static void text_series(FILE *out, struct sctx *c, bool md)
 {
-	struct facts f;
-	size_t i, c;
+	struct table t = { out, md ? FMT_MARKDOWN : FMT_TEXT, false, cell_cols, NCOLS(cell_cols), c, NULL };
+	const char *bullet = md ? "- " : "  ";
 
-	for (i = 0; i < ds->nseries; i++) {
-		const struct series *s = &ds->series[i];
-
-		series_facts(ds, s, &f);
-		if (markdown) {
-			fputs("### ", out);
-			md_cell(out, f.title);
-			fputs("\n\n", out);
-			if (*s->key->impl)
-				fprintf(out, "Implementation: %s\n\n", ESC_MD(s->key->impl, true));
-			fprintf(out, "| policy | threads | median | min | max | n | speedup | efficiency | note |\n");
-			fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
-		} else {
-			fprintf(out, "== %s\n", f.title);
-			if (*s->key->impl)
-				fprintf(out, "   %s\n", ESC(s->key->impl));
-			fprintf(out, "%-16s %7s %14s %14s %14s %3s %8s %10s", "policy", "threads",
-				"median", "min", "max", "n", "speedup", "efficiency");
-			if (s->monitored)
-				fprintf(out, "  %6s %7s %6s %5s", "migr", "offplan", "steal%", "sys%");
-			if (s->counted)
-				fprintf(out, "  %9s %6s", !strcmp(s->key->unit, "bytes/s") ? "cyc/B"
-							  : !strcmp(s->key->unit, "ops/s") ? "cyc/op"
-							  : !strcmp(s->key->unit, "MFLOPS") ? "FLOP/cyc" : "-",
-					"IPC");
-			if (s->spread)
-				fprintf(out, " %7s", "wkr+%");
-			fputc('\n', out);
-		}
-		for (c = 0; c < s->ncells; c++) {
-			const struct cell *x = &s->cells[c];
-			char med[32], lo[32], hi[32], sp[32], ef[32], busy[64];
-
-			fmt_rate(x->median, med, sizeof(med));
-			fmt_rate(x->min, lo, sizeof(lo));
-			fmt_rate(x->max, hi, sizeof(hi));
-			fixed2(x->speedup, sp, sizeof(sp));
-			fixed2(x->efficiency, ef, sizeof(ef));
-			busy_text(x, busy, sizeof(busy));
-			if (markdown) {
-				fputs("| ", out);
-				md_cell(out, x->policy);
-				fprintf(out, " | %u | %s | %s | %s | %zu | %s | %s | %s%s%s |", x->threads, med,
-					lo, hi, x->n, sp, ef, x->oversubscribed ? "oversubscribed" : "",
-					x->oversubscribed && x->busy ? "; " : "", busy);
-			} else {
-				fprintf(out, "%-16s %7u %14s %14s %14s %3zu %8s %10s", ESC(x->policy), x->threads,
-					med, lo, hi, x->n, sp, ef);
-			}
-			if (!markdown && s->monitored && x->monitored)
-				fprintf(out, "  %6.0f %7.0f %6.1f %5.1f", x->migrations, x->off_plan,
-					x->steal_pct, x->sys_share);
-			else if (!markdown && s->monitored)
-				fprintf(out, "  %6s %7s %6s %5s", "-", "-", "-", "-");
-			if (!markdown && s->counted) {
-				char f1[32], f2[32];
-				double v;
-
-				counter_figure(s, x, &v);
-				fprintf(out, "  %9s %6s", x->counted ? fig_text(v, f1, sizeof(f1)) : "-",
-					x->counted ? fig_text(x->ipc, f2, sizeof(f2)) : "-");
-				if (s->spread && isnan(x->worker_spread))
-					fprintf(out, " %7s", "-");
-				else if (s->spread)
-					fprintf(out, " %7.1f", x->worker_spread);
-			}
-			if (!markdown && x->oversubscribed)
-				fputs("  (oversubscribed)", out);
-			if (!markdown && x->busy)
-				fprintf(out, "  %s", busy);
-			fputc('\n', out);
-		}
-		if (markdown)
-			fputc('\n', out);
-		print_latency(out, s, markdown);
-		if (print_comparisons(out, s, markdown ? "- " : "  ") < 0)
-			return -1;
-		print_usl(out, s, markdown ? "- " : "  ");
-		print_counter_changes(out, s, markdown ? "- " : "  ");
-		if (f.warnings[0])
-			fprintf(out, "%swarning: %s\n", markdown ? "- " : "  ", f.warnings);
+	fputs(md ? "### " : "== ", out);
+	if (md)
+		md_cell(out, c->f.title);
+	else
+		fputs(c->f.title, out);
+	fputs(md ? "\n\n" : "\n", out);
+	if (*c->s->key->impl)
+		fprintf(out, md ? "Implementation: %s\n\n" : "   %s\n", ESC_MD(c->s->key->impl, md));
+	c->heading = true;
+	table_head(&t);
+	c->heading = false;
+	series_rows(&t, c, false);
+	if (md)
 		fputc('\n', out);
-	}
-	return 0;
-}
-
-/* A cell's counted figures in csv, tsv and json, as the rows name them. */
-static const char *const fig[] = {
-	"cycles_per_byte", "cycles_per_op", "ipc", "flops_per_cycle", "worker_spread_pct",
-};
-
-static double cell_counter_figure(const struct cell *x, size_t k)
-{
-	const double v[] = { x->cycles_per_byte, x->cycles_per_op, x->ipc, x->flops_per_cycle,
-			     x->worker_spread };
-
-	return k < sizeof(v) / sizeof(v[0]) ? v[k] : NAN;
-}
-
-static int emit_csv(FILE *out, const struct dataset *ds, char sep, bool raw)
-{
-	static const char *const head[] = { "series", "host", "workload", "algorithm", "backend",
-		"impl", "size", "size_unit", "unit", "policy", "threads", "n", "median", "min", "max",
-		"speedup", "efficiency", "oversubscribed", "cores", "pus", "cpus", "flags", "best",
-		"steal_pct", "others_pct", "busy",
-		"lat_batch", "lat_p50_s", "lat_p90_s", "lat_p99_s", "lat_p999_s", "lat_max_s",
-		"cycles_per_byte", "cycles_per_op", "ipc", "flops_per_cycle", "worker_spread_pct" };
-	struct verdicts v;
-	char flags[64];
-	size_t i, c;
-
-	for (i = 0; i < sizeof(head) / sizeof(head[0]); i++)
-		fprintf(out, "%s%s", i ? (sep == '\t' ? "\t" : ",") : "", head[i]);
+	print_latency(out, c, md);
+	print_comparisons(out, c, bullet);
+	print_usl(out, c->s, bullet);
+	print_counter_changes(out, c->s, bullet);
+	if (c->f.warnings[0])
+		fprintf(out, "%swarning: %s\n", bullet, c->f.warnings);
 	fputc('\n', out);
-	for (i = 0; i < ds->nseries; i++) {
-		const struct series *s = &ds->series[i];
-		const struct obs *k = s->key;
-
-		if (series_verdicts(s, &v) < 0) {
-			verdicts_free(&v);
-			return -1;
-		}
-		for (c = 0; c < s->ncells; c++) {
-			const struct cell *x = &s->cells[c];
-			const char *f[] = { k->host, k->workload, k->algorithm, k->backend, k->impl };
-
-			fprintf(out, "%zu", i);
-			for (size_t j = 0; j < 5; j++) {
-				fputc(sep, out);
-				csv_field(out, f[j], sep, raw);
-			}
-			csv_num(out, sep, k->size);
-			fputc(sep, out);
-			csv_field(out, k->size_unit, sep, raw);
-			fputc(sep, out);
-			csv_field(out, k->unit, sep, raw);
-			fputc(sep, out);
-			csv_field(out, x->policy, sep, raw);
-			fprintf(out, "%c%u%c%zu%c%.10g%c%.10g%c%.10g%c", sep, x->threads, sep, x->n, sep,
-				x->median, sep, x->min, sep, x->max, sep);
-			/* No measured 1-thread point: the cells stay empty. */
-			if (isfinite(x->speedup))
-				fprintf(out, "%.6g%c%.6g", x->speedup, sep, x->efficiency);
-			else
-				fputc(sep, out);
-			fprintf(out, "%c%s%c%u%c%u%c", sep, x->oversubscribed ? "yes" : "no", sep,
-				s->cores, sep, s->pus, sep);
-			csv_field(out, x->cpus ? x->cpus : "", sep, raw);
-			flags_text(cell_flags(x), " ", flags, sizeof(flags));
-			fprintf(out, "%c%s%c%s%c", sep, flags, sep, cell_verdict(&v, c), sep);
-			/* The busiest row's figures; empty where no row said. */
-			if (isfinite(x->load_steal))
-				fprintf(out, "%.6g", x->load_steal);
-			fputc(sep, out);
-			if (isfinite(x->load_others))
-				fprintf(out, "%.6g", x->load_others);
-			fprintf(out, "%c%s", sep, x->busy ? "yes" : "no");
-			/* Latency: the medians of the rows that carry it, else empty. */
-			fputc(sep, out);
-			if (x->lat_rows && isfinite(x->lat_batch))
-				fprintf(out, "%.10g", x->lat_batch);
-			for (size_t k = 0; k < DATASET_LAT_P; k++) {
-				fputc(sep, out);
-				if (x->lat_rows)
-					fprintf(out, "%.6g", x->lat[k]);
-			}
-			/* Counters: the rows' medians; empty where n/a or not counted. */
-			for (size_t k = 0; k < sizeof(fig) / sizeof(fig[0]); k++) {
-				double v = x->counted ? cell_counter_figure(x, k) : NAN;
-
-				fputc(sep, out);
-				if (isfinite(v))
-					fprintf(out, "%.6g", v);
-			}
-			fputc('\n', out);
-		}
-		verdicts_free(&v);
-	}
-	return 0;
 }
 
-static int emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bool raw);
-
-static void json_flags(FILE *out, unsigned flags)
+/* A plan's policies as a JSON list (null where G is none). */
+static void json_plan(struct json *j, const struct verdicts *v, const struct tverdict *tv, size_t g)
 {
-	size_t i, n = 0;
-
-	fputc('[', out);
-	for (i = 1; i <= FLAG_LAST; i <<= 1)
-		if (flags & i)
-			fprintf(out, "%s\"%s\"", n++ ? ", " : "", flag_name((unsigned)i));
-	fputc(']', out);
-}
-
-/* A plan's policies as a JSON list. */
-static void json_plan(FILE *out, const struct verdicts *v, const struct tverdict *tv, size_t g)
-{
-	size_t i, n = 0;
-
-	fputc('[', out);
-	for (i = tv->first; i < tv->end; i++)
-		if (v->group[v->order[i]] == g) {
-			fputs(n++ ? ", " : "", out);
-			json_str(out, v->s->cells[v->order[i]].policy);
-		}
-	fputc(']', out);
-}
-
-/* "same_plan" (lists of policies planning the same PUs wherever both ran),
- * "verdicts" (per thread count: the plans, and a winner or null) and
- * "sharing" (the sharing penalty cK / c1, with its verdict). */
-static int json_verdicts(FILE *out, const struct series *s)
-{
-	struct verdicts v;
-	size_t i, p, q, g, n = 0;
-
-	if (series_verdicts(s, &v) < 0) {
-		verdicts_free(&v);
-		return -1;
-	}
-	fputs("], \"same_plan\": [", out);
-	for (p = 0; p < s->npolicies; p++) {
-		bool any = false;
-
-		for (q = p + 1; q < s->npolicies; q++)
-			if (v.same[q] == p && v.same[p] == p) {
-				if (!any) {
-					fprintf(out, "%s[", n++ ? ", " : "");
-					json_str(out, s->policies[p]);
-				}
-				fputs(", ", out);
-				json_str(out, s->policies[q]);
-				any = true;
-			}
-		if (any)
-			fputc(']', out);
-	}
-	fputs("], \"verdicts\": [", out);
-	for (i = 0; i < v.nt; i++) {
-		const struct tverdict *tv = &v.t[i];
-		bool win = tv->ngroups >= 2 && tv->v == VERDICT_WINNER;
-
-		fprintf(out, "%s{\"threads\": %u, \"plans\": [", i ? ", " : "", tv->threads);
-		for (g = 0; g < tv->ngroups; g++) {
-			fputs(g ? ", " : "", out);
-			json_plan(out, &v, tv, g);
-		}
-		fprintf(out, "], \"verdict\": \"%s\", \"reason\": ",
-			tv->ngroups < 2 ? "one plan" : win ? "winner" : "no difference measured");
-		if (tv->ngroups >= 2 && !win)
-			fprintf(out, "\"%s\"", verdict_text(tv->v));
-		else
-			fputs("null", out);
-		fputs(", \"winner\": ", out);
-		if (win)
-			json_plan(out, &v, tv, tv->best);
-		else
-			fputs("null", out);
-		fputs(", \"against\": ", out);
-		if (win)
-			json_plan(out, &v, tv, tv->worst);
-		else
-			fputs("null", out);
-		fputs(", \"ratio\": ", out);
-		json_num(out, win ? tv->ratio : NAN);
-		fputs(", \"flags\": ", out);
-		json_flags(out, tv->ngroups >= 2 ? tv->flags : 0);
-		fprintf(out, ", \"plan_disagrees\": %s}", tv->disagree ? "true" : "false");
-	}
-	fputs("], \"sharing\": [", out);
-	for (i = 0; i < v.nshare; i++) {
-		const struct share *x = &v.share[i];
-
-		fprintf(out, "%s{\"policy\": ", i ? ", " : "");
-		json_str(out, x->ck->policy);
-		fprintf(out, ", \"threads\": %u, \"ratio\": ", x->ck->threads);
-		json_num(out, x->ck->median / x->c1->median);
-		fprintf(out, ", \"verdict\": \"%s\", \"reason\": ",
-			x->v == VERDICT_WINNER ? "difference" : "no difference measured");
-		if (x->v == VERDICT_WINNER)
-			fputs("null", out);
-		else
-			fprintf(out, "\"%s\"", verdict_text(x->v));
-		fputs(", \"flags\": ", out);
-		json_flags(out, cell_flags(x->c1) | cell_flags(x->ck));
-		fputc('}', out);
-	}
-	verdicts_free(&v);
-	return 0;
-}
-
-/* The names of the latency figures in csv, tsv and json, as the rows'. */
-static const char *const lat_keys[DATASET_LAT_P] = {
-	"lat_p50_s", "lat_p90_s", "lat_p99_s", "lat_p999_s", "lat_max_s",
-};
-
-/* A cell's "latency": null, or its figures (seconds per operation). */
-static void json_latency(FILE *out, const struct cell *x)
-{
-	size_t k;
-
-	fputs(", \"latency\": ", out);
-	if (!x->lat_rows) {
-		fputs("null", out);
+	if (g == SIZE_MAX) {
+		json_null(j);
 		return;
 	}
-	fprintf(out, "{\"rows\": %zu, \"lat_batch\": ", x->lat_rows);
-	json_num(out, x->lat_batch);
-	for (k = 0; k < DATASET_LAT_P; k++) {
-		fprintf(out, ", \"%s\": ", lat_keys[k]);
-		json_num(out, x->lat[k]);
-	}
-	fputc('}', out);
+	json_open(j, '[');
+	for (size_t i = tv->first; i < tv->end; i++)
+		if (v->group[v->order[i]] == g)
+			json_string(j, v->s->cells[v->order[i]].policy);
+	json_close(j, '[');
 }
 
-/* A cell's "counters": null where no row was counted, else its figures
- * (null each where n/a). */
-static void json_counters(FILE *out, const struct cell *x)
+/* A best-policy verdict at one thread count: the plans, and a winner or
+ * null. */
+static void json_verdict(struct json *j, const struct verdicts *v, const struct tverdict *tv)
 {
-	size_t k;
+	bool win = tv->ngroups >= 2 && tv->v == VERDICT_WINNER;
 
-	fputs(", \"counters\": ", out);
-	if (!x->counted) {
-		fputs("null", out);
-		return;
-	}
-	fprintf(out, "{\"rows\": %zu", x->counted);
-	for (k = 0; k < sizeof(fig) / sizeof(fig[0]); k++) {
-		fprintf(out, ", \"%s\": ", fig[k]);
-		json_num(out, cell_counter_figure(x, k));
-	}
-	fputc('}', out);
+	json_open(j, '{');
+	json_field(j, "threads", VAL_I(tv->threads));
+	json_open_key(j, "plans", '[');
+	for (size_t g = 0; g < tv->ngroups; g++)
+		json_plan(j, v, tv, g);
+	json_close(j, '[');
+	json_field(j, "verdict", VAL_W(tv->ngroups < 2 ? "one plan" : win ? "winner" : "no difference measured"));
+	json_field(j, "reason", tv->ngroups >= 2 && !win ? VAL_W(verdict_text(tv->v)) : VAL_NULL);
+	json_key(j, "winner");
+	json_plan(j, v, tv, win ? tv->best : SIZE_MAX);
+	json_key(j, "against");
+	json_plan(j, v, tv, win ? tv->worst : SIZE_MAX);
+	json_field(j, "ratio", VAL_N(win ? tv->ratio : NAN));
+	json_key(j, "flags");
+	json_flags(j, tv->ngroups >= 2 ? tv->flags : 0);
+	json_field(j, "plan_disagrees", VAL_B(tv->disagree));
+	json_close(j, '{');
 }
 
-static int emit_json(FILE *out, const struct dataset *ds, const struct cluster *cl)
+/* The sharing penalty cK / c1, with its verdict. */
+static void json_share(struct json *j, const struct share *x)
 {
-	int ret;
+	json_open(j, '{');
+	json_field(j, "policy", VAL_S(x->ck->policy));
+	json_field(j, "threads", VAL_I(x->ck->threads));
+	json_field(j, "ratio", VAL_N(x->ck->median / x->c1->median));
+	json_field(j, "verdict", VAL_W(x->v == VERDICT_WINNER ? "difference" : "no difference measured"));
+	json_field(j, "reason", x->v == VERDICT_WINNER ? VAL_NULL : VAL_W(verdict_text(x->v)));
+	json_key(j, "flags");
+	json_flags(j, cell_flags(x->c1) | cell_flags(x->ck));
+	json_close(j, '{');
+}
 
+static void json_usl(struct json *j, const struct series *s)
+{
 	struct usl_fit fit;
-	struct facts f;
-	size_t i, c, p;
 
-	fputs("{\"series\": [", out);
-	for (i = 0; i < ds->nseries; i++) {
-		const struct series *s = &ds->series[i];
-		const struct obs *k = s->key;
-
-		series_facts(ds, s, &f);
-		fprintf(out, "%s\n {\"title\": ", i ? "," : "");
-		json_str(out, f.title);
-		fputs(", \"workload\": ", out);
-		json_str(out, k->workload);
-		fputs(", \"algorithm\": ", out);
-		json_str(out, k->algorithm);
-		fputs(", \"backend\": ", out);
-		json_str(out, k->backend);
-		fputs(", \"impl\": ", out);
-		json_str(out, k->impl);
-		fputs(", \"host\": ", out);
-		json_str(out, k->host);
-		fputs(", \"size\": ", out);
-		json_num(out, k->size);
-		fputs(", \"size_unit\": ", out);
-		json_str(out, k->size_unit);
-		fputs(", \"unit\": ", out);
-		json_str(out, k->unit);
-		fprintf(out, ", \"cores\": %u, \"pus\": %u, \"cells\": [", s->cores, s->pus);
-		for (c = 0; c < s->ncells; c++) {
-			const struct cell *x = &s->cells[c];
-
-			fprintf(out, "%s{\"policy\": ", c ? ", " : "");
-			json_str(out, x->policy);
-			fprintf(out, ", \"threads\": %u, \"n\": %zu, \"median\": ", x->threads, x->n);
-			json_num(out, x->median);
-			fputs(", \"min\": ", out);
-			json_num(out, x->min);
-			fputs(", \"max\": ", out);
-			json_num(out, x->max);
-			fputs(", \"speedup\": ", out);
-			json_num(out, x->speedup);
-			fputs(", \"efficiency\": ", out);
-			json_num(out, x->efficiency);
-			fprintf(out, ", \"oversubscribed\": %s, \"cpus\": ", x->oversubscribed ? "true" : "false");
-			json_str(out, x->cpus ? x->cpus : "");
-			fputs(", \"flags\": ", out);
-			json_flags(out, cell_flags(x));
-						fputs(", \"steal_pct\": ", out);
-			json_num(out, x->load_steal);
-			fputs(", \"others_pct\": ", out);
-			json_num(out, x->load_others);
-			fprintf(out, ", \"busy\": %s", x->busy ? "true" : "false");
-			json_latency(out, x);
-			json_counters(out, x);
-			fputc('}', out);
-		}
-		if (json_verdicts(out, s) < 0)
-			return -1;
-		fputs("], \"usl\": [", out);
-		for (p = 0, c = 0; p < s->npolicies; p++) {
-			series_usl(s, s->policies[p], &fit);
-			if (!fit.ok)
-				continue;
-			fprintf(out, "%s{\"policy\": ", c++ ? ", " : "");
-			json_str(out, s->policies[p]);
-			fputs(", \"s\": ", out);
-			json_num(out, fit.s);
-			fputs(", \"k\": ", out);
-			json_num(out, fit.k);
-			fputs(", \"n_peak\": ", out);
-			json_num(out, fit.n_peak);
-			fputs(", \"rms_error\": ", out);
-			json_num(out, fit.rms_error);
-			fprintf(out, ", \"poor\": %s}", fit.poor ? "true" : "false");
-		}
-		fputs("], \"warnings\": [", out);
-		for (c = 0; c < f.nwarnings; c++) {
-			fprintf(out, "%s{\"kind\": ", c ? ", " : "");
-			json_str(out, f.warning[c].kind);
-			fputs(", \"text\": ", out);
-			json_str(out, f.warning[c].text);
-			fputc('}', out);
-		}
-		fputs("]}", out);
+	json_open_key(j, "usl", '[');
+	for (size_t p = 0; p < s->npolicies; p++) {
+		series_usl(s, s->policies[p], &fit);
+		if (!fit.ok)
+			continue;
+		json_open(j, '{');
+		json_field(j, "policy", VAL_S(s->policies[p]));
+		json_field(j, "s", VAL_N(fit.s));
+		json_field(j, "k", VAL_N(fit.k));
+		json_field(j, "n_peak", VAL_N(fit.n_peak));
+		json_field(j, "rms_error", VAL_N(fit.rms_error));
+		json_field(j, "poor", VAL_B(fit.poor));
+		json_close(j, '{');
 	}
-	/* The cluster measurements, by series. */
-	fputs("\n], \"cluster\": [", out);
-	cluster_emit(out, cl, FMT_JSON, false, false);
-	/* Where two backends ran the same algorithm: the cutoffs. */
-	fputs("\n], \"cutoffs\": [", out);
-	ret = emit_cutoffs(out, ds, FMT_JSON, false);
-	/* Bytes of the files that were not UTF-8 were replaced: said once. */
-	fputs("\n], \"warnings\": [", out);
-	if (json_replaced_bytes())
-		fprintf(out, "{\"kind\": \"encoding\", \"text\": \"%zu byte(s) of the input were not UTF-8 and were replaced by U+FFFD\"}",
-			json_replaced_bytes());
-	fputs("]}\n", out);
-	return ret;
+	json_close(j, '[');
 }
 
-/* The columns of --cutoffs -f csv|tsv, one row per backend pair, policy
- * and thread count. */
-static const char *const cutoff_head[] = { "workload", "algorithm", "host", "unit", "backend_a",
-	"backend_b", "policy", "threads", "cutoff", "size_unit", "faster_below", "faster_above",
-	"sizes", "min_size", "max_size" };
-
-static void cutoff_row(FILE *out, char sep, bool raw, const struct obs *ka, const struct obs *kb,
-		       const struct cell *x, bool found, double cut, const char *below,
-		       const char *above, size_t m, double lo, double hi)
+/* Warnings as objects: their kind (for programs), their text. */
+static void json_warnings(struct json *j, const struct warning *w, size_t n)
 {
-	const char *const text[] = { ka->workload, ka->algorithm, ka->host, ka->unit, ka->backend,
-		kb->backend, x->policy };
+	json_open_key(j, "warnings", '[');
+	for (size_t i = 0; i < n; i++) {
+		json_open(j, '{');
+		json_field(j, "kind", VAL_S(w[i].kind));
+		json_field(j, "text", VAL_S(w[i].text));
+		json_close(j, '{');
+	}
+	json_close(j, '[');
+}
+
+/* "same_plan": lists of policies planning the same PUs wherever both ran. */
+static void json_same_plan(struct json *j, const struct sctx *c)
+{
+	const struct series *s = c->s;
+
+	json_open_key(j, "same_plan", '[');
+	for (size_t p = 0, q; p < s->npolicies; p++) {
+		if ((q = same_next(c, p, p)) == s->npolicies)
+			continue;
+		json_open(j, '[');
+		json_string(j, s->policies[p]);
+		for (; q < s->npolicies; q = same_next(c, p, q))
+			json_string(j, s->policies[q]);
+		json_close(j, '[');
+	}
+	json_close(j, '[');
+}
+
+/* A series in json: its names, its cells, what it says. */
+static void json_series(struct json *j, const struct sctx *c)
+{
+	struct table cells = { j->out, FMT_JSON, false, cell_cols, NCOLS(cell_cols), c, j };
+	struct table head = { j->out, FMT_JSON, false, series_cols, NCOLS(series_cols), c, j };
+	struct srow r = { c };
 	size_t i;
 
-	for (i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
-		if (i)
-			fputc(sep, out);
-		csv_field(out, text[i], sep, raw);
-	}
-	fprintf(out, "%c%u%c", sep, x->threads, sep);
-	if (found)
-		fprintf(out, "%.10g", cut);
-	fputc(sep, out);
-	csv_field(out, ka->size_unit, sep, raw);
-	fputc(sep, out);
-	csv_field(out, below, sep, raw);
-	fputc(sep, out);
-	csv_field(out, above, sep, raw);
-	fprintf(out, "%c%zu%c%.10g%c%.10g\n", sep, m, sep, lo, sep, hi);
+	json_nl(j);
+	json_open(j, '{');
+	table_fields(&head, &r);
+	json_open_key(j, "cells", '[');
+	series_rows(&cells, c, false);
+	json_close(j, '[');
+	json_same_plan(j, c);
+	json_open_key(j, "verdicts", '[');
+	for (i = 0; i < c->v.nt; i++)
+		json_verdict(j, &c->v, &c->v.t[i]);
+	json_close(j, '[');
+	json_open_key(j, "sharing", '[');
+	for (i = 0; i < c->v.nshare; i++)
+		json_share(j, &c->v.share[i]);
+	json_close(j, '[');
+	json_usl(j, c->s);
+	json_warnings(j, c->f.warning, c->f.nwarnings);
+	json_close(j, '{');
 }
 
 /* A key for numbering things in first-seen order (number_groups). */
@@ -1055,11 +998,11 @@ static int cutoff_points(const struct dataset *ds, struct cutoff_point **pts, si
 	*pts = malloc((n ? n : 1) * sizeof(**pts));
 	*ref = malloc((n ? n : 1) * sizeof(**ref));
 	k = malloc((n ? n : 1) * sizeof(*k));
-	fam = malloc((n ? n : 1) * sizeof(*fam));
-	cfg = malloc((n ? n : 1) * sizeof(*cfg));
-	order = malloc((n ? n : 1) * sizeof(*order));
-	if (!*pts || !*ref || !k || !fam || !cfg || !order)
+	fam = malloc((n ? n : 1) * 3 * sizeof(*fam));
+	if (!*pts || !*ref || !k || !fam)
 		goto out;
+	cfg = fam + n;
+	order = cfg + n;
 	for (i = 0, x = 0; i < ds->nseries; i++)
 		for (c = 0; c < ds->series[i].ncells; c++, x++)
 			(*ref)[x] = (struct cutoff_ref){ &ds->series[i], &ds->series[i].cells[c] };
@@ -1092,92 +1035,111 @@ static int cutoff_points(const struct dataset *ds, struct cutoff_point **pts, si
 out:
 	free(k);
 	free(fam);
-	free(cfg);
-	free(order);
 	return ret;
 }
+
+
+/* A cutoff between backends a and b at a policy and thread count. */
+struct cut_row {
+	const struct obs *ka, *kb;
+	const struct cell *x;
+	const struct cutoff *y;
+	const char *faster, *below, *above;
+};
+
+GET(get_c_workload, struct cut_row, VAL_S(r->ka->workload))
+GET(get_c_algorithm, struct cut_row, VAL_S(r->ka->algorithm))
+GET(get_c_host, struct cut_row, VAL_S(r->ka->host))
+GET(get_c_unit, struct cut_row, VAL_S(r->ka->unit))
+GET(get_c_backend_a, struct cut_row, VAL_S(r->ka->backend))
+GET(get_c_backend_b, struct cut_row, VAL_S(r->kb->backend))
+GET(get_c_policy, struct cut_row, VAL_S(r->x->policy))
+GET(get_c_threads, struct cut_row, VAL_I(r->x->threads))
+GET(get_c_cutoff, struct cut_row, VAL_N(r->y->found ? r->y->cut : NAN))
+GET(get_c_size_unit, struct cut_row, VAL_S(r->ka->size_unit))
+GET(get_c_below, struct cut_row, VAL_S(r->below))
+GET(get_c_above, struct cut_row, VAL_S(r->above))
+GET(get_c_sizes, struct cut_row, VAL_I(r->y->sizes))
+GET(get_c_min_size, struct cut_row, VAL_N(r->y->min_size))
+GET(get_c_max_size, struct cut_row, VAL_N(r->y->max_size))
+
+/* --cutoffs in csv and tsv (one row per backend pair, policy and thread
+ * count), and the report's "cutoffs" in json. */
+static const struct column cutoff_cols[] = {
+	{ "workload", .get = get_c_workload }, { "algorithm", .get = get_c_algorithm },
+	{ "host", .get = get_c_host }, { "unit", .in = CSV, .get = get_c_unit },
+	{ "backend_a", .get = get_c_backend_a }, { "backend_b", .get = get_c_backend_b },
+	{ "policy", .get = get_c_policy }, { "threads", .get = get_c_threads },
+	{ "winner_above", .in = IN(FMT_JSON), .get = get_c_above }, { "cutoff", .get = get_c_cutoff },
+	{ "size_unit", .get = get_c_size_unit }, { "unit", .in = IN(FMT_JSON), .get = get_c_unit },
+	{ "faster_below", .in = CSV, .get = get_c_below }, { "faster_above", .in = CSV, .get = get_c_above },
+	{ "sizes", .get = get_c_sizes }, { "min_size", .get = get_c_min_size }, { "max_size", .get = get_c_max_size },
+};
+
+/* A cutoff for people: which backend overtakes which, and where. */
+static void print_cutoff(FILE *out, const struct dataset *ds, const struct cut_row *r, bool md)
+{
+	const struct cutoff *y = r->y;
+
+	fprintf(out, "%s%s %s, %s, %u thread%s%s%s: ", md ? "- " : "  ", ESC_MD(r->ka->workload, md),
+		ESC_MD(r->ka->algorithm, md), ESC_MD(r->x->policy, md), r->x->threads, r->x->threads == 1 ? "" : "s",
+		ds->multi_host ? ", host " : "", ds->multi_host ? ESC_MD(r->ka->host, md) : "");
+	if (y->found)
+		fprintf(out, "%s overtakes %s above ~%.0f %s\n", ESC_MD(r->above, md), ESC_MD(r->below, md), y->cut,
+			ESC_MD(r->ka->size_unit, md));
+	else
+		fprintf(out, "%s is faster at every size measured (%zu sizes, %.0f..%.0f %s, %.2fx..%.2fx)\n",
+			ESC_MD(r->faster, md), y->sizes, y->min_size, y->max_size, ESC_MD(r->ka->size_unit, md),
+			y->ratio_min > 1 ? y->ratio_min : 1 / y->ratio_min,
+			y->ratio_max > 1 ? y->ratio_max : 1 / y->ratio_max);
+}
+
+/* What threadreport prints from: the options, the files, what they hold. */
+struct report {
+	struct report_opts o;
+	enum format fmt;
+	char **files;
+	int nfiles;
+	FILE *out;
+	struct dataset ds;
+	struct cluster cl;
+};
 
 /* Where two backends ran the same algorithm at several sizes: for each
  * policy and thread count, the size where one overtakes the other
  * (cutoffs_compute: per host and unit, every size). */
-static int emit_cutoffs(FILE *out, const struct dataset *ds, enum format fmt, bool raw)
+static int emit_cutoffs(struct report *rp, struct json *j)
 {
-	const char sep = fmt == FMT_TSV ? '\t' : ',';
+	struct table t = { rp->out, rp->fmt, rp->o.raw, cutoff_cols, NCOLS(cutoff_cols), NULL, j };
+	bool human = rp->fmt == FMT_TEXT || rp->fmt == FMT_MARKDOWN, md = rp->fmt == FMT_MARKDOWN;
 	struct cutoff_point *pts = NULL;
 	struct cutoff_ref *ref = NULL;
 	struct cutoff *cut = NULL;
 	size_t i, npts, ncut = 0;
-	bool header = false, md = fmt == FMT_MARKDOWN;
 	int ret = -1;
 
-	if (fmt == FMT_CSV || fmt == FMT_TSV) {
-		for (i = 0; i < sizeof(cutoff_head) / sizeof(cutoff_head[0]); i++)
-			fprintf(out, "%s%s", i ? (sep == '\t' ? "\t" : ",") : "", cutoff_head[i]);
-		fputc('\n', out);
-	}
-	if (cutoff_points(ds, &pts, &npts, &ref) < 0 || cutoffs_compute(pts, npts, &cut, &ncut) < 0)
+	if (!human)
+		table_head(&t);
+	if (cutoff_points(&rp->ds, &pts, &npts, &ref) < 0 || cutoffs_compute(pts, npts, &cut, &ncut) < 0)
 		goto out;
 	for (i = 0; i < ncut; i++) {
 		const struct cutoff *y = &cut[i];
-		const struct obs *ka = ref[y->tag_a].s->key, *kb = ref[y->tag_b].s->key;
-		const struct cell *x = ref[y->tag_a].c;
-		const char *faster = y->ratio_min > 1 ? ka->backend : kb->backend;
-		const char *above = y->found ? (y->a_wins_above ? ka->backend : kb->backend) : faster;
-		const char *below = y->found ? (y->a_wins_above ? kb->backend : ka->backend) : faster;
+		struct cut_row r = { ref[y->tag_a].s->key, ref[y->tag_b].s->key, ref[y->tag_a].c, y };
 
-		if (fmt == FMT_CSV || fmt == FMT_TSV) {
-			cutoff_row(out, sep, raw, ka, kb, x, y->found, y->cut, below, above, y->sizes,
-				   y->min_size, y->max_size);
-			continue;
-		}
-		if (fmt == FMT_JSON) {
-			fprintf(out, "%s\n {\"workload\": ", header ? "," : "");
-			json_str(out, ka->workload);
-			fputs(", \"algorithm\": ", out);
-			json_str(out, ka->algorithm);
-			fputs(", \"host\": ", out);
-			json_str(out, ka->host);
-			fputs(", \"backend_a\": ", out);
-			json_str(out, ka->backend);
-			fputs(", \"backend_b\": ", out);
-			json_str(out, kb->backend);
-			fputs(", \"policy\": ", out);
-			json_str(out, x->policy);
-			fprintf(out, ", \"threads\": %u, \"winner_above\": ", x->threads);
-			json_str(out, above);
-			fputs(", \"cutoff\": ", out);
-			json_num(out, y->found ? y->cut : NAN);
-			fputs(", \"size_unit\": ", out);
-			json_str(out, ka->size_unit);
-			fputs(", \"unit\": ", out);
-			json_str(out, ka->unit);
-			fprintf(out, ", \"sizes\": %zu, \"min_size\": ", y->sizes);
-			json_num(out, y->min_size);
-			fputs(", \"max_size\": ", out);
-			json_num(out, y->max_size);
-			fputc('}', out);
-			header = true;
-			continue;
-		}
-		if (!header) {
-			fprintf(out, fmt == FMT_MARKDOWN ? "### Cutoffs between backends\n\n"
-							 : "== cutoffs between backends\n");
-			header = true;
-		}
-		fprintf(out, "%s%s %s, %s, %u thread%s%s%s: ", md ? "- " : "  ", ESC_MD(ka->workload, md),
-			ESC_MD(ka->algorithm, md), ESC_MD(x->policy, md), x->threads, x->threads == 1 ? "" : "s",
-			ds->multi_host ? ", host " : "", ds->multi_host ? ESC_MD(ka->host, md) : "");
-		if (y->found)
-			fprintf(out, "%s overtakes %s above ~%.0f %s\n", ESC_MD(above, md), ESC_MD(below, md),
-				y->cut, ESC_MD(ka->size_unit, md));
-		else
-			fprintf(out, "%s is faster at every size measured (%zu sizes, %.0f..%.0f %s, %.2fx..%.2fx)\n",
-				ESC_MD(faster, md), y->sizes, y->min_size, y->max_size, ESC_MD(ka->size_unit, md),
-				y->ratio_min > 1 ? y->ratio_min : 1 / y->ratio_min,
-				y->ratio_max > 1 ? y->ratio_max : 1 / y->ratio_max);
+		r.faster = y->ratio_min > 1 ? r.ka->backend : r.kb->backend;
+		r.above = y->found ? (y->a_wins_above ? r.ka->backend : r.kb->backend) : r.faster;
+		r.below = y->found ? (y->a_wins_above ? r.kb->backend : r.ka->backend) : r.faster;
+		if (human && !i)
+			fputs(md ? "### Cutoffs between backends\n\n" : "== cutoffs between backends\n", rp->out);
+		if (human)
+			print_cutoff(rp->out, &rp->ds, &r, md);
+		else if (rp->fmt == FMT_JSON)
+			json_nl(j);
+		if (!human)
+			table_row(&t, &r);
 	}
-	if (header && (fmt == FMT_TEXT || fmt == FMT_MARKDOWN))
-		fputc('\n', out);
+	if (ncut && human)
+		fputc('\n', rp->out);
 	ret = 0;
 out:
 	free(pts);
@@ -1186,25 +1148,198 @@ out:
 	return ret;
 }
 
+/* After the series in json: the cluster section, the cutoffs and the
+ * warnings about the input. */
+static int json_end(struct report *rp, struct json *j)
+{
+	struct warning w = { "encoding", "" };
+	int ret;
+
+	json_close_nl(j, '[');
+	json_open_key(j, "cluster", '[');
+	cluster_emit(rp->out, &rp->cl, FMT_JSON, false, false);
+	json_close_nl(j, '[');
+	json_open_key(j, "cutoffs", '[');
+	ret = emit_cutoffs(rp, j);
+	json_close_nl(j, '[');
+	/* Bytes of the files that were not UTF-8 were replaced: said once. */
+	if (json_replaced_bytes())
+		snprintf(w.text, sizeof(w.text), "%zu byte(s) of the input were not UTF-8 and were replaced by U+FFFD",
+			 json_replaced_bytes());
+	json_warnings(j, &w, json_replaced_bytes() ? 1 : 0);
+	json_close(j, '{');
+	fputc('\n', rp->out);
+	return ret;
+}
+
+/* The normal report: per series, then the cluster section and the
+ * cutoffs. */
+static int emit_report(struct report *rp, struct json *j)
+{
+	struct table t = { rp->out, rp->fmt, rp->o.raw, cell_cols, NCOLS(cell_cols), NULL, j };
+	bool human = rp->fmt == FMT_TEXT || rp->fmt == FMT_MARKDOWN;
+	struct sctx c;
+
+	if (rp->fmt == FMT_JSON) {
+		json_open(j, '{');
+		json_open_key(j, "series", '[');
+	} else if (!human) {
+		table_head(&t);
+	}
+	for (size_t i = 0; i < rp->ds.nseries; i++) {
+		if (series_open(&c, &rp->ds, i) < 0)
+			return -1;
+		t.ctx = &c;
+		if (human)
+			text_series(rp->out, &c, rp->fmt == FMT_MARKDOWN);
+		else if (rp->fmt == FMT_JSON)
+			json_series(j, &c);
+		else
+			series_rows(&t, &c, false);
+		series_close(&c);
+	}
+	if (human) {
+		cluster_emit(rp->out, &rp->cl, rp->fmt, rp->o.raw, false);
+		return emit_cutoffs(rp, j);
+	}
+	return rp->fmt == FMT_JSON ? json_end(rp, j) : 0;
+}
+
+static int emit_cluster(struct report *rp, struct json *j)
+{
+	(void)j;
+	if (!rp->cl.nseries)
+		fprintf(stderr, "%s: note: no cluster measurements (rows with a job) in the input\n", PROG);
+	cluster_emit(rp->out, &rp->cl, rp->fmt, rp->o.raw, rp->o.hosts);
+	return 0;
+}
+
+/* What threadreport can print: one view per run, chosen by its option. */
+struct view {
+	size_t opt;        /* its bool in struct report_opts */
+	const char *wrap;  /* json: {"WRAP": [the view's items]} */
+	/* What it prints (< 0: out of memory); NULL: --compare, which reads
+	 * its files itself. */
+	int (*emit)(struct report *rp, struct json *j);
+};
+
+static const struct view views[] = {
+	{ offsetof(struct report_opts, compare), NULL, NULL },
+	{ offsetof(struct report_opts, cluster), "cluster", emit_cluster },
+	{ offsetof(struct report_opts, hosts), "cluster", emit_cluster },
+	{ offsetof(struct report_opts, cutoffs), "cutoffs", emit_cutoffs },
+	{ 0, NULL, emit_report }, /* none of them */
+};
+
+static const struct view *pick_view(struct report_opts *o)
+{
+	const struct view *v = &views[NCOLS(views) - 1];
+	size_t i, n = 0;
+
+	o->compare |= o->compare_by != NULL;
+	for (i = 0; i + 1 < NCOLS(views); i++)
+		if (*(const bool *)((const char *)o + views[i].opt)) {
+			v = &views[i];
+			n++;
+		}
+	if (n <= 1)
+		return v;
+	msg_error(PROG, "--cutoffs, --cluster, --hosts and --compare: give one of them");
+	return NULL;
+}
+
+/* The files into RP's dataset and cluster section: 0, or the exit status. */
+static int report_read(struct report *rp)
+{
+	char *notes_buf = NULL, err[1024];
+	size_t notes_len = 0;
+	FILE *notes;
+	int ret = 2;
+
+	if (!rp->nfiles) {
+		msg_error(PROG, "FILE: missing, usage: %s [-f FORMAT] FILE...", PROG);
+		return 2;
+	}
+	/* Notes on the files (missing columns, malformed lines) wait until every
+	 * file has read: a file that cannot be read is then the only line. */
+	notes = open_memstream(&notes_buf, &notes_len);
+	if (!notes)
+		return 1;
+	for (int i = 0; i < rp->nfiles; i++)
+		if (dataset_read(&rp->ds, rp->files[i], notes, err, sizeof(err)) < 0) {
+			msg_error(PROG, "%s", err);
+			goto out;
+		}
+	fclose(notes);
+	notes = NULL;
+	fputs(notes_buf, stderr);
+	ret = 1;
+	if (dataset_build(&rp->ds) < 0)
+		goto oom;
+	if (!rp->ds.nseries) {
+		/* One line: the failed runs are the reason. */
+		dataset_failed_text(&rp->ds, err, sizeof(err));
+		msg_error(PROG, "no usable rows in the input%s%s", err[0] ? "; " : "", err);
+		ret = 2;
+		goto out;
+	}
+	dataset_note_failed(&rp->ds, stderr, PROG);
+	if (cluster_build(&rp->ds, &rp->cl, stderr) < 0)
+		goto oom;
+	ret = 0;
+	goto out;
+oom:
+	msg_error(PROG, "out of memory");
+out:
+	if (notes)
+		fclose(notes);
+	free(notes_buf);
+	return ret;
+}
+
+/* View V of RP: read, print, say what was skipped; the exit status. */
+static int run_view(const struct view *v, struct report *rp)
+{
+	struct json j;
+	int ret, rc;
+
+	if (!v->emit)
+		return compare_report(rp->files, rp->nfiles, rp->o.compare_by, rp->fmt, rp->o.raw, rp->out);
+	ret = report_read(rp);
+	if (ret)
+		return ret;
+	json_init(&j, rp->out);
+	if (v->wrap && rp->fmt == FMT_JSON) {
+		json_open(&j, '{');
+		json_open_key(&j, v->wrap, '[');
+	}
+	rc = v->emit(rp, &j);
+	if (v->wrap && rp->fmt == FMT_JSON) {
+		json_close_nl(&j, '[');
+		json_close(&j, '{');
+		fputc('\n', rp->out);
+	}
+	if (rc < 0) {
+		msg_error(PROG, "out of memory");
+		return 1;
+	}
+	if (rp->ds.bad_lines)
+		fprintf(stderr, "%s: %u malformed line%s skipped, named above\n", PROG, rp->ds.bad_lines,
+			rp->ds.bad_lines == 1 ? "" : "s");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct dataset ds = { 0 };
-	struct cluster cl = { 0 };
-	enum format fmt;
-	bool raw, cutoffs, cluster;
-	char *notes_buf = NULL;
-	size_t notes_len = 0;
-	FILE *notes = NULL;
-	struct report_opts ro = { .format = &formats[0] };
+	struct report rp = { .o = { .format = &formats[0] }, .out = stdout };
+	const struct view *v;
 	struct opt_parser p;
-	char err[1024];
-	size_t i;
-	int c, rc = 0, ret = 2;
+	int c, ret = 2;
 
 	datafile_stdio_init(PROG);
-	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), 0) < 0)
+	if (opt_init(&p, PROG, options, NCOLS(options), 0) < 0)
 		return 1;
-	c = opt_parse(&p, argc, argv, &ro);
+	c = opt_parse(&p, argc, argv, &rp.o);
 	if (c == 'h') {
 		opt_help(&p, stdout, "[-f FORMAT] [--raw] [--cutoffs|--cluster|--hosts] FILE...\n"
 			 "   or: threadreport [-f FORMAT] [--raw] --compare BEFORE.csv AFTER.csv\n"
@@ -1213,101 +1348,14 @@ int main(int argc, char **argv)
 	} else if (c == 'V') {
 		version_print(stdout, PROG);
 		ret = 0;
+	} else if (c == OPT_END && (v = pick_view(&rp.o))) {
+		rp.fmt = rp.o.format->fmt;
+		rp.files = argv + optind;
+		rp.nfiles = argc - optind;
+		ret = run_view(v, &rp);
 	}
-	if (c != OPT_END)
-		goto out;
-	fmt = ro.format->fmt;
-	raw = ro.raw;
-	cutoffs = ro.cutoffs;
-	cluster = ro.cluster || ro.hosts;
-	if (cutoffs + ro.cluster + ro.hosts + (ro.compare || ro.compare_by) > 1) {
-		msg_error(PROG, "--cutoffs, --cluster, --hosts and --compare: give one of them");
-		goto out;
-	}
-	if (ro.compare || ro.compare_by) {
-		ret = compare_report(argv + optind, argc - optind, ro.compare_by, fmt, raw, stdout);
-		goto out;
-	}
-	if (optind >= argc) {
-		msg_error(PROG, "FILE: missing, usage: %s [-f FORMAT] FILE...", PROG);
-		goto out;
-	}
-	/* Notes on the files (missing columns, malformed lines) wait until every
-	 * file has read: a file that cannot be read is then the only line. */
-	notes = open_memstream(&notes_buf, &notes_len);
-	if (!notes) {
-		ret = 1;
-		goto out;
-	}
-	for (i = (size_t)optind; i < (size_t)argc; i++)
-		if (dataset_read(&ds, argv[i], notes, err, sizeof(err)) < 0) {
-			msg_error(PROG, "%s", err);
-			goto out;
-		}
-	fclose(notes);
-	notes = NULL;
-	fputs(notes_buf, stderr);
-	if (dataset_build(&ds) < 0) {
-		msg_error(PROG, "out of memory");
-		ret = 1;
-		goto out;
-	}
-	if (!ds.nseries) {
-		/* One line: the failed runs are the reason. */
-		dataset_failed_text(&ds, err, sizeof(err));
-		msg_error(PROG, "no usable rows in the input%s%s", err[0] ? "; " : "", err);
-		goto out;
-	}
-	dataset_note_failed(&ds, stderr, PROG);
-	if (cluster_build(&ds, &cl, stderr) < 0) {
-		msg_error(PROG, "out of memory");
-		ret = 1;
-		goto out;
-	}
-	if (cluster && !cl.nseries)
-		fprintf(stderr, "%s: note: no cluster measurements (rows with a job) in the input\n", PROG);
-	if (cluster && fmt == FMT_JSON) {
-		fputs("{\"cluster\": [", stdout);
-		cluster_emit(stdout, &cl, fmt, raw, ro.hosts);
-		fputs("\n]}\n", stdout);
-	} else if (cluster) {
-		cluster_emit(stdout, &cl, fmt, raw, ro.hosts);
-	} else if (cutoffs && fmt == FMT_JSON) {
-		fputs("{\"cutoffs\": [", stdout);
-		rc = emit_cutoffs(stdout, &ds, fmt, raw);
-		fputs("\n]}\n", stdout);
-	} else if (cutoffs) {
-		rc = emit_cutoffs(stdout, &ds, fmt, raw);
-	} else {
-		switch (fmt) {
-		case FMT_TEXT:
-		case FMT_MARKDOWN:
-			rc = emit_text(stdout, &ds, fmt == FMT_MARKDOWN);
-			if (!rc)
-				cluster_emit(stdout, &cl, fmt, raw, false);
-			if (!rc)
-				rc = emit_cutoffs(stdout, &ds, fmt, raw);
-			break;
-		case FMT_CSV: rc = emit_csv(stdout, &ds, ',', raw); break;
-		case FMT_TSV: rc = emit_csv(stdout, &ds, '\t', raw); break;
-		case FMT_JSON: rc = emit_json(stdout, &ds, &cl); break;
-		}
-	}
-	if (rc < 0) {
-		msg_error(PROG, "out of memory");
-		ret = 1;
-		goto out;
-	}
-	if (ds.bad_lines)
-		fprintf(stderr, "%s: %u malformed line%s skipped, named above\n", PROG, ds.bad_lines,
-			ds.bad_lines == 1 ? "" : "s");
-	ret = 0;
-out:
-	if (notes)
-		fclose(notes);
-	free(notes_buf);
 	opt_fini(&p);
-	cluster_free(&cl);
-	dataset_free(&ds);
+	cluster_free(&rp.cl);
+	dataset_free(&rp.ds);
 	return ret;
 }
