@@ -12,14 +12,7 @@
  * files' names hold. */
 static void title(const struct cluster *cl, const struct cseries *s, char *buf, size_t len)
 {
-	const struct obs *k = s->key;
-	char size[64], raw[512];
-
-	snprintf(raw, sizeof(raw), "%s %s%s%s, %s, %s%s%s", k->workload, *k->algorithm ? k->algorithm : "-",
-		 *k->backend ? " / " : "", k->backend, size_text(k, size, sizeof(size)),
-		 *k->unit ? k->unit : "rate", cl->multi_config ? ", config " : "",
-		 cl->multi_config ? k->config : "");
-	esc_text(raw, buf, len);
+	series_title(s->key, cl->multi_config ? TITLE_CONFIG : 0, buf, len);
 }
 
 /* What a cell's note says: why measurements have no rate, and rows that
