@@ -1,6 +1,7 @@
 /* threadreport --compare: ratios of medians, after / before, per configuration. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,16 +88,18 @@ static bool names_side(const struct compare *k, const struct obs *o)
 	return !k->own || !is_run_row(o);
 }
 
-/* msg_error() writes every value on one line (escape.h); only the cut
- * column name is escaped here, before it is cut, as it always was. */
+/* msg_error() writes every value on one line (escape.h); the column name
+ * is cut from BY escaped whole, as it always was. */
 static void say_unknown_column(const char *by)
 {
-	char names[64] = "";
+	size_t len = 4 * strlen(by) + 1; /* an escape is at most 4 bytes for 1 */
+	char names[64] = "", *t = malloc(len);
 
 	for (size_t i = 0; i < NCOLS(by_columns); i++)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? " " : "", by_columns[i].name);
-	msg_error(PROG, "compare-by: column '%.*s' not known, choices are: %s", (int)strcspn(by, "="), ESC(by),
-		  names);
+	msg_error(PROG, "compare-by: column '%.*s' not known, choices are: %s", (int)strcspn(by, "="),
+		  t ? esc_text(by, t, len) : "", names);
+	free(t);
 }
 
 /* "COL=A,COL=B" splits at ",COL="; "COL=A,B" at its one comma.  -1 with
@@ -566,70 +569,57 @@ static const struct column entry_cols[] = {
 	{ "largest", .in = CSV, .get = get_largest },
 };
 
-/* Text or markdown inline text: markdown escapes what would break a line
- * or a table; text only what would break a line. */
-static void put(FILE *out, const char *s, bool md)
+/* Text or markdown prose: each "%s" of FMT a text of the files (markdown
+ * escapes what would break a line or a table, text what would break a
+ * line), the rest written as it is. */
+static void say(FILE *out, bool md, const char *fmt, ...)
 {
-	if (md)
-		md_cell(out, s);
-	else
-		esc_line(out, s);
+	va_list ap;
+
+	va_start(ap, fmt);
+	for (; *fmt; fmt++) {
+		if (fmt[0] != '%' || fmt[1] != 's') {
+			fputc(*fmt, out);
+			continue;
+		}
+		(md ? md_cell : esc_line)(out, va_arg(ap, const char *));
+		fmt++;
+	}
+	va_end(ap);
 }
 
 static void where(FILE *out, const struct entry *e, bool md)
 {
 	char size[64];
 
-	fprintf(out, "%.2fx at %s (", e->ratio, ESC_MD(size_text(entry_key(e), size, sizeof(size)), md));
-	put(out, e->c[BEFORE]->policy, md);
-	fprintf(out, ", %u thread%s)", e->c[BEFORE]->threads, e->c[BEFORE]->threads == 1 ? "" : "s");
+	fprintf(out, "%.2fx at ", e->ratio);
+	say(out, md, "%s (%s, ", size_text(entry_key(e), size, sizeof(size)), e->c[BEFORE]->policy);
+	fprintf(out, "%u thread%s)", e->c[BEFORE]->threads, e->c[BEFORE]->threads == 1 ? "" : "s");
 }
 
+/* A group's heading, and what its sides ran where they differ in it. */
 static void group_title(FILE *out, const struct compare *k, const struct entry *e, bool md)
 {
-	const struct obs *o = entry_key(e);
+	const struct obs *o = entry_key(e), *side[2] = { e->s[BEFORE]->key, e->s[AFTER]->key };
+	const bool hosts = side[BEFORE]->host != side[AFTER]->host;
 
-	put(out, o->workload, md);
-	fputc(' ', out);
-	put(out, *o->algorithm ? o->algorithm : "-", md);
-	fputs(", ", out);
-	put(out, *o->unit ? o->unit : "rate", md);
-	if (k->key_host) {
-		fputs(", host ", out);
-		put(out, o->host, md);
-	}
-	if (k->key_backend) {
-		fputs(", ", out);
-		put(out, o->backend, md);
-	}
-	if (k->key_impl && *o->impl) {
-		fputs(", ", out);
-		put(out, o->impl, md);
-	}
-}
-
-/* What the sides of a group ran, where they differ in it. */
-static void group_sides(FILE *out, const struct entry *e, bool md)
-{
-	const struct obs *b = e->s[BEFORE]->key, *a = e->s[AFTER]->key;
-	const bool hosts = b->host != a->host;
-
-	if (b->backend == a->backend && b->impl == a->impl && !hosts)
+	say(out, md, md ? "### %s %s, %s" : "== %s %s, %s", o->workload, *o->algorithm ? o->algorithm : "-",
+	    *o->unit ? o->unit : "rate");
+	if (k->key_host)
+		say(out, md, ", host %s", o->host);
+	if (k->key_backend)
+		say(out, md, ", %s", o->backend);
+	if (k->key_impl && *o->impl)
+		say(out, md, ", %s", o->impl);
+	fputs(md ? "\n\n" : "\n", out);
+	if (side[BEFORE]->backend == side[AFTER]->backend && side[BEFORE]->impl == side[AFTER]->impl && !hosts)
 		return;
 	for (int s = 0; s < 2; s++) {
-		const struct obs *o = s ? a : b;
-
-		fprintf(out, "%s%s: ", md ? "- " : "   ", side_name[s]);
-		put(out, *o->backend ? o->backend : "-", md);
-		if (*o->impl) {
-			fputs(" (", out);
-			put(out, o->impl, md);
-			fputc(')', out);
-		}
-		if (hosts) {
-			fputs(", host ", out);
-			put(out, o->host, md);
-		}
+		say(out, md, md ? "- %s: %s" : "   %s: %s", side_name[s], *side[s]->backend ? side[s]->backend : "-");
+		if (*side[s]->impl)
+			say(out, md, " (%s)", side[s]->impl);
+		if (hosts)
+			say(out, md, ", host %s", side[s]->host);
 		fputc('\n', out);
 	}
 	if (md)
@@ -655,8 +645,8 @@ static void summary_text(FILE *out, const struct compare *k, size_t first, size_
 	fputc('\n', out);
 }
 
-/* A group in text or markdown: its title, what its sides ran, the ratios
- * of the configurations measured on both, the summary. */
+/* A group in text or markdown: its heading, the ratios of the
+ * configurations measured on both sides, the summary. */
 static void group_text(FILE *out, const struct compare *k, size_t first, size_t end, bool md)
 {
 	struct table t = { out, md ? FMT_MARKDOWN : FMT_TEXT, false, entry_cols, NCOLS(entry_cols), NULL, NULL };
@@ -666,10 +656,7 @@ static void group_text(FILE *out, const struct compare *k, size_t first, size_t 
 		i++;
 	if (i == end)
 		return;
-	fputs(md ? "### " : "== ", out);
 	group_title(out, k, &k->e[i], md);
-	fputs(md ? "\n\n" : "\n", out);
-	group_sides(out, &k->e[i], md);
 	table_head(&t);
 	for (; i < end; i++)
 		if (both(&k->e[i]))
@@ -685,26 +672,20 @@ static void one_side_text(FILE *out, const struct compare *k, const struct entry
 {
 	const struct obs *o = entry_key(e);
 	int s = e->c[BEFORE] ? BEFORE : AFTER;
+	const struct cell *c = e->c[s];
 	char size[64], med[32];
 
-	fprintf(out, "%s%s only: ", md ? "- " : "  ", side_name[s]);
-	put(out, o->workload, md);
-	fputc(' ', out);
-	put(out, *o->algorithm ? o->algorithm : "-", md);
-	if (k->key_host || k->key_backend || k->key_impl) {
-		fputs(" / ", out);
-		put(out, o->backend, md);
-		if (k->key_host) {
-			fputs(", host ", out);
-			put(out, o->host, md);
-		}
-	}
-	fprintf(out, ", %s, ", ESC_MD(size_text(o, size, sizeof(size)), md));
-	put(out, e->c[s]->policy, md);
-	fmt_rate(e->c[s]->median, med, sizeof(med));
-	fprintf(out, ", %u thread%s: median %s ", e->c[s]->threads, e->c[s]->threads == 1 ? "" : "s", med);
-	put(out, *o->unit ? o->unit : "", md);
-	fprintf(out, ", n %zu\n", e->c[s]->n);
+	say(out, md, md ? "- %s only: %s %s" : "  %s only: %s %s", side_name[s], o->workload,
+	    *o->algorithm ? o->algorithm : "-");
+	if (k->key_host || k->key_backend || k->key_impl)
+		say(out, md, " / %s", o->backend);
+	if (k->key_host)
+		say(out, md, ", host %s", o->host);
+	say(out, md, ", %s, %s", size_text(o, size, sizeof(size)), c->policy);
+	fmt_rate(c->median, med, sizeof(med));
+	fprintf(out, ", %u thread%s: median %s ", c->threads, c->threads == 1 ? "" : "s", med);
+	say(out, md, "%s", o->unit);
+	fprintf(out, ", n %zu\n", c->n);
 }
 
 static void emit_text(FILE *out, const struct compare *k, bool md)
@@ -713,11 +694,9 @@ static void emit_text(FILE *out, const struct compare *k, bool md)
 	size_t i, n, end;
 	bool header = false;
 
-	fputs(md ? "## Before and after\n\n- before: " : "== before: ", out);
-	put(out, k->label[BEFORE], md);
-	fputs(md ? "\n- after: " : "\n== after:  ", out);
-	put(out, k->label[AFTER], md);
-	fprintf(out, "\n%s ratio = after / before, medians of the repeats; range = after min / before max .. "
+	say(out, md, md ? "## Before and after\n\n- before: %s\n- after: %s\n" : "== before: %s\n== after:  %s\n",
+	    k->label[BEFORE], k->label[AFTER]);
+	fprintf(out, "%s ratio = after / before, medians of the repeats; range = after min / before max .. "
 		"after max / before min\n\n", md ? "-" : "  ");
 	for (i = 0; i < k->ne; i = end) {
 		end = group_end(k, i);
