@@ -106,16 +106,13 @@ static void say_unknown_column(const char *by)
  * the message said; -2 out of memory. */
 static int by_named(struct compare *k, const char *by)
 {
-	char *sep, *second = NULL, *pat = NULL;
-	int ret = -2;
+	char *sep, *second = NULL, pat[16];
 	size_t i;
 
+	snprintf(pat, sizeof(pat), ",%s=", k->col->name);
 	k->by_copy = strdup(strchr(by, '=') + 1);
-	if (!k->by_copy || asprintf(&pat, ",%s=", k->col->name) < 0) {
-		pat = NULL;
-		goto out;
-	}
-	ret = -1;
+	if (!k->by_copy)
+		return -2;
 	sep = strstr(k->by_copy, pat);
 	if (sep)
 		second = sep + strlen(pat);
@@ -123,14 +120,14 @@ static int by_named(struct compare *k, const char *by)
 		second = sep + 1;
 	if (!second) {
 		msg_error(PROG, "compare-by: '%s' is not two values, allowed COL, COL=A,COL=B or COL=A,B", by);
-		goto out;
+		return -1;
 	}
 	*sep = '\0';
 	k->val[BEFORE] = k->by_copy;
 	k->val[AFTER] = second;
 	if (!strcmp(k->val[BEFORE], k->val[AFTER])) {
 		msg_error(PROG, "compare-by: '%s' names one value twice, allowed two different values", by);
-		goto out;
+		return -1;
 	}
 	for (int s = 0; s < 2; s++) {
 		for (i = 0; i < k->all.nobs; i++)
@@ -138,13 +135,10 @@ static int by_named(struct compare *k, const char *by)
 				break;
 		if (i == k->all.nobs) {
 			msg_error(PROG, "compare-by: no row has %s '%s'", k->col->name, k->val[s]);
-			goto out;
+			return -1;
 		}
 	}
-	ret = 0;
-out:
-	free(pat);
-	return ret;
+	return 0;
 }
 
 /* "COL": exactly two values in the rows, the first seen before. */
@@ -228,6 +222,16 @@ static int split(struct compare *k, size_t boundary)
 	return 0;
 }
 
+static const struct obs *entry_key(const struct entry *e)
+{
+	return e->s[BEFORE] ? e->s[BEFORE]->key : e->s[AFTER]->key;
+}
+
+static bool both(const struct entry *e)
+{
+	return e->c[BEFORE] && e->c[AFTER];
+}
+
 static int cmp_num(double a, double b)
 {
 	if (isnan(a) || isnan(b))
@@ -255,31 +259,32 @@ static int cmp_family(const struct compare *k, const struct obs *a, const struct
 	return c;
 }
 
-struct item {
-	const struct series *s;
-	const struct cell *c;
-	int side;
-};
-
-static int cmp_config(const struct compare *k, const struct item *a, const struct item *b)
+/* A configuration's cell: on both sides it has one policy and thread count. */
+static const struct cell *cell_of(const struct entry *e)
 {
-	int c = cmp_family(k, a->s->key, b->s->key);
+	return e->c[BEFORE] ? e->c[BEFORE] : e->c[AFTER];
+}
+
+static int cmp_config(const struct compare *k, const struct entry *a, const struct entry *b)
+{
+	int c = cmp_family(k, entry_key(a), entry_key(b));
 
 	if (!c)
-		c = cmp_num(a->s->key->size, b->s->key->size);
+		c = cmp_num(entry_key(a)->size, entry_key(b)->size);
 	if (!c)
-		c = strcmp(a->c->policy, b->c->policy);
+		c = strcmp(cell_of(a)->policy, cell_of(b)->policy);
 	if (!c)
-		c = a->c->threads < b->c->threads ? -1 : a->c->threads > b->c->threads;
+		c = cell_of(a)->threads < cell_of(b)->threads ? -1 : cell_of(a)->threads > cell_of(b)->threads;
 	return c;
 }
 
-static int by_config(const void *x, const void *y, void *arg)
+/* A configuration, then its before side first. */
+static int by_config(const void *x, const void *y, void *k)
 {
-	const struct item *a = x, *b = y;
-	int c = cmp_config(arg, a, b);
+	const struct entry *a = x, *b = y;
+	int c = cmp_config(k, a, b);
 
-	return c ? c : a->side - b->side;
+	return c ? c : !a->c[BEFORE] - !b->c[BEFORE];
 }
 
 /* Whether a side's series differ in host, or in backend. */
@@ -333,29 +338,19 @@ static void ratios(struct entry *e)
 	e->hi = a->max / b->min;
 }
 
-static const struct obs *entry_key(const struct entry *e)
-{
-	return e->s[BEFORE] ? e->s[BEFORE]->key : e->s[AFTER]->key;
-}
-
-static bool both(const struct entry *e)
-{
-	return e->c[BEFORE] && e->c[AFTER];
-}
-
+/* Every cell of both sides as an entry, sorted by configuration, then
+ * each configuration's cells into one entry. */
 static int match(struct compare *k)
 {
 	size_t n = 0, i, j, cap = 0;
-	struct item *it;
-	int ret = -1, v;
+	int v;
 
 	for (int s = 0; s < 2; s++)
 		for (i = 0; i < k->ds[s].nseries; i++)
 			cap += k->ds[s].series[i].ncells;
-	it = malloc((cap ? cap : 1) * sizeof(*it));
 	k->e = calloc(cap ? cap : 1, sizeof(*k->e));
-	if (!it || !k->e)
-		goto out;
+	if (!k->e)
+		return -1;
 	for (int s = 0; s < 2; s++) {
 		const struct dataset *ds = &k->ds[s];
 
@@ -363,40 +358,41 @@ static int match(struct compare *k)
 		k->key_backend |= varies(ds, offsetof(struct obs, backend));
 		v = impl_varies(ds);
 		if (v < 0)
-			goto out;
+			return -1;
 		k->key_impl |= v;
 		for (i = 0; i < ds->nseries; i++) {
 			k->unverified[s] += ds->series[i].unverified;
-			for (j = 0; j < ds->series[i].ncells; j++)
-				it[n++] = (struct item){ &ds->series[i], &ds->series[i].cells[j], s };
+			for (j = 0; j < ds->series[i].ncells; j++, n++) {
+				k->e[n].s[s] = &ds->series[i];
+				k->e[n].c[s] = &ds->series[i].cells[j];
+			}
 		}
 	}
-	qsort_r(it, n, sizeof(*it), by_config, k);
+	qsort_r(k->e, n, sizeof(*k->e), by_config, k);
 	for (i = 0; i < n; i = j) {
-		struct entry *e = &k->e[k->ne];
+		struct entry e = k->e[i];
 
 		/* Within a side a configuration is one cell: its key holds every
 		 * field in which the side's series differ. */
-		for (j = i; j < n && !cmp_config(k, &it[i], &it[j]); j++) {
-			e->s[it[j].side] = it[j].s;
-			e->c[it[j].side] = it[j].c;
-		}
-		if (k->ne && cmp_family(k, entry_key(&k->e[k->ne - 1]), it[i].s->key))
+		for (j = i + 1; j < n && !cmp_config(k, &k->e[i], &k->e[j]); j++)
+			for (int s = 0; s < 2; s++)
+				if (k->e[j].c[s]) {
+					e.s[s] = k->e[j].s[s];
+					e.c[s] = k->e[j].c[s];
+				}
+		if (k->ne && cmp_family(k, entry_key(&k->e[k->ne - 1]), entry_key(&e)))
 			k->ngroups++;
-		e->group = k->ngroups;
-		ratios(e);
-		if (both(e)) {
-			k->few += e->c[BEFORE]->n < 3 || e->c[AFTER]->n < 3;
-			k->overlap += e->lo <= 1 && e->hi >= 1;
+		e.group = k->ngroups;
+		ratios(&e);
+		if (both(&e)) {
+			k->few += e.c[BEFORE]->n < 3 || e.c[AFTER]->n < 3;
+			k->overlap += e.lo <= 1 && e.hi >= 1;
 		}
-		k->ne++;
+		k->e[k->ne++] = e;
 	}
 	if (k->ne)
 		k->ngroups++;
-	ret = 0;
-out:
-	free(it);
-	return ret;
+	return 0;
 }
 
 /* A group's entries are K->e[FIRST] up to the one returned. */
@@ -464,26 +460,27 @@ static size_t warnings(const struct compare *k, struct warning *w)
 	return n;
 }
 
-/* A row of the tables: a configuration (struct entry); csv's CTX is its
- * group's extremes. */
-#define ROW(name, expr) \
+/* The value of a row of the tables: a configuration (struct entry; csv's
+ * CTX is its group's extremes) or a warning. */
+#define GETTER(name, type, expr) \
 	static struct val name(const void *row, const void *ctx) \
 	{ \
-		const struct entry *e = row; \
+		const type *e = row; \
 		(void)ctx; \
 		return expr; \
 	}
-/* The side's cell of a configuration, or NULL. */
-#define CELL(side) (e->c[side])
+#define ROW(name, expr) GETTER(name, struct entry, expr)
+GETTER(get_kind, struct warning, VAL_W(e->kind))
+GETTER(get_text, struct warning, VAL_S(e->text))
 ROW(get_group, VAL_I(e->group))
-ROW(get_measured, VAL_W(both(e) ? "both" : CELL(BEFORE) ? "before" : "after"))
+ROW(get_measured, VAL_W(both(e) ? "both" : e->c[BEFORE] ? "before" : "after"))
 ROW(get_workload, VAL_S(entry_key(e)->workload))
 ROW(get_algorithm, VAL_S(entry_key(e)->algorithm))
 ROW(get_unit, VAL_S(entry_key(e)->unit))
 ROW(get_size, VAL_N(entry_key(e)->size))
 ROW(get_size_unit, VAL_S(entry_key(e)->size_unit))
-ROW(get_policy, VAL_S((CELL(BEFORE) ? CELL(BEFORE) : CELL(AFTER))->policy))
-ROW(get_threads, VAL_I((CELL(BEFORE) ? CELL(BEFORE) : CELL(AFTER))->threads))
+ROW(get_policy, VAL_S(cell_of(e)->policy))
+ROW(get_threads, VAL_I(cell_of(e)->threads))
 ROW(get_ratio, VAL_N(e->ratio))
 ROW(get_ratio_min, VAL_N(e->lo))
 ROW(get_ratio_max, VAL_N(e->hi))
@@ -494,10 +491,10 @@ ROW(get_largest, VAL_B(e == ((const struct extremes *)ctx)->hi))
 	ROW(side##_host, VAL_S(e->s[S] ? e->s[S]->key->host : "")) \
 	ROW(side##_backend, VAL_S(e->s[S] ? e->s[S]->key->backend : "")) \
 	ROW(side##_impl, VAL_S(e->s[S] ? e->s[S]->key->impl : "")) \
-	ROW(side##_n, CELL(S) ? VAL_I(CELL(S)->n) : VAL_NULL) \
-	ROW(side##_median, VAL_N(CELL(S) ? CELL(S)->median : NAN)) \
-	ROW(side##_min, VAL_N(CELL(S) ? CELL(S)->min : NAN)) \
-	ROW(side##_max, VAL_N(CELL(S) ? CELL(S)->max : NAN))
+	ROW(side##_n, e->c[S] ? VAL_I(e->c[S]->n) : VAL_NULL) \
+	ROW(side##_median, VAL_N(e->c[S] ? e->c[S]->median : NAN)) \
+	ROW(side##_min, VAL_N(e->c[S] ? e->c[S]->min : NAN)) \
+	ROW(side##_max, VAL_N(e->c[S] ? e->c[S]->max : NAN))
 SIDE_GETTERS(before, BEFORE)
 SIDE_GETTERS(after, AFTER)
 
@@ -804,18 +801,6 @@ static void json_group(struct json *j, const struct compare *k, size_t first, si
 		json_null(j);
 	}
 	json_close(j, '}');
-}
-
-static struct val get_kind(const void *row, const void *ctx)
-{
-	(void)ctx;
-	return VAL_W(((const struct warning *)row)->kind);
-}
-
-static struct val get_text(const void *row, const void *ctx)
-{
-	(void)ctx;
-	return VAL_S(((const struct warning *)row)->text);
 }
 
 static void emit_json(FILE *out, const struct compare *k, const char *by)
