@@ -1,6 +1,7 @@
 /* threadreport --compare: ratios of medians, after / before, per configuration. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "compare.h"
 #include "opt.h"
 #include "results.h"
+#include "table.h"
 
 #define PROG "threadreport"
 
@@ -38,6 +40,12 @@ struct entry {
 struct compare {
 	struct dataset all, ds[2];
 	const char *label[2];
+	/* --compare-by: the column and its two values (pointing into by_copy
+	 * or the interned texts); label_buf holds "COL=VALUE". */
+	const struct by_column *col;
+	const char *val[2];
+	char *by_copy, *label_buf[2];
+	bool own;               /* the files hold rows programs wrote themselves */
 	/* Host, backend and impl belong to a configuration only where a side
 	 * holds several of them; otherwise they are what the sides differ in. */
 	bool key_host, key_backend, key_impl;
@@ -52,23 +60,10 @@ static const char *field_of(const struct obs *o, const struct by_column *col)
 
 static const struct by_column *by_column_named(const char *name, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(by_columns) / sizeof(by_columns[0]); i++)
+	for (size_t i = 0; i < NCOLS(by_columns); i++)
 		if (strlen(by_columns[i].name) == len && !strncmp(by_columns[i].name, name, len))
 			return &by_columns[i];
 	return NULL;
-}
-
-/* A text of the files (or of the command line) for a one-line message
- * (esc_line; an escape is at most 4 bytes for 1).  Freed by the caller;
- * NULL without memory, which the messages print as "". */
-static char *one_line(const char *s)
-{
-	size_t len = 4 * strlen(s) + 1;
-	char *copy = malloc(len);
-
-	return copy ? (char *)esc_text(s, copy, len) : NULL;
 }
 
 static bool is_run_row(const struct obs *o)
@@ -88,144 +83,136 @@ static bool has_own_rows(const struct dataset *all)
 
 /* Where programs wrote rows of their own, threadrun's whole-run rows stand
  * aside (as in dataset_build): their backend, "threadrun", names no side. */
-static bool names_side(const struct obs *o, bool own)
+static bool names_side(const struct compare *k, const struct obs *o)
 {
-	return !own || !is_run_row(o);
+	return !k->own || !is_run_row(o);
 }
 
-/*
- * The two values of --compare-by: "COL=A,COL=B", "COL=A,B", or "COL" with
- * exactly two values in the rows (the first seen is before).  VAL[] point
- * into *COPY (the caller frees it) or into the interned texts.  -1 with
- * the message said; -2 out of memory.
- */
-static int parse_by(const struct dataset *all, bool own, const char *by, const struct by_column **col,
-		    const char **val, char **copy, char *label_buf[2])
+/* msg_error() writes every value on one line (escape.h); the column name
+ * is cut from BY escaped whole, as it always was. */
+static void say_unknown_column(const char *by)
 {
-	const char *eq = strchr(by, '=');
-	size_t len = eq ? (size_t)(eq - by) : strlen(by), i, nval = 0;
-	char *sep, *second = NULL, *pat = NULL, *t[3] = { NULL, NULL, NULL };
-	int ret = -1;
+	size_t len = 4 * strlen(by) + 1; /* an escape is at most 4 bytes for 1 */
+	char names[64] = "", *t = malloc(len);
 
-	*col = by_column_named(by, len);
-	if (!*col) {
-		char names[64] = "";
+	for (size_t i = 0; i < NCOLS(by_columns); i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? " " : "", by_columns[i].name);
+	msg_error(PROG, "compare-by: column '%.*s' not known, choices are: %s", (int)strcspn(by, "="),
+		  t ? esc_text(by, t, len) : "", names);
+	free(t);
+}
 
-		for (i = 0; i < sizeof(by_columns) / sizeof(by_columns[0]); i++)
-			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? " " : "",
-				 by_columns[i].name);
-		t[0] = one_line(by);
-		msg_error(PROG, "compare-by: column '%.*s' not known, choices are: %s", (int)len,
-			  t[0] ? t[0] : "", names);
-		goto out;
+/* "COL=A,COL=B" splits at ",COL="; "COL=A,B" at its one comma.  -1 with
+ * the message said; -2 out of memory. */
+static int by_named(struct compare *k, const char *by)
+{
+	char *sep, *second = NULL, pat[16];
+	size_t i;
+
+	snprintf(pat, sizeof(pat), ",%s=", k->col->name);
+	k->by_copy = strdup(strchr(by, '=') + 1);
+	if (!k->by_copy)
+		return -2;
+	sep = strstr(k->by_copy, pat);
+	if (sep)
+		second = sep + strlen(pat);
+	else if ((sep = strchr(k->by_copy, ',')) && !strchr(sep + 1, ','))
+		second = sep + 1;
+	if (!second) {
+		msg_error(PROG, "compare-by: '%s' is not two values, allowed COL, COL=A,COL=B or COL=A,B", by);
+		return -1;
 	}
-	if (eq) {
-		/* "COL=A,COL=B" splits at ",COL="; "COL=A,B" at its one comma. */
-		*copy = strdup(eq + 1);
-		if (!*copy || asprintf(&pat, ",%s=", (*col)->name) < 0) {
-			pat = NULL;
+	*sep = '\0';
+	k->val[BEFORE] = k->by_copy;
+	k->val[AFTER] = second;
+	if (!strcmp(k->val[BEFORE], k->val[AFTER])) {
+		msg_error(PROG, "compare-by: '%s' names one value twice, allowed two different values", by);
+		return -1;
+	}
+	for (int s = 0; s < 2; s++) {
+		for (i = 0; i < k->all.nobs; i++)
+			if (names_side(k, &k->all.obs[i]) && !strcmp(field_of(&k->all.obs[i], k->col), k->val[s]))
+				break;
+		if (i == k->all.nobs) {
+			msg_error(PROG, "compare-by: no row has %s '%s'", k->col->name, k->val[s]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* "COL": exactly two values in the rows, the first seen before. */
+static int by_seen(struct compare *k)
+{
+	const char *name = k->col->name;
+	size_t nval = 0;
+
+	for (size_t i = 0; i < k->all.nobs; i++) {
+		const char *v = field_of(&k->all.obs[i], k->col);
+
+		/* Interned: equal texts are one pointer. */
+		if (!names_side(k, &k->all.obs[i]) || (nval && (v == k->val[0] || (nval > 1 && v == k->val[1]))))
+			continue;
+		if (nval == 2) {
+			msg_error(PROG, "compare-by: column '%s' has more than two values ('%s', '%s', '%s', ...), "
+				  "allowed exactly two: name them, %s=A,%s=B", name, k->val[0], k->val[1], v, name, name);
+			return -1;
+		}
+		k->val[nval++] = v;
+	}
+	if (nval < 2) {
+		msg_error(PROG, "compare-by: column '%s' has %s value in the rows, allowed exactly two", name,
+			  nval ? "only one" : "no");
+		return -1;
+	}
+	return 0;
+}
+
+/* The sides' names: the two files, or BY's column and values ("COL",
+ * "COL=A,COL=B" or "COL=A,B").  Returns an exit status. */
+static int name_sides(struct compare *k, char **files, const char *by)
+{
+	int ret;
+
+	k->own = has_own_rows(&k->all);
+	if (!by) {
+		k->label[BEFORE] = files[0];
+		k->label[AFTER] = files[1];
+		return 0;
+	}
+	k->col = by_column_named(by, strcspn(by, "="));
+	ret = strchr(by, '=') ? by_named(k, by) : by_seen(k);
+	for (int s = 0; s < 2 && !ret; s++) {
+		if (asprintf(&k->label_buf[s], "%s=%s", k->col->name, k->val[s]) < 0) {
+			k->label_buf[s] = NULL;
 			ret = -2;
-			goto out;
 		}
-		sep = strstr(*copy, pat);
-		if (sep)
-			second = sep + strlen(pat);
-		else if ((sep = strchr(*copy, ',')) && !strchr(sep + 1, ','))
-			second = sep + 1;
-		t[0] = one_line(by);
-		if (!second) {
-			msg_error(PROG, "compare-by: '%s' is not two values, allowed COL, COL=A,COL=B or COL=A,B",
-				  t[0] ? t[0] : "");
-			goto out;
-		}
-		*sep = '\0';
-		val[BEFORE] = *copy;
-		val[AFTER] = second;
-		if (!strcmp(val[BEFORE], val[AFTER])) {
-			msg_error(PROG, "compare-by: '%s' names one value twice, allowed two different values",
-				  t[0] ? t[0] : "");
-			goto out;
-		}
-		for (int s = 0; s < 2; s++) {
-			for (i = 0; i < all->nobs; i++)
-				if (names_side(&all->obs[i], own) &&
-				    !strcmp(field_of(&all->obs[i], *col), val[s]))
-					break;
-			if (i == all->nobs) {
-				t[1] = one_line(val[s]);
-				msg_error(PROG, "compare-by: no row has %s '%s'", (*col)->name, t[1] ? t[1] : "");
-				goto out;
-			}
-		}
-	} else {
-		for (i = 0; i < all->nobs; i++) {
-			const char *v = field_of(&all->obs[i], *col);
-
-			if (!names_side(&all->obs[i], own))
-				continue;
-			/* Interned: equal texts are one pointer. */
-			if (nval && (v == val[0] || (nval > 1 && v == val[1])))
-				continue;
-			if (nval == 2) {
-				for (int j = 0; j < 3; j++)
-					t[j] = one_line(j < 2 ? val[j] : v);
-				msg_error(PROG, "compare-by: column '%s' has more than two values ('%s', '%s', '%s', ...), "
-					  "allowed exactly two: name them, %s=A,%s=B", (*col)->name,
-					  t[0] ? t[0] : "", t[1] ? t[1] : "", t[2] ? t[2] : "", (*col)->name,
-					  (*col)->name);
-				goto out;
-			}
-			val[nval++] = v;
-		}
-		if (nval < 2) {
-			msg_error(PROG, "compare-by: column '%s' has %s value in the rows, allowed exactly two",
-				  (*col)->name, nval ? "only one" : "no");
-			goto out;
-		}
+		k->label[s] = k->label_buf[s];
 	}
-	ret = -2;
-	for (int s = 0; s < 2; s++)
-		if (asprintf(&label_buf[s], "%s=%s", (*col)->name, val[s]) < 0) {
-			label_buf[s] = NULL;
-			goto out;
-		}
-	ret = 0;
-out:
-	free(pat);
-	for (int j = 0; j < 3; j++)
-		free(t[j]);
-	return ret;
+	if (ret == -2)
+		msg_error(PROG, "out of memory");
+	return ret == -2 ? 1 : ret ? 2 : 0;
 }
 
 /* Each side's rows into a dataset of its own (pointing at ALL's interned
  * texts), so repeats and supersedes never cross sides. */
-static int split(struct compare *k, bool own, const struct by_column *col, const char *const *val,
-		 size_t boundary)
+static int split(struct compare *k, size_t boundary)
 {
-	size_t i;
-
 	for (int s = 0; s < 2; s++) {
 		k->ds[s].obs = malloc((k->all.nobs ? k->all.nobs : 1) * sizeof(struct obs));
 		if (!k->ds[s].obs)
 			return -1;
 	}
-	for (i = 0; i < k->all.nobs; i++) {
+	for (size_t i = 0; i < k->all.nobs; i++) {
 		const struct obs *o = &k->all.obs[i];
-		int s;
+		int s = i < boundary ? BEFORE : AFTER;
 
-		if (!col) {
-			s = i < boundary ? BEFORE : AFTER;
-		} else {
-			const char *v = field_of(o, col);
+		if (k->col) {
+			const char *v = field_of(o, k->col);
 
-			if (!names_side(o, own))
+			if (!names_side(k, o) || (strcmp(v, k->val[BEFORE]) && strcmp(v, k->val[AFTER])))
 				continue;
-			if (!strcmp(v, val[BEFORE]))
-				s = BEFORE;
-			else if (!strcmp(v, val[AFTER]))
-				s = AFTER;
-			else
-				continue;
+			s = strcmp(v, k->val[BEFORE]) ? AFTER : BEFORE;
 		}
 		k->ds[s].obs[k->ds[s].nobs++] = *o;
 	}
@@ -233,6 +220,16 @@ static int split(struct compare *k, bool own, const struct by_column *col, const
 		if (dataset_build(&k->ds[s]) < 0)
 			return -1;
 	return 0;
+}
+
+static const struct obs *entry_key(const struct entry *e)
+{
+	return e->s[BEFORE] ? e->s[BEFORE]->key : e->s[AFTER]->key;
+}
+
+static bool both(const struct entry *e)
+{
+	return e->c[BEFORE] && e->c[AFTER];
 }
 
 static int cmp_num(double a, double b)
@@ -262,31 +259,32 @@ static int cmp_family(const struct compare *k, const struct obs *a, const struct
 	return c;
 }
 
-struct item {
-	const struct series *s;
-	const struct cell *c;
-	int side;
-};
-
-static int cmp_config(const struct compare *k, const struct item *a, const struct item *b)
+/* A configuration's cell: on both sides it has one policy and thread count. */
+static const struct cell *cell_of(const struct entry *e)
 {
-	int c = cmp_family(k, a->s->key, b->s->key);
+	return e->c[BEFORE] ? e->c[BEFORE] : e->c[AFTER];
+}
+
+static int cmp_config(const struct compare *k, const struct entry *a, const struct entry *b)
+{
+	int c = cmp_family(k, entry_key(a), entry_key(b));
 
 	if (!c)
-		c = cmp_num(a->s->key->size, b->s->key->size);
+		c = cmp_num(entry_key(a)->size, entry_key(b)->size);
 	if (!c)
-		c = strcmp(a->c->policy, b->c->policy);
+		c = strcmp(cell_of(a)->policy, cell_of(b)->policy);
 	if (!c)
-		c = a->c->threads < b->c->threads ? -1 : a->c->threads > b->c->threads;
+		c = cell_of(a)->threads < cell_of(b)->threads ? -1 : cell_of(a)->threads > cell_of(b)->threads;
 	return c;
 }
 
-static int by_config(const void *x, const void *y, void *arg)
+/* A configuration, then its before side first. */
+static int by_config(const void *x, const void *y, void *k)
 {
-	const struct item *a = x, *b = y;
-	int c = cmp_config(arg, a, b);
+	const struct entry *a = x, *b = y;
+	int c = cmp_config(k, a, b);
 
-	return c ? c : a->side - b->side;
+	return c ? c : !a->c[BEFORE] - !b->c[BEFORE];
 }
 
 /* Whether a side's series differ in host, or in backend. */
@@ -340,24 +338,19 @@ static void ratios(struct entry *e)
 	e->hi = a->max / b->min;
 }
 
-static const struct obs *entry_key(const struct entry *e)
-{
-	return e->s[BEFORE] ? e->s[BEFORE]->key : e->s[AFTER]->key;
-}
-
+/* Every cell of both sides as an entry, sorted by configuration, then
+ * each configuration's cells into one entry. */
 static int match(struct compare *k)
 {
 	size_t n = 0, i, j, cap = 0;
-	struct item *it;
-	int ret = -1, v;
+	int v;
 
 	for (int s = 0; s < 2; s++)
 		for (i = 0; i < k->ds[s].nseries; i++)
 			cap += k->ds[s].series[i].ncells;
-	it = malloc((cap ? cap : 1) * sizeof(*it));
 	k->e = calloc(cap ? cap : 1, sizeof(*k->e));
-	if (!it || !k->e)
-		goto out;
+	if (!k->e)
+		return -1;
 	for (int s = 0; s < 2; s++) {
 		const struct dataset *ds = &k->ds[s];
 
@@ -365,134 +358,73 @@ static int match(struct compare *k)
 		k->key_backend |= varies(ds, offsetof(struct obs, backend));
 		v = impl_varies(ds);
 		if (v < 0)
-			goto out;
+			return -1;
 		k->key_impl |= v;
 		for (i = 0; i < ds->nseries; i++) {
 			k->unverified[s] += ds->series[i].unverified;
-			for (j = 0; j < ds->series[i].ncells; j++)
-				it[n++] = (struct item){ &ds->series[i], &ds->series[i].cells[j], s };
+			for (j = 0; j < ds->series[i].ncells; j++, n++) {
+				k->e[n].s[s] = &ds->series[i];
+				k->e[n].c[s] = &ds->series[i].cells[j];
+			}
 		}
 	}
-	qsort_r(it, n, sizeof(*it), by_config, k);
+	qsort_r(k->e, n, sizeof(*k->e), by_config, k);
 	for (i = 0; i < n; i = j) {
-		struct entry *e = &k->e[k->ne];
+		struct entry e = k->e[i];
 
 		/* Within a side a configuration is one cell: its key holds every
 		 * field in which the side's series differ. */
-		for (j = i; j < n && !cmp_config(k, &it[i], &it[j]); j++) {
-			e->s[it[j].side] = it[j].s;
-			e->c[it[j].side] = it[j].c;
-		}
-		if (k->ne && cmp_family(k, entry_key(&k->e[k->ne - 1]), it[i].s->key))
+		for (j = i + 1; j < n && !cmp_config(k, &k->e[i], &k->e[j]); j++)
+			for (int s = 0; s < 2; s++)
+				if (k->e[j].c[s]) {
+					e.s[s] = k->e[j].s[s];
+					e.c[s] = k->e[j].c[s];
+				}
+		if (k->ne && cmp_family(k, entry_key(&k->e[k->ne - 1]), entry_key(&e)))
 			k->ngroups++;
-		e->group = k->ngroups;
-		ratios(e);
-		if (e->c[BEFORE] && e->c[AFTER]) {
-			k->few += e->c[BEFORE]->n < 3 || e->c[AFTER]->n < 3;
-			k->overlap += e->lo <= 1 && e->hi >= 1;
+		e.group = k->ngroups;
+		ratios(&e);
+		if (both(&e)) {
+			k->few += e.c[BEFORE]->n < 3 || e.c[AFTER]->n < 3;
+			k->overlap += e.lo <= 1 && e.hi >= 1;
 		}
-		k->ne++;
+		k->e[k->ne++] = e;
 	}
 	if (k->ne)
 		k->ngroups++;
-	ret = 0;
-out:
-	free(it);
-	return ret;
+	return 0;
 }
 
-static bool both(const struct entry *e)
+/* A group's entries are K->e[FIRST] up to the one returned. */
+static size_t group_end(const struct compare *k, size_t first)
 {
-	return e->c[BEFORE] && e->c[AFTER];
+	size_t i = first;
+
+	while (i < k->ne && k->e[i].group == k->e[first].group)
+		i++;
+	return i;
 }
 
-/* Text or markdown inline text: markdown escapes what would break a line
- * or a table; text only what would break a line. */
-static void put(FILE *out, const char *s, bool md)
-{
-	if (md)
-		md_cell(out, s);
-	else
-		esc_line(out, s);
-}
+/* A group's smallest and largest ratio (NULL: none) and how many it has. */
+struct extremes {
+	const struct entry *lo, *hi;
+	size_t count;
+};
 
-/* The smallest and largest ratio of a group, or NULL. */
-static void extremes(const struct compare *k, size_t g, const struct entry **lo, const struct entry **hi,
-		     size_t *count)
+static struct extremes extremes(const struct compare *k, size_t first, size_t end)
 {
-	*lo = *hi = NULL;
-	*count = 0;
-	for (size_t i = 0; i < k->ne; i++) {
-		const struct entry *e = &k->e[i];
+	struct extremes x = { NULL, NULL, 0 };
 
-		if (e->group != g || !isfinite(e->ratio))
+	for (const struct entry *e = &k->e[first]; e < &k->e[end]; e++) {
+		if (!isfinite(e->ratio))
 			continue;
-		(*count)++;
-		if (!*lo || e->ratio < (*lo)->ratio)
-			*lo = e;
-		if (!*hi || e->ratio > (*hi)->ratio)
-			*hi = e;
+		x.count++;
+		if (!x.lo || e->ratio < x.lo->ratio)
+			x.lo = e;
+		if (!x.hi || e->ratio > x.hi->ratio)
+			x.hi = e;
 	}
-}
-
-static void where(FILE *out, const struct entry *e, bool md)
-{
-	char size[64];
-
-	fprintf(out, "%.2fx at %s (", e->ratio, ESC_MD(size_text(entry_key(e), size, sizeof(size)), md));
-	put(out, e->c[BEFORE]->policy, md);
-	fprintf(out, ", %u thread%s)", e->c[BEFORE]->threads, e->c[BEFORE]->threads == 1 ? "" : "s");
-}
-
-static void group_title(FILE *out, const struct compare *k, const struct entry *e, bool md)
-{
-	const struct obs *o = entry_key(e);
-
-	put(out, o->workload, md);
-	fputc(' ', out);
-	put(out, *o->algorithm ? o->algorithm : "-", md);
-	fputs(", ", out);
-	put(out, *o->unit ? o->unit : "rate", md);
-	if (k->key_host) {
-		fputs(", host ", out);
-		put(out, o->host, md);
-	}
-	if (k->key_backend) {
-		fputs(", ", out);
-		put(out, o->backend, md);
-	}
-	if (k->key_impl && *o->impl) {
-		fputs(", ", out);
-		put(out, o->impl, md);
-	}
-}
-
-/* What the sides of a group ran, where they differ in it. */
-static void group_sides(FILE *out, const struct entry *e, bool md)
-{
-	const struct obs *b = e->s[BEFORE]->key, *a = e->s[AFTER]->key;
-	const bool hosts = b->host != a->host;
-
-	if (b->backend == a->backend && b->impl == a->impl && !hosts)
-		return;
-	for (int s = 0; s < 2; s++) {
-		const struct obs *o = s ? a : b;
-
-		fprintf(out, "%s%s: ", md ? "- " : "   ", side_name[s]);
-		put(out, *o->backend ? o->backend : "-", md);
-		if (*o->impl) {
-			fputs(" (", out);
-			put(out, o->impl, md);
-			fputc(')', out);
-		}
-		if (hosts) {
-			fputs(", host ", out);
-			put(out, o->host, md);
-		}
-		fputc('\n', out);
-	}
-	if (md)
-		fputc('\n', out);
+	return x;
 }
 
 /* The comparison's warnings, each with a kind programs can test. */
@@ -528,325 +460,445 @@ static size_t warnings(const struct compare *k, struct warning *w)
 	return n;
 }
 
-static void warnings_text(FILE *out, const struct compare *k, bool md)
-{
-	struct warning w[MAX_WARNINGS];
-	size_t n = warnings(k, w);
+/* The value of a row of the tables: a configuration (struct entry; csv's
+ * CTX is its group's extremes) or a warning. */
+#define GETTER(name, type, expr) \
+	static struct val name(const void *row, const void *ctx) \
+	{ \
+		const type *e = row; \
+		(void)ctx; \
+		return expr; \
+	}
+#define ROW(name, expr) GETTER(name, struct entry, expr)
+GETTER(get_kind, struct warning, VAL_W(e->kind))
+GETTER(get_text, struct warning, VAL_S(e->text))
+ROW(get_group, VAL_I(e->group))
+ROW(get_measured, VAL_W(both(e) ? "both" : e->c[BEFORE] ? "before" : "after"))
+ROW(get_workload, VAL_S(entry_key(e)->workload))
+ROW(get_algorithm, VAL_S(entry_key(e)->algorithm))
+ROW(get_unit, VAL_S(entry_key(e)->unit))
+ROW(get_size, VAL_N(entry_key(e)->size))
+ROW(get_size_unit, VAL_S(entry_key(e)->size_unit))
+ROW(get_policy, VAL_S(cell_of(e)->policy))
+ROW(get_threads, VAL_I(cell_of(e)->threads))
+ROW(get_ratio, VAL_N(e->ratio))
+ROW(get_ratio_min, VAL_N(e->lo))
+ROW(get_ratio_max, VAL_N(e->hi))
+ROW(get_smallest, VAL_B(e == ((const struct extremes *)ctx)->lo))
+ROW(get_largest, VAL_B(e == ((const struct extremes *)ctx)->hi))
+/* A side's names ("" where it did not measure) and figures (none). */
+#define SIDE_GETTERS(side, S) \
+	ROW(side##_host, VAL_S(e->s[S] ? e->s[S]->key->host : "")) \
+	ROW(side##_backend, VAL_S(e->s[S] ? e->s[S]->key->backend : "")) \
+	ROW(side##_impl, VAL_S(e->s[S] ? e->s[S]->key->impl : "")) \
+	ROW(side##_n, e->c[S] ? VAL_I(e->c[S]->n) : VAL_NULL) \
+	ROW(side##_median, VAL_N(e->c[S] ? e->c[S]->median : NAN)) \
+	ROW(side##_min, VAL_N(e->c[S] ? e->c[S]->min : NAN)) \
+	ROW(side##_max, VAL_N(e->c[S] ? e->c[S]->max : NAN))
+SIDE_GETTERS(before, BEFORE)
+SIDE_GETTERS(after, AFTER)
 
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%swarning: %s\n", md ? "- " : "  ", w[i].text);
+static const char *size_cell(const void *row, const void *ctx, char *buf, size_t len)
+{
+	(void)ctx;
+	return size_text(entry_key(row), buf, len);
+}
+
+static const char *range_cell(const void *row, const void *ctx, char *buf, size_t len)
+{
+	const struct entry *e = row;
+	char lo[32], hi[32];
+
+	(void)ctx;
+	fixed2(e->lo, lo, sizeof(lo));
+	fixed2(e->hi, hi, sizeof(hi));
+	snprintf(buf, len, "%s..%s", lo, hi);
+	return buf;
+}
+
+static const char *n_cell(const void *row, const void *ctx, char *buf, size_t len)
+{
+	const struct entry *e = row;
+
+	(void)ctx;
+	snprintf(buf, len, "%4zu/%zu", e->c[BEFORE]->n, e->c[AFTER]->n);
+	return buf;
+}
+
+#define CSV (IN(FMT_CSV) | IN(FMT_TSV))
+/* A side's names and figures: "before_host"... in csv, "host"... in a
+ * side's json object. */
+#define SIDE_NAMES(side, prefix, in_) \
+	{ prefix "host", .in = in_, .get = side##_host }, { prefix "backend", .in = in_, .get = side##_backend }, \
+	{ prefix "impl", .in = in_, .get = side##_impl }
+#define SIDE_FIGURES(side, prefix, in_) \
+	{ prefix "n", .in = in_, .get = side##_n }, { prefix "median", .in = in_, .get = side##_median }, \
+	{ prefix "min", .in = in_, .get = side##_min }, { prefix "max", .in = in_, .get = side##_max }
+
+/* A configuration: text and markdown show those measured on both sides;
+ * json writes the sides' objects before "ratio". */
+static const struct column entry_cols[] = {
+	{ "group", .in = CSV, .get = get_group },
+	{ "measured", .get = get_measured },
+	{ "workload", .in = CSV, .get = get_workload },
+	{ "algorithm", .in = CSV, .get = get_algorithm },
+	{ "unit", .in = CSV, .get = get_unit },
+	/* -14: left-aligned in text, right in markdown. */
+	{ "size", "size", -14, .get = get_size, .text = size_cell },
+	{ "size_unit", .in = CSV, .get = get_size_unit },
+	{ "policy", "policy", -16, .left = true, .get = get_policy },
+	{ "threads", "threads", 7, .get = get_threads },
+	{ NULL, "before", 14, .get = before_median },
+	{ NULL, "after", 14, .get = after_median },
+	SIDE_NAMES(before, "before_", CSV),
+	SIDE_NAMES(after, "after_", CSV),
+	SIDE_FIGURES(before, "before_", CSV),
+	SIDE_FIGURES(after, "after_", CSV),
+	{ "ratio", "ratio", 7, .show = SHOW_RATIO, .get = get_ratio },
+	{ "ratio_min", .get = get_ratio_min },
+	{ "ratio_max", .get = get_ratio_max },
+	{ NULL, "range", 15, .text = range_cell },
+	/* Text: "   1/2", before and after, under an 8 wide "n". */
+	{ NULL, "       n", .in = IN(FMT_TEXT), .text = n_cell },
+	{ NULL, "n before", .in = IN(FMT_MARKDOWN), .get = before_n },
+	{ NULL, "n after", .in = IN(FMT_MARKDOWN), .get = after_n },
+	{ "smallest", .in = CSV, .get = get_smallest },
+	{ "largest", .in = CSV, .get = get_largest },
+};
+
+/* Text or markdown prose: each "%s" of FMT a text of the files (markdown
+ * escapes what would break a line or a table, text what would break a
+ * line), the rest written as it is. */
+static void say(FILE *out, bool md, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	for (; *fmt; fmt++) {
+		if (fmt[0] != '%' || fmt[1] != 's') {
+			fputc(*fmt, out);
+			continue;
+		}
+		(md ? md_cell : esc_line)(out, va_arg(ap, const char *));
+		fmt++;
+	}
+	va_end(ap);
+}
+
+static void where(FILE *out, const struct entry *e, bool md)
+{
+	char size[64];
+
+	fprintf(out, "%.2fx at ", e->ratio);
+	say(out, md, "%s (%s, ", size_text(entry_key(e), size, sizeof(size)), e->c[BEFORE]->policy);
+	fprintf(out, "%u thread%s)", e->c[BEFORE]->threads, e->c[BEFORE]->threads == 1 ? "" : "s");
+}
+
+/* A group's heading, and what its sides ran where they differ in it. */
+static void group_title(FILE *out, const struct compare *k, const struct entry *e, bool md)
+{
+	const struct obs *o = entry_key(e), *side[2] = { e->s[BEFORE]->key, e->s[AFTER]->key };
+	const bool hosts = side[BEFORE]->host != side[AFTER]->host;
+
+	say(out, md, md ? "### %s %s, %s" : "== %s %s, %s", o->workload, *o->algorithm ? o->algorithm : "-",
+	    *o->unit ? o->unit : "rate");
+	if (k->key_host)
+		say(out, md, ", host %s", o->host);
+	if (k->key_backend)
+		say(out, md, ", %s", o->backend);
+	if (k->key_impl && *o->impl)
+		say(out, md, ", %s", o->impl);
+	fputs(md ? "\n\n" : "\n", out);
+	if (side[BEFORE]->backend == side[AFTER]->backend && side[BEFORE]->impl == side[AFTER]->impl && !hosts)
+		return;
+	for (int s = 0; s < 2; s++) {
+		say(out, md, md ? "- %s: %s" : "   %s: %s", side_name[s], *side[s]->backend ? side[s]->backend : "-");
+		if (*side[s]->impl)
+			say(out, md, " (%s)", side[s]->impl);
+		if (hosts)
+			say(out, md, ", host %s", side[s]->host);
+		fputc('\n', out);
+	}
+	if (md)
+		fputc('\n', out);
+}
+
+static void summary_text(FILE *out, const struct compare *k, size_t first, size_t end, bool md)
+{
+	struct extremes x = extremes(k, first, end);
+
+	fputs(md ? "- summary: " : "  summary: ", out);
+	if (!x.lo) {
+		fputs("no ratio (a median of 0 before)\n", out);
+		return;
+	}
+	fputs(x.lo == x.hi ? "after / before " : "after / before from ", out);
+	where(out, x.lo, md);
+	if (x.lo != x.hi) {
+		fputs(" up to ", out);
+		where(out, x.hi, md);
+		fprintf(out, ", %zu configurations", x.count);
+	}
+	fputc('\n', out);
+}
+
+/* A group in text or markdown: its heading, the ratios of the
+ * configurations measured on both sides, the summary. */
+static void group_text(FILE *out, const struct compare *k, size_t first, size_t end, bool md)
+{
+	struct table t = { out, md ? FMT_MARKDOWN : FMT_TEXT, false, entry_cols, NCOLS(entry_cols), NULL, NULL };
+	size_t i = first;
+
+	while (i < end && !both(&k->e[i]))
+		i++;
+	if (i == end)
+		return;
+	group_title(out, k, &k->e[i], md);
+	table_head(&t);
+	for (; i < end; i++)
+		if (both(&k->e[i]))
+			table_row(&t, &k->e[i]);
+	if (md)
+		fputc('\n', out);
+	summary_text(out, k, first, end, md);
+	fputc('\n', out);
+}
+
+/* A configuration one side measured: its names and that side's figures. */
+static void one_side_text(FILE *out, const struct compare *k, const struct entry *e, bool md)
+{
+	const struct obs *o = entry_key(e);
+	int s = e->c[BEFORE] ? BEFORE : AFTER;
+	const struct cell *c = e->c[s];
+	char size[64], med[32];
+
+	say(out, md, md ? "- %s only: %s %s" : "  %s only: %s %s", side_name[s], o->workload,
+	    *o->algorithm ? o->algorithm : "-");
+	if (k->key_host || k->key_backend || k->key_impl)
+		say(out, md, " / %s", o->backend);
+	if (k->key_host)
+		say(out, md, ", host %s", o->host);
+	say(out, md, ", %s, %s", size_text(o, size, sizeof(size)), c->policy);
+	fmt_rate(c->median, med, sizeof(med));
+	fprintf(out, ", %u thread%s: median %s ", c->threads, c->threads == 1 ? "" : "s", med);
+	say(out, md, "%s", o->unit);
+	fprintf(out, ", n %zu\n", c->n);
 }
 
 static void emit_text(FILE *out, const struct compare *k, bool md)
 {
-	size_t g, i, count;
-	const struct entry *lo, *hi;
+	struct warning w[MAX_WARNINGS];
+	size_t i, n, end;
 	bool header = false;
 
-	fputs(md ? "## Before and after\n\n- before: " : "== before: ", out);
-	put(out, k->label[BEFORE], md);
-	fputs(md ? "\n- after: " : "\n== after:  ", out);
-	put(out, k->label[AFTER], md);
-	fputs(md ? "\n- ratio = after / before, medians of the repeats; range = after min / before max .. after max / before min\n\n"
-		 : "\n   ratio = after / before, medians of the repeats; range = after min / before max .. after max / before min\n\n",
-	      out);
-	for (g = 0; g < k->ngroups; g++) {
-		const struct entry *first = NULL;
-
-		for (i = 0; i < k->ne && !first; i++)
-			if (k->e[i].group == g && both(&k->e[i]))
-				first = &k->e[i];
-		if (!first)
-			continue;
-		fputs(md ? "### " : "== ", out);
-		group_title(out, k, first, md);
-		fputs(md ? "\n\n" : "\n", out);
-		group_sides(out, first, md);
-		if (md)
-			fputs("| size | policy | threads | before | after | ratio | range | n before | n after |\n"
-			      "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n", out);
-		else
-			fprintf(out, "%-14s %-16s %7s %14s %14s %7s %15s %8s\n", "size", "policy", "threads",
-				"before", "after", "ratio", "range", "n");
-		for (i = 0; i < k->ne; i++) {
-			const struct entry *e = &k->e[i];
-			char size[64], bm[32], am[32], r[32], rl[32], rh[32], range[72];
-
-			if (e->group != g || !both(e))
-				continue;
-			size_text(entry_key(e), size, sizeof(size));
-			fmt_rate(e->c[BEFORE]->median, bm, sizeof(bm));
-			fmt_rate(e->c[AFTER]->median, am, sizeof(am));
-			fixed2(e->ratio, r, sizeof(r));
-			fixed2(e->lo, rl, sizeof(rl));
-			fixed2(e->hi, rh, sizeof(rh));
-			snprintf(range, sizeof(range), "%s..%s", rl, rh);
-			if (md) {
-				fprintf(out, "| %s | ", ESC_MD(size, true));
-				md_cell(out, e->c[BEFORE]->policy);
-				fprintf(out, " | %u | %s | %s | %s | %s | %zu | %zu |\n", e->c[BEFORE]->threads, bm,
-					am, r, range, e->c[BEFORE]->n, e->c[AFTER]->n);
-			} else {
-				fprintf(out, "%-14s ", ESC(size));
-				fprintf(out, "%-16s %7u %14s %14s %7s %15s %4zu/%zu\n", ESC(e->c[BEFORE]->policy),
-					e->c[BEFORE]->threads, bm, am, r, range, e->c[BEFORE]->n, e->c[AFTER]->n);
-			}
-		}
-		if (md)
-			fputc('\n', out);
-		extremes(k, g, &lo, &hi, &count);
-		fputs(md ? "- summary: " : "  summary: ", out);
-		if (!lo) {
-			fputs("no ratio (a median of 0 before)\n", out);
-		} else if (lo == hi) {
-			fputs("after / before ", out);
-			where(out, lo, md);
-			fputc('\n', out);
-		} else {
-			fputs("after / before from ", out);
-			where(out, lo, md);
-			fputs(" up to ", out);
-			where(out, hi, md);
-			fprintf(out, ", %zu configurations\n", count);
-		}
-		fputc('\n', out);
+	say(out, md, md ? "## Before and after\n\n- before: %s\n- after: %s\n" : "== before: %s\n== after:  %s\n",
+	    k->label[BEFORE], k->label[AFTER]);
+	fprintf(out, "%s ratio = after / before, medians of the repeats; range = after min / before max .. "
+		"after max / before min\n\n", md ? "-" : "  ");
+	for (i = 0; i < k->ne; i = end) {
+		end = group_end(k, i);
+		group_text(out, k, i, end, md);
 	}
 	for (i = 0; i < k->ne; i++) {
-		const struct entry *e = &k->e[i];
-		const struct obs *o = entry_key(e);
-		int s = e->c[BEFORE] ? BEFORE : AFTER;
-		char size[64], med[32];
-
-		if (both(e))
+		if (both(&k->e[i]))
 			continue;
-		if (!header) {
+		if (!header)
 			fputs(md ? "### Measured on one side only\n\n" : "== measured on one side only\n", out);
-			header = true;
-		}
-		fprintf(out, "%s%s only: ", md ? "- " : "  ", side_name[s]);
-		put(out, o->workload, md);
-		fputc(' ', out);
-		put(out, *o->algorithm ? o->algorithm : "-", md);
-		if (k->key_host || k->key_backend || k->key_impl) {
-			fputs(" / ", out);
-			put(out, o->backend, md);
-			if (k->key_host) {
-				fputs(", host ", out);
-				put(out, o->host, md);
-			}
-		}
-		fprintf(out, ", %s, ", ESC_MD(size_text(o, size, sizeof(size)), md));
-		put(out, e->c[s]->policy, md);
-		fmt_rate(e->c[s]->median, med, sizeof(med));
-		fprintf(out, ", %u thread%s: median %s ", e->c[s]->threads, e->c[s]->threads == 1 ? "" : "s", med);
-		put(out, *o->unit ? o->unit : "", md);
-		fprintf(out, ", n %zu\n", e->c[s]->n);
+		header = true;
+		one_side_text(out, k, &k->e[i], md);
 	}
 	if (header)
 		fputc('\n', out);
-	warnings_text(out, k, md);
+	n = warnings(k, w);
+	for (i = 0; i < n; i++)
+		fprintf(out, "%swarning: %s\n", md ? "- " : "  ", w[i].text);
 }
 
-static const char *const csv_head[] = { "group", "measured", "workload", "algorithm", "unit", "size",
-	"size_unit", "policy", "threads", "before_host", "before_backend", "before_impl", "after_host",
-	"after_backend", "after_impl", "before_n", "before_median", "before_min", "before_max", "after_n",
-	"after_median", "after_min", "after_max", "ratio", "ratio_min", "ratio_max", "smallest", "largest" };
-
-static void emit_csv(FILE *out, const struct compare *k, char sep, bool raw)
+static void emit_csv(FILE *out, const struct compare *k, enum format fmt, bool raw)
 {
-	const struct entry *lo = NULL, *hi = NULL;
-	size_t i, count, g = SIZE_MAX;
+	struct extremes x;
+	struct table t = { out, fmt, raw, entry_cols, NCOLS(entry_cols), &x, NULL };
+	size_t i, end;
 
-	for (i = 0; i < sizeof(csv_head) / sizeof(csv_head[0]); i++)
-		fprintf(out, "%s%s", i ? (sep == '\t' ? "\t" : ",") : "", csv_head[i]);
-	fputc('\n', out);
-	for (i = 0; i < k->ne; i++) {
-		const struct entry *e = &k->e[i];
-		const struct obs *o = entry_key(e);
-		const struct cell *c = e->c[BEFORE] ? e->c[BEFORE] : e->c[AFTER];
-		const char *const text[] = { o->workload, o->algorithm, o->unit };
-
-		if (e->group != g) {
-			g = e->group;
-			extremes(k, g, &lo, &hi, &count);
-		}
-		fprintf(out, "%zu%c%s", e->group, sep, both(e) ? "both" : e->c[BEFORE] ? "before" : "after");
-		for (size_t j = 0; j < 3; j++) {
-			fputc(sep, out);
-			csv_field(out, text[j], sep, raw);
-		}
-		csv_num(out, sep, o->size);
-		fputc(sep, out);
-		csv_field(out, o->size_unit, sep, raw);
-		fputc(sep, out);
-		csv_field(out, c->policy, sep, raw);
-		fprintf(out, "%c%u", sep, c->threads);
-		for (int s = 0; s < 2; s++) {
-			const struct obs *so = e->s[s] ? e->s[s]->key : NULL;
-			const char *const side_text[] = { so ? so->host : "", so ? so->backend : "",
-				so ? so->impl : "" };
-
-			for (size_t j = 0; j < 3; j++) {
-				fputc(sep, out);
-				csv_field(out, side_text[j], sep, raw);
-			}
-		}
-		for (int s = 0; s < 2; s++) {
-			const struct cell *x = e->c[s];
-
-			fputc(sep, out);
-			if (x)
-				fprintf(out, "%zu", x->n);
-			csv_num(out, sep, x ? x->median : NAN);
-			csv_num(out, sep, x ? x->min : NAN);
-			csv_num(out, sep, x ? x->max : NAN);
-		}
-		csv_num(out, sep, e->ratio);
-		csv_num(out, sep, e->lo);
-		csv_num(out, sep, e->hi);
-		fprintf(out, "%c%s%c%s\n", sep, e == lo ? "yes" : "no", sep, e == hi ? "yes" : "no");
+	table_head(&t);
+	for (i = 0; i < k->ne; i = end) {
+		end = group_end(k, i);
+		x = extremes(k, i, end);
+		for (size_t j = i; j < end; j++)
+			table_row(&t, &k->e[j]);
 	}
 }
 
-static void json_where(FILE *out, const struct entry *e)
+/* json_nl(), two deep: a configuration's line under its group's.  (For
+ * table.c: json_nl() with a depth.) */
+static void json_nl2(struct json *j)
 {
-	fputs("{\"ratio\": ", out);
-	json_num(out, e->ratio);
-	fputs(", \"size\": ", out);
-	json_num(out, entry_key(e)->size);
-	fputs(", \"policy\": ", out);
-	json_str(out, e->c[BEFORE]->policy);
-	fprintf(out, ", \"threads\": %u}", e->c[BEFORE]->threads);
+	if (j->more[j->depth])
+		fputc(',', j->out);
+	fputs("\n  ", j->out);
+	j->more[j->depth] = false; /* the separator is written */
 }
 
-static void json_side(FILE *out, const struct series *s, const struct cell *c)
+/* A configuration in json: entry_cols with the sides' objects before
+ * "ratio". */
+static void json_entry(struct json *j, const struct entry *e)
 {
-	if (!c) {
-		fputs("null", out);
-		return;
+	static const struct column side_cols[2][7] = {
+		{ SIDE_NAMES(before, "", 0), SIDE_FIGURES(before, "", 0) },
+		{ SIDE_NAMES(after, "", 0), SIDE_FIGURES(after, "", 0) },
+	};
+	size_t r = 0;
+
+	while (strcmp(entry_cols[r].key ? entry_cols[r].key : "", "ratio"))
+		r++;
+	json_nl2(j);
+	json_open(j, '{');
+	table_fields(&(struct table){ j->out, FMT_JSON, false, entry_cols, r, NULL, j }, e);
+	for (int s = 0; s < 2; s++) {
+		json_key(j, side_name[s]);
+		if (e->c[s])
+			table_row(&(struct table){ j->out, FMT_JSON, false, side_cols[s], 7, NULL, j }, e);
+		else
+			json_null(j);
 	}
-	fputs("{\"host\": ", out);
-	json_str(out, s->key->host);
-	fputs(", \"backend\": ", out);
-	json_str(out, s->key->backend);
-	fputs(", \"impl\": ", out);
-	json_str(out, s->key->impl);
-	fprintf(out, ", \"n\": %zu, \"median\": ", c->n);
-	json_num(out, c->median);
-	fputs(", \"min\": ", out);
-	json_num(out, c->min);
-	fputs(", \"max\": ", out);
-	json_num(out, c->max);
-	fputc('}', out);
+	table_fields(&(struct table){ j->out, FMT_JSON, false, entry_cols + r, NCOLS(entry_cols) - r, NULL, j }, e);
+	json_close(j, '}');
 }
 
-static void json_warning(FILE *out, bool *any, const char *kind, const char *text)
+/* A group in json: its names, its configurations, its extremes. */
+static void json_group(struct json *j, const struct compare *k, size_t first, size_t end)
 {
-	fprintf(out, "%s{\"kind\": ", *any ? ", " : "");
-	json_str(out, kind);
-	fputs(", \"text\": ", out);
-	json_str(out, text);
-	fputc('}', out);
-	*any = true;
+	static const struct column group_cols[] = {
+		{ "workload", .get = get_workload }, { "algorithm", .get = get_algorithm },
+		{ "unit", .get = get_unit }, { "size_unit", .get = get_size_unit },
+	};
+	static const struct column where_cols[] = {
+		{ "ratio", .get = get_ratio }, { "size", .get = get_size },
+		{ "policy", .get = get_policy }, { "threads", .get = get_threads },
+	};
+	struct table where = { j->out, FMT_JSON, false, where_cols, NCOLS(where_cols), NULL, j };
+	struct extremes x = extremes(k, first, end);
+
+	json_nl(j);
+	json_open(j, '{');
+	table_fields(&(struct table){ j->out, FMT_JSON, false, group_cols, NCOLS(group_cols), NULL, j }, &k->e[first]);
+	json_key(j, "configurations");
+	json_open(j, '[');
+	for (size_t i = first; i < end; i++)
+		json_entry(j, &k->e[i]);
+	json_close(j, ']');
+	json_key(j, "summary");
+	if (x.lo) {
+		json_open(j, '{');
+		json_key(j, "configurations");
+		json_int(j, (long long)x.count);
+		json_key(j, "smallest");
+		table_row(&where, x.lo);
+		json_key(j, "largest");
+		table_row(&where, x.hi);
+		json_close(j, '}');
+	} else {
+		json_null(j);
+	}
+	json_close(j, '}');
 }
 
 static void emit_json(FILE *out, const struct compare *k, const char *by)
 {
-	const struct entry *lo, *hi;
-	struct warning w[MAX_WARNINGS];
-	size_t g, i, count, nw;
-	bool any = false;
+	static const struct column warning_cols[] = { { "kind", .get = get_kind }, { "text", .get = get_text } };
+	struct table wt = { out, FMT_JSON, false, warning_cols, NCOLS(warning_cols), NULL, NULL };
+	struct warning w[MAX_WARNINGS + 1];
+	size_t i, n, end;
+	struct json j;
 
-	fputs("{\"before\": ", out);
-	json_str(out, k->label[BEFORE]);
-	fputs(", \"after\": ", out);
-	json_str(out, k->label[AFTER]);
-	fputs(", \"by\": ", out);
-	if (by)
-		json_str(out, by);
-	else
-		fputs("null", out);
-	fputs(", \"groups\": [", out);
-	for (g = 0; g < k->ngroups; g++) {
-		const struct obs *o = NULL;
-		bool first = true;
-
-		for (i = 0; i < k->ne && !o; i++)
-			if (k->e[i].group == g)
-				o = entry_key(&k->e[i]);
-		fprintf(out, "%s\n {\"workload\": ", g ? "," : "");
-		json_str(out, o->workload);
-		fputs(", \"algorithm\": ", out);
-		json_str(out, o->algorithm);
-		fputs(", \"unit\": ", out);
-		json_str(out, o->unit);
-		fputs(", \"size_unit\": ", out);
-		json_str(out, o->size_unit);
-		fputs(", \"configurations\": [", out);
-		for (i = 0; i < k->ne; i++) {
-			const struct entry *e = &k->e[i];
-			const struct cell *c = e->c[BEFORE] ? e->c[BEFORE] : e->c[AFTER];
-
-			if (e->group != g)
-				continue;
-			fprintf(out, "%s\n  {\"measured\": \"%s\", \"size\": ", first ? "" : ",",
-				both(e) ? "both" : e->c[BEFORE] ? "before" : "after");
-			first = false;
-			json_num(out, entry_key(e)->size);
-			fputs(", \"policy\": ", out);
-			json_str(out, c->policy);
-			fprintf(out, ", \"threads\": %u, \"before\": ", c->threads);
-			json_side(out, e->s[BEFORE], e->c[BEFORE]);
-			fputs(", \"after\": ", out);
-			json_side(out, e->s[AFTER], e->c[AFTER]);
-			fputs(", \"ratio\": ", out);
-			json_num(out, e->ratio);
-			fputs(", \"ratio_min\": ", out);
-			json_num(out, e->lo);
-			fputs(", \"ratio_max\": ", out);
-			json_num(out, e->hi);
-			fputc('}', out);
-		}
-		extremes(k, g, &lo, &hi, &count);
-		fputs("], \"summary\": ", out);
-		if (lo) {
-			fprintf(out, "{\"configurations\": %zu, \"smallest\": ", count);
-			json_where(out, lo);
-			fputs(", \"largest\": ", out);
-			json_where(out, hi);
-			fputc('}', out);
-		} else {
-			fputs("null", out);
-		}
-		fputc('}', out);
+	json_init(&j, out);
+	wt.json = &j;
+	json_open(&j, '{');
+	for (int s = 0; s < 2; s++) {
+		json_key(&j, side_name[s]);
+		json_string(&j, k->label[s]);
 	}
-	fputs("\n], \"warnings\": [", out);
-	nw = warnings(k, w);
-	for (i = 0; i < nw; i++)
-		json_warning(out, &any, w[i].kind, w[i].text);
+	json_key(&j, "by");
+	json_string(&j, by);
+	json_key(&j, "groups");
+	json_open(&j, '[');
+	for (i = 0; i < k->ne; i = end) {
+		end = group_end(k, i);
+		json_group(&j, k, i, end);
+	}
+	json_close_nl(&j, ']');
+	json_key(&j, "warnings");
+	json_open(&j, '[');
+	n = warnings(k, w);
+	for (i = 0; i < n; i++)
+		table_row(&wt, &w[i]);
 	/* Last: every name above has been written, so the count is whole. */
 	if (json_replaced_bytes()) {
-		snprintf(w[0].text, sizeof(w[0].text),
+		w[n].kind = "encoding";
+		snprintf(w[n].text, sizeof(w[n].text),
 			 "%zu byte(s) of the input were not UTF-8 and were replaced by U+FFFD", json_replaced_bytes());
-		json_warning(out, &any, "encoding", w[0].text);
+		table_row(&wt, &w[n]);
 	}
-	fputs("]}\n", out);
+	json_close(&j, ']');
+	json_close(&j, '}');
+	fputc('\n', out);
+}
+
+/* FILES into K->all; the notes on them into *NOTES, said once the
+ * comparison stands (an error is then the only line).  An exit status. */
+static int read_files(struct compare *k, char **files, int nfiles, char **notes, size_t *boundary)
+{
+	size_t len = 0;
+	char err[1024];
+	FILE *f = open_memstream(notes, &len);
+	int ret = 0;
+
+	if (!f)
+		return 1;
+	for (int i = 0; i < nfiles && !ret; i++) {
+		if (dataset_read(&k->all, files[i], f, err, sizeof(err)) < 0) {
+			msg_error(PROG, "%s", err);
+			ret = 2;
+		}
+		if (i == 0)
+			*boundary = k->all.nobs;
+	}
+	fclose(f);
+	return ret;
+}
+
+/* Whether both sides have usable rows and share a configuration; if not,
+ * why, said. */
+static bool comparable(struct compare *k, const char *notes)
+{
+	/* Both sides' failed rows, said in one line with the notes. */
+	k->all.failed = k->ds[BEFORE].failed + k->ds[AFTER].failed;
+	k->all.first_failed = k->ds[BEFORE].failed ? k->ds[BEFORE].first_failed : k->ds[AFTER].first_failed;
+	for (int s = 0; s < 2; s++)
+		if (!k->ds[s].nseries) {
+			/* The notes say why its rows were not usable. */
+			fputs(notes, stderr);
+			dataset_note_failed(&k->all, stderr, PROG);
+			msg_error(PROG, "compare: %s '%s' has no usable rows", side_name[s], k->label[s]);
+			return false;
+		}
+	for (size_t i = 0; i < k->ne; i++)
+		if (both(&k->e[i]))
+			return true;
+	msg_error(PROG, "compare: '%s' and '%s' share no configuration (same workload, algorithm, unit, "
+		  "size, policy and threads): nothing to compare", k->label[BEFORE], k->label[AFTER]);
+	return false;
 }
 
 int compare_report(char **files, int nfiles, const char *by, enum format fmt, bool raw, FILE *out)
 {
 	struct compare k = { 0 };
-	const struct by_column *col = NULL;
-	const char *val[2] = { NULL, NULL };
-	char *by_copy = NULL, *label_buf[2] = { NULL, NULL }, *notes_buf = NULL, err[1024];
-	size_t notes_len = 0, boundary = 0;
-	FILE *notes = NULL;
-	bool own;
-	int ret = 2, i;
+	char *notes = NULL;
+	size_t boundary = 0;
+	int ret = 2;
 
 	if (by && !by_column_named(by, strcspn(by, "="))) {
-		/* Said before any file is read. */
-		parse_by(&k.all, false, by, &col, val, &by_copy, label_buf);
+		say_unknown_column(by); /* before any file is read */
 		goto out;
 	}
 	if (!by && nfiles != 2) {
@@ -854,87 +906,34 @@ int compare_report(char **files, int nfiles, const char *by, enum format fmt, bo
 			  "--compare-by COL selects the sides from any files", nfiles, nfiles == 1 ? "" : "s");
 		goto out;
 	}
-	/* Notes on the files wait until the comparison stands: an error is
-	 * then the only line. */
-	notes = open_memstream(&notes_buf, &notes_len);
-	if (!notes) {
-		ret = 1;
-		goto out;
-	}
-	for (i = 0; i < nfiles; i++) {
-		if (dataset_read(&k.all, files[i], notes, err, sizeof(err)) < 0) {
-			msg_error(PROG, "%s", err);
-			goto out;
-		}
-		if (i == 0)
-			boundary = k.all.nobs;
-	}
-	fclose(notes);
-	notes = NULL;
-	own = has_own_rows(&k.all);
-	if (by) {
-		i = parse_by(&k.all, own, by, &col, val, &by_copy, label_buf);
-		if (i == -2) {
-			msg_error(PROG, "out of memory");
-			ret = 1;
-		}
-		if (i < 0)
-			goto out;
-		k.label[BEFORE] = label_buf[BEFORE];
-		k.label[AFTER] = label_buf[AFTER];
-	} else {
-		k.label[BEFORE] = files[0];
-		k.label[AFTER] = files[1];
-	}
-	if (split(&k, own, col, val, boundary) < 0 || match(&k) < 0) {
+	ret = read_files(&k, files, nfiles, &notes, &boundary);
+	if (!ret)
+		ret = name_sides(&k, files, by);
+	if (!ret && (split(&k, boundary) < 0 || match(&k) < 0)) {
 		msg_error(PROG, "out of memory");
 		ret = 1;
-		goto out;
 	}
-	/* Both sides' failed rows, said in one line with the notes. */
-	k.all.failed = k.ds[BEFORE].failed + k.ds[AFTER].failed;
-	k.all.first_failed = k.ds[BEFORE].failed ? k.ds[BEFORE].first_failed : k.ds[AFTER].first_failed;
-	for (int s = 0; s < 2; s++)
-		if (!k.ds[s].nseries) {
-			char *l = one_line(k.label[s]);
-
-			/* The notes say why its rows were not usable. */
-			fputs(notes_buf, stderr);
-			dataset_note_failed(&k.all, stderr, PROG);
-			msg_error(PROG, "compare: %s '%s' has no usable rows", side_name[s], l ? l : "");
-			free(l);
-			goto out;
-		}
-	for (size_t j = 0; j < k.ne && ret; j++)
-		if (both(&k.e[j]))
-			ret = 0;
-	if (ret) {
-		char *b = one_line(k.label[BEFORE]), *a = one_line(k.label[AFTER]);
-
-		msg_error(PROG, "compare: '%s' and '%s' share no configuration (same workload, algorithm, unit, "
-			  "size, policy and threads): nothing to compare", b ? b : "", a ? a : "");
-		free(b);
-		free(a);
+	if (ret)
 		goto out;
-	}
-	fputs(notes_buf, stderr);
+	ret = 2;
+	if (!comparable(&k, notes))
+		goto out;
+	fputs(notes, stderr);
 	dataset_note_failed(&k.all, stderr, PROG);
-	switch (fmt) {
-	case FMT_TEXT: emit_text(out, &k, false); break;
-	case FMT_MARKDOWN: emit_text(out, &k, true); break;
-	case FMT_CSV: emit_csv(out, &k, ',', raw); break;
-	case FMT_TSV: emit_csv(out, &k, '\t', raw); break;
-	case FMT_JSON: emit_json(out, &k, by); break;
-	}
+	if (fmt == FMT_TEXT || fmt == FMT_MARKDOWN)
+		emit_text(out, &k, fmt == FMT_MARKDOWN);
+	else if (fmt == FMT_JSON)
+		emit_json(out, &k, by);
+	else
+		emit_csv(out, &k, fmt, raw);
 	if (k.all.bad_lines)
 		fprintf(stderr, "%s: %u malformed line(s) skipped, named above\n", PROG, k.all.bad_lines);
+	ret = 0;
 out:
-	if (notes)
-		fclose(notes);
-	free(notes_buf);
-	free(by_copy);
-	free(label_buf[BEFORE]);
-	free(label_buf[AFTER]);
+	free(notes);
+	free(k.by_copy);
+	free(k.label_buf[BEFORE]);
+	free(k.label_buf[AFTER]);
 	free(k.e);
 	dataset_free(&k.ds[BEFORE]);
 	dataset_free(&k.ds[AFTER]);
