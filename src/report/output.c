@@ -71,12 +71,6 @@ void csv_field(FILE *out, const char *s, char sep, bool raw)
 		esc_csv(out, s, flags | ESC_ONE_LINE);
 }
 
-void csv_num(FILE *out, char sep, double v)
-{
-	fputc(sep, out);
-	if (isfinite(v))
-		fprintf(out, "%.10g", v);
-}
 
 /* Bytes of input text that were not UTF-8 (replaced in the JSON). */
 static size_t json_bad_bytes;

@@ -37,10 +37,6 @@ void fmt_rate(double v, char *buf, size_t len);
  * (esc_csv, esc_tsv); unless RAW, with the formula guard. */
 void csv_field(FILE *out, const char *s, char sep, bool raw);
 
-/* SEP and a number of a CSV or TSV table; nothing after SEP where V is not
- * finite (an empty field, as JSON's null). */
-void csv_num(FILE *out, char sep, double v);
-
 /* A JSON string (esc_json), valid UTF-8 whatever S holds: bad bytes
  * become U+FFFD and are counted (json_replaced_bytes). */
 void json_str(FILE *out, const char *s);
