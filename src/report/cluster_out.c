@@ -76,13 +76,7 @@ struct crow {
 	const struct chost *h;
 };
 
-#define ROW(name, expr) \
-	static struct val name(const void *row, const void *ctx) \
-	{ \
-		const struct crow *r = row; \
-		(void)ctx; \
-		return expr; \
-	}
+#define ROW(name, expr) COLUMN_GET(name, struct crow, expr)
 ROW(get_series, VAL_I(r->series))
 ROW(get_workload, VAL_S(r->s->key->workload))
 ROW(get_algorithm, VAL_S(r->s->key->algorithm))

@@ -462,39 +462,32 @@ static size_t warnings(const struct compare *k, struct warning *w)
 
 /* The value of a row of the tables: a configuration (struct entry; csv's
  * CTX is its group's extremes) or a warning. */
-#define GETTER(name, type, expr) \
-	static struct val name(const void *row, const void *ctx) \
-	{ \
-		const type *e = row; \
-		(void)ctx; \
-		return expr; \
-	}
-#define ROW(name, expr) GETTER(name, struct entry, expr)
-GETTER(get_kind, struct warning, VAL_W(e->kind))
-GETTER(get_text, struct warning, VAL_S(e->text))
-ROW(get_group, VAL_I(e->group))
-ROW(get_measured, VAL_W(both(e) ? "both" : e->c[BEFORE] ? "before" : "after"))
-ROW(get_workload, VAL_S(entry_key(e)->workload))
-ROW(get_algorithm, VAL_S(entry_key(e)->algorithm))
-ROW(get_unit, VAL_S(entry_key(e)->unit))
-ROW(get_size, VAL_N(entry_key(e)->size))
-ROW(get_size_unit, VAL_S(entry_key(e)->size_unit))
-ROW(get_policy, VAL_S(cell_of(e)->policy))
-ROW(get_threads, VAL_I(cell_of(e)->threads))
-ROW(get_ratio, VAL_N(e->ratio))
-ROW(get_ratio_min, VAL_N(e->lo))
-ROW(get_ratio_max, VAL_N(e->hi))
-ROW(get_smallest, VAL_B(e == ((const struct extremes *)ctx)->lo))
-ROW(get_largest, VAL_B(e == ((const struct extremes *)ctx)->hi))
+#define ROW(name, expr) COLUMN_GET(name, struct entry, expr)
+COLUMN_GET(get_kind, struct warning, VAL_W(r->kind))
+COLUMN_GET(get_text, struct warning, VAL_S(r->text))
+ROW(get_group, VAL_I(r->group))
+ROW(get_measured, VAL_W(both(r) ? "both" : r->c[BEFORE] ? "before" : "after"))
+ROW(get_workload, VAL_S(entry_key(r)->workload))
+ROW(get_algorithm, VAL_S(entry_key(r)->algorithm))
+ROW(get_unit, VAL_S(entry_key(r)->unit))
+ROW(get_size, VAL_N(entry_key(r)->size))
+ROW(get_size_unit, VAL_S(entry_key(r)->size_unit))
+ROW(get_policy, VAL_S(cell_of(r)->policy))
+ROW(get_threads, VAL_I(cell_of(r)->threads))
+ROW(get_ratio, VAL_N(r->ratio))
+ROW(get_ratio_min, VAL_N(r->lo))
+ROW(get_ratio_max, VAL_N(r->hi))
+ROW(get_smallest, VAL_B(r == ((const struct extremes *)ctx)->lo))
+ROW(get_largest, VAL_B(r == ((const struct extremes *)ctx)->hi))
 /* A side's names ("" where it did not measure) and figures (none). */
 #define SIDE_GETTERS(side, S) \
-	ROW(side##_host, VAL_S(e->s[S] ? e->s[S]->key->host : "")) \
-	ROW(side##_backend, VAL_S(e->s[S] ? e->s[S]->key->backend : "")) \
-	ROW(side##_impl, VAL_S(e->s[S] ? e->s[S]->key->impl : "")) \
-	ROW(side##_n, e->c[S] ? VAL_I(e->c[S]->n) : VAL_NULL) \
-	ROW(side##_median, VAL_N(e->c[S] ? e->c[S]->median : NAN)) \
-	ROW(side##_min, VAL_N(e->c[S] ? e->c[S]->min : NAN)) \
-	ROW(side##_max, VAL_N(e->c[S] ? e->c[S]->max : NAN))
+	ROW(side##_host, VAL_S(r->s[S] ? r->s[S]->key->host : "")) \
+	ROW(side##_backend, VAL_S(r->s[S] ? r->s[S]->key->backend : "")) \
+	ROW(side##_impl, VAL_S(r->s[S] ? r->s[S]->key->impl : "")) \
+	ROW(side##_n, r->c[S] ? VAL_I(r->c[S]->n) : VAL_NULL) \
+	ROW(side##_median, VAL_N(r->c[S] ? r->c[S]->median : NAN)) \
+	ROW(side##_min, VAL_N(r->c[S] ? r->c[S]->min : NAN)) \
+	ROW(side##_max, VAL_N(r->c[S] ? r->c[S]->max : NAN))
 SIDE_GETTERS(before, BEFORE)
 SIDE_GETTERS(after, AFTER)
 

@@ -106,6 +106,16 @@ struct table {
 	struct json *json;      /* FMT_JSON: where the rows go, as objects */
 };
 
+/* A column's get: NAME returns EXPR, where R is the row as a const TYPE *
+ * and CTX the table's context. */
+#define COLUMN_GET(name, type, expr) \
+	static struct val name(const void *row, const void *ctx) \
+	{ \
+		const type *r = row; \
+		(void)ctx; \
+		return expr; \
+	}
+
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The header: text's line, markdown's two lines, csv's and tsv's line of

@@ -300,15 +300,7 @@ static const char *counter_figure(const struct series *s, const struct cell *c, 
 	return NULL;
 }
 
-/* A value of a row of type TYPE (R), for a column's get. */
-#define GET(name, type, expr) \
-	static struct val name(const void *row, const void *ctx) \
-	{ \
-		const type *r = row; \
-		(void)ctx; \
-		return expr; \
-	}
-#define ROW(name, expr) GET(name, struct srow, expr)
+#define ROW(name, expr) COLUMN_GET(name, struct srow, expr)
 ROW(get_title, VAL_S(r->c->f.title))
 ROW(get_series, VAL_I(r->c->i))
 ROW(get_host, VAL_S(r->c->s->key->host))
@@ -1047,21 +1039,21 @@ struct cut_row {
 	const char *faster, *below, *above;
 };
 
-GET(get_c_workload, struct cut_row, VAL_S(r->ka->workload))
-GET(get_c_algorithm, struct cut_row, VAL_S(r->ka->algorithm))
-GET(get_c_host, struct cut_row, VAL_S(r->ka->host))
-GET(get_c_unit, struct cut_row, VAL_S(r->ka->unit))
-GET(get_c_backend_a, struct cut_row, VAL_S(r->ka->backend))
-GET(get_c_backend_b, struct cut_row, VAL_S(r->kb->backend))
-GET(get_c_policy, struct cut_row, VAL_S(r->x->policy))
-GET(get_c_threads, struct cut_row, VAL_I(r->x->threads))
-GET(get_c_cutoff, struct cut_row, VAL_N(r->y->found ? r->y->cut : NAN))
-GET(get_c_size_unit, struct cut_row, VAL_S(r->ka->size_unit))
-GET(get_c_below, struct cut_row, VAL_S(r->below))
-GET(get_c_above, struct cut_row, VAL_S(r->above))
-GET(get_c_sizes, struct cut_row, VAL_I(r->y->sizes))
-GET(get_c_min_size, struct cut_row, VAL_N(r->y->min_size))
-GET(get_c_max_size, struct cut_row, VAL_N(r->y->max_size))
+COLUMN_GET(get_c_workload, struct cut_row, VAL_S(r->ka->workload))
+COLUMN_GET(get_c_algorithm, struct cut_row, VAL_S(r->ka->algorithm))
+COLUMN_GET(get_c_host, struct cut_row, VAL_S(r->ka->host))
+COLUMN_GET(get_c_unit, struct cut_row, VAL_S(r->ka->unit))
+COLUMN_GET(get_c_backend_a, struct cut_row, VAL_S(r->ka->backend))
+COLUMN_GET(get_c_backend_b, struct cut_row, VAL_S(r->kb->backend))
+COLUMN_GET(get_c_policy, struct cut_row, VAL_S(r->x->policy))
+COLUMN_GET(get_c_threads, struct cut_row, VAL_I(r->x->threads))
+COLUMN_GET(get_c_cutoff, struct cut_row, VAL_N(r->y->found ? r->y->cut : NAN))
+COLUMN_GET(get_c_size_unit, struct cut_row, VAL_S(r->ka->size_unit))
+COLUMN_GET(get_c_below, struct cut_row, VAL_S(r->below))
+COLUMN_GET(get_c_above, struct cut_row, VAL_S(r->above))
+COLUMN_GET(get_c_sizes, struct cut_row, VAL_I(r->y->sizes))
+COLUMN_GET(get_c_min_size, struct cut_row, VAL_N(r->y->min_size))
+COLUMN_GET(get_c_max_size, struct cut_row, VAL_N(r->y->max_size))
 
 /* --cutoffs in csv and tsv (one row per backend pair, policy and thread
  * count), and the report's "cutoffs" in json. */
