@@ -79,7 +79,6 @@ static int yes_no(const struct results_row *row, enum results_col c)
 	return !strcmp(v, "yes") ? 1 : !strcmp(v, "no") ? 0 : -1;
 }
 
-const double dataset_lat_p[DATASET_LAT_P] = { 50, 90, 99, 99.9, 100 };
 const char *const dataset_lat_name[DATASET_LAT_P] = { "p50", "p90", "p99", "p99.9", "max" };
 
 /* What an observation takes from a row as it stands: texts (interned),
