@@ -181,22 +181,6 @@ static bool inverted_window(const struct dataset *ds, const struct cluster *cl, 
 	return false;
 }
 
-/* One line on ERRF for a measurement whose ranks are not in order: the
- * row AT (and ALSO, the other of a rank twice) and WHY. */
-static void report_incomplete(FILE *errf, const struct obs *at, const struct obs *also, const char *why)
-{
-	fprintf(errf, "threadreport: %s:%u: job '", ESC(at->file), at->line);
-	esc_line(errf, at->job);
-	fputs("', ", errf);
-	esc_line(errf, at->algorithm);
-	fputs(", ", errf);
-	esc_line(errf, at->policy);
-	fprintf(errf, " %u thread%s, repeat %d: %s", at->threads, at->threads == 1 ? "" : "s", at->repeat, why);
-	if (also)
-		fprintf(errf, " (also %s:%u)", ESC(also->file), also->line);
-	fputs("; the cluster measurement is incomplete\n", errf);
-}
-
 /* M's rate, or why it has none where its ranks gave none yet: no windows,
  * no work, no wall time, then too little overlap, in that order. */
 static void rate_or_reason(const struct dataset *ds, const struct cluster *cl, struct cmeas *m, FILE *errf)
@@ -234,7 +218,16 @@ static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *
 	check_ranks(ds, cl, m, &m->present, why, sizeof(why), &at, &also);
 	m->complete = !why[0] && m->ranks > 0 && m->present == (size_t)m->ranks;
 	if (why[0]) {
-		report_incomplete(errf, at, also, why);
+		fprintf(errf, "threadreport: %s:%u: job '", ESC(at->file), at->line);
+		esc_line(errf, at->job);
+		fputs("', ", errf);
+		esc_line(errf, at->algorithm);
+		fputs(", ", errf);
+		esc_line(errf, at->policy);
+		fprintf(errf, " %u thread%s, repeat %d: %s", at->threads, at->threads == 1 ? "" : "s", at->repeat, why);
+		if (also)
+			fprintf(errf, " (also %s:%u)", ESC(also->file), also->line);
+		fputs("; the cluster measurement is incomplete\n", errf);
 		snprintf(m->reason, sizeof(m->reason), "incomplete: %s", why);
 	} else if (!m->complete) {
 		snprintf(m->reason, sizeof(m->reason), "%zu of %ld ranks", m->present, m->ranks);
@@ -375,25 +368,6 @@ static int sort_measurements(struct cluster *cl, struct mkey *mk)
 	return 0;
 }
 
-/* The cells of the sorted measurements (one series, policy, threads and
- * ranks each) into CELLS, and their order keys into CO with each one's
- * first row as its policy's for now; how many. */
-static size_t group_cells(const struct cluster *cl, const struct mkey *mk, struct ccell *cells,
-			  struct corder *co)
-{
-	size_t i, j, n = 0;
-
-	for (i = 0; i < cl->nm; i = j, n++) {
-		for (j = i; j < cl->nm && same_cell_key(&mk[i], &mk[j]); j++)
-			;
-		cells[n] = (struct ccell){ .policy = cl->ds->obs[cl->rows[cl->m[i].first]].policy,
-			.threads = mk[i].threads, .ranks = mk[i].ranks, .mfirst = i, .mn = j - i };
-		/* Sorted by first row last: the group's first is its least. */
-		co[n] = (struct corder){ SIZE_MAX, mk[i].first, mk[i].threads, mk[i].ranks, n };
-	}
-	return n;
-}
-
 /* Each cell's order key takes its series' and its policy's first row (a
  * series' cells are together, and a policy's within them: sorted by it). */
 static void first_rows(const struct mkey *mk, const struct ccell *cells, struct corder *co, size_t n)
@@ -450,12 +424,20 @@ static int find_cells(struct cluster *cl)
 	struct mkey *mk = malloc((cl->nm ? cl->nm : 1) * sizeof(*mk));
 	struct corder *co = malloc((cl->nm ? cl->nm : 1) * sizeof(*co));
 	struct ccell *cells = calloc(cl->nm ? cl->nm : 1, sizeof(*cells));
-	size_t n;
+	size_t i, j, n = 0;
 	int ret = -1;
 
 	if (!mk || !co || !cells || sort_measurements(cl, mk) < 0)
 		goto out;
-	n = group_cells(cl, mk, cells, co);
+	for (i = 0; i < cl->nm; i = j, n++) {
+		for (j = i; j < cl->nm && same_cell_key(&mk[i], &mk[j]); j++)
+			;
+		cells[n] = (struct ccell){ .policy = cl->ds->obs[cl->rows[cl->m[i].first]].policy,
+			.threads = mk[i].threads, .ranks = mk[i].ranks, .mfirst = i, .mn = j - i };
+		/* Its first row, its policy's for now: sorted by it last, the
+		 * group's first is its least. */
+		co[n] = (struct corder){ SIZE_MAX, mk[i].first, mk[i].threads, mk[i].ranks, n };
+	}
 	first_rows(mk, cells, co, n);
 	qsort(co, n, sizeof(*co), by_corder);
 	ret = order_cells(cl, cells, co, n);

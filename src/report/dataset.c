@@ -150,21 +150,6 @@ static double worker_spread(const char *list)
 	return n >= 2 && lo > 0 ? 100.0 * (hi - lo) / lo : NAN;
 }
 
-/* The next observation of DS, zeroed; NULL when memory runs out. */
-static struct obs *new_obs(struct dataset *ds)
-{
-	struct obs *grown;
-
-	if (ds->nobs == ds->cap) {
-		ds->cap = ds->cap ? ds->cap * 2 : 256;
-		grown = realloc(ds->obs, ds->cap * sizeof(*ds->obs));
-		if (!grown)
-			return NULL;
-		ds->obs = grown;
-	}
-	return memset(&ds->obs[ds->nobs], 0, sizeof(*ds->obs));
-}
-
 /* The texts of ROW into O, interned: its columns, its identity and its
  * cluster key; -1 when memory runs out. */
 static int obs_words(struct dataset *ds, const struct results_row *row, struct obs *o)
@@ -212,11 +197,18 @@ static void obs_figures(const struct results_row *row, struct obs *o)
 static int add_obs(const struct results_row *row, unsigned line, void *arg)
 {
 	struct reading *rd = arg;
-	struct obs *o = new_obs(rd->ds);
+	struct dataset *ds = rd->ds;
 	long n = results_row_count(row, RC_THREADS, 1 << 20);
+	struct obs *o, *grown;
 
-	if (!o)
-		return 1;
+	if (ds->nobs == ds->cap) {
+		ds->cap = ds->cap ? ds->cap * 2 : 256;
+		grown = realloc(ds->obs, ds->cap * sizeof(*ds->obs));
+		if (!grown)
+			return 1;
+		ds->obs = grown;
+	}
+	o = memset(&ds->obs[ds->nobs], 0, sizeof(*o));
 	o->rate = results_row_num(row, RC_RATE);
 	o->status = results_row_count(row, RC_STATUS, 1 << 20);
 	/* A failed run (status not 0) is never a measurement: kept, to be
@@ -228,16 +220,16 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 			ESC(rd->file), line, n < 1 ? "threads" : "rate",
 			ESC(results_row_get(row, n < 1 ? RC_THREADS : RC_RATE)),
 			n < 1 ? "1..1048576" : "a decimal number");
-		rd->ds->bad_lines++;
+		ds->bad_lines++;
 		return 0;
 	}
 	o->threads = (unsigned)n;
 	o->file = rd->file;
 	o->line = line;
-	if (obs_words(rd->ds, row, o) < 0)
+	if (obs_words(ds, row, o) < 0)
 		return 1;
 	obs_figures(row, o);
-	rd->ds->nobs++;
+	ds->nobs++;
 	return 0;
 }
 
@@ -651,18 +643,6 @@ out:
 	return ret;
 }
 
-/* Whether DS's rows come from several hosts, configs or cluster jobs. */
-static void note_mixes(struct dataset *ds)
-{
-	size_t i;
-
-	for (i = 1; i < ds->nobs; i++) {
-		ds->multi_host |= !same(ds->obs[i].host, ds->obs[0].host);
-		ds->multi_config |= !same(ds->obs[i].config, ds->obs[0].config);
-		ds->multi_job |= !same(ds->obs[i].job, ds->obs[0].job);
-	}
-}
-
 /* One pass over the rows: rows of failed runs counted (the first kept),
  * threadrun's monitored run rows keyed into MON (*NMON), the series in
  * the order their first kept row comes (ORDER: series of each sid) and
@@ -696,7 +676,11 @@ int dataset_build(struct dataset *ds)
 	struct key *mon = NULL;
 	int ret = -1;
 
-	note_mixes(ds);
+	for (i = 1; i < ds->nobs; i++) {
+		ds->multi_host |= !same(ds->obs[i].host, ds->obs[0].host);
+		ds->multi_config |= !same(ds->obs[i].config, ds->obs[0].config);
+		ds->multi_job |= !same(ds->obs[i].job, ds->obs[0].job);
+	}
 	if (number_series(ds, &nsid) < 0 || drop_superseded(ds) < 0)
 		return -1;
 	counted_runs(ds);

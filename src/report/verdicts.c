@@ -162,26 +162,6 @@ out:
 	return ret;
 }
 
-/* The plans of two policies' cells [A, A_END) and [B, B_END) (threads
- * ascending) at the thread counts both ran, into PA and PB; how many. */
-static size_t common_plans(const struct series *s, size_t a, size_t a_end, size_t b, size_t b_end,
-			   const char **pa, const char **pb)
-{
-	size_t n = 0;
-
-	while (a < a_end && b < b_end) {
-		if (s->cells[a].threads < s->cells[b].threads) {
-			a++;
-		} else if (s->cells[a].threads > s->cells[b].threads) {
-			b++;
-		} else {
-			pa[n] = s->cells[a++].cpus;
-			pb[n++] = s->cells[b++].cpus;
-		}
-	}
-	return n;
-}
-
 /* Policies planning the same PUs at every thread count both ran (v->same):
  * the candidates for Q share its plan at its first thread count.  START[p]:
  * where policy p's cells begin. */
@@ -189,7 +169,7 @@ static int same_plans(struct verdicts *v, const size_t *start)
 {
 	const struct series *s = v->s;
 	const char **pa = malloc(2 * (s->ncells + 1) * sizeof(*pa)), **pb = pa ? pa + s->ncells + 1 : NULL;
-	size_t p, q, i, n;
+	size_t p, q, i, n, a, b;
 
 	for (q = 0; pa && q < s->npolicies; q++) {
 		const struct tverdict *tv;
@@ -202,7 +182,17 @@ static int same_plans(struct verdicts *v, const size_t *start)
 			p = v->rank[v->order[i]];
 			if (p >= q || v->same[p] != p || v->group[v->order[i]] != v->group[start[q]])
 				continue;
-			n = common_plans(s, start[p], start[p + 1], start[q], start[q + 1], pa, pb);
+			/* Both policies' cells, threads ascending: merged. */
+			for (a = start[p], b = start[q], n = 0; a < start[p + 1] && b < start[q + 1];) {
+				if (s->cells[a].threads < s->cells[b].threads) {
+					a++;
+				} else if (s->cells[a].threads > s->cells[b].threads) {
+					b++;
+				} else {
+					pa[n] = s->cells[a++].cpus;
+					pb[n++] = s->cells[b++].cpus;
+				}
+			}
 			if (plans_same(pa, pb, n))
 				v->same[q] = p;
 		}
