@@ -546,8 +546,8 @@ static int sort_by_policy_threads(const struct dataset *ds, struct series *s, st
 /* Cell C of S from its rows KS[LO, HI): the rates' median and range, the
  * plan they share, how busy, verified and counted, the figures' medians.
  * BUF: room for its rows. */
-static void fill_cell(const struct dataset *ds, const struct key *ks, size_t lo, size_t hi,
-		      double *buf, struct series *s, struct cell *c)
+static void cell_from_rows(const struct dataset *ds, const struct key *ks, size_t lo, size_t hi,
+			   double *buf, struct series *s, struct cell *c)
 {
 	size_t i, k;
 
@@ -622,7 +622,7 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 		struct cell *c = &s->cells[s->ncells];
 
 		j = group_end(ks, nm, i);
-		fill_cell(ds, ks, i, j, buf, s, c);
+		cell_from_rows(ds, ks, i, j, buf, s, c);
 		if (monitor_figures(ds, mon, nmon, s, c) < 0)
 			goto out;
 		if (i == 0 || ks[i - 1].k[0] != ks[i].k[0])
