@@ -6,11 +6,27 @@
 
 #include "analysis.h"
 
+int cmp_first(const int *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && !c[i]; i++)
+		;
+	return i < n ? c[i] : 0;
+}
+
+int cmp_words(const uintptr_t *a, const uintptr_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && a[i] == b[i]; i++)
+		;
+	return i < n ? NUM_CMP(a[i], b[i]) : 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
+	return NUM_CMP(*(const double *)a, *(const double *)b);
 }
 
 double stats_median(double *v, size_t n)
@@ -39,23 +55,16 @@ static double ls1(const double *x, const double *y, size_t n)
 	return sxx > 0 ? sxy / sxx : 0;
 }
 
-int usl_fit(const double *n, const double *capacity, size_t count, struct usl_fit *fit)
+/* The linear form of the points with a capacity: x1 = N - 1, x2 = N (N - 1),
+ * y = N / C - 1.  How many, or 0 without enough to fit: 4 distinct N, N = 1
+ * among them, 4 with a capacity. */
+static size_t usl_points(const double *n, const double *capacity, size_t count, double *x1,
+			 double *x2, double *y)
 {
-	double *x1 = calloc(count, sizeof(double)), *x2 = calloc(count, sizeof(double));
-	double *y = calloc(count, sizeof(double));
-	double a11 = 0, a12 = 0, a22 = 0, b1 = 0, b2 = 0, det, err = 0, c;
-	size_t i, distinct = 0, m = 0;
+	size_t i, j, distinct = 0, m = 0;
 	bool has_one = false;
-	int ret = -1;
 
-	fit->ok = fit->poor = false;
-	fit->s = fit->k = fit->rms_error = NAN;
-	fit->n_peak = NAN;
-	if (!x1 || !x2 || !y)
-		goto out;
 	for (i = 0; i < count; i++) {
-		size_t j;
-
 		has_one |= n[i] == 1;
 		for (j = 0; j < i && n[j] != n[i]; j++)
 			;
@@ -67,9 +76,17 @@ int usl_fit(const double *n, const double *capacity, size_t count, struct usl_fi
 		y[m] = n[i] / capacity[i] - 1;
 		m++;
 	}
-	ret = 0;
-	if (distinct < 4 || !has_one || m < 4)
-		goto out;
+	return distinct < 4 || !has_one || m < 4 ? 0 : m;
+}
+
+/* s and k by least squares on the M points, kept >= 0; false when the
+ * normal equations are singular. */
+static bool usl_solve(const double *x1, const double *x2, const double *y, size_t m,
+		      struct usl_fit *fit)
+{
+	double a11 = 0, a12 = 0, a22 = 0, b1 = 0, b2 = 0, det;
+	size_t i;
+
 	for (i = 0; i < m; i++) {
 		a11 += x1[i] * x1[i];
 		a12 += x1[i] * x2[i];
@@ -79,7 +96,7 @@ int usl_fit(const double *n, const double *capacity, size_t count, struct usl_fi
 	}
 	det = a11 * a22 - a12 * a12;
 	if (det == 0)
-		goto out;
+		return false;
 	fit->s = (b1 * a22 - b2 * a12) / det;
 	fit->k = (a11 * b2 - a12 * b1) / det;
 	/* Negative coefficients have no physical meaning: refit without them. */
@@ -91,12 +108,27 @@ int usl_fit(const double *n, const double *capacity, size_t count, struct usl_fi
 		fit->s = 0;
 		fit->k = fmax(0, ls1(x2, y, m));
 	}
-	for (i = 0; i < count; i++) {
-		if (!(capacity[i] > 0))
-			continue;
-		c = usl_capacity(fit, n[i]);
-		err += pow((c - capacity[i]) / capacity[i], 2);
-	}
+	return true;
+}
+
+int usl_fit(const double *n, const double *capacity, size_t count, struct usl_fit *fit)
+{
+	double *x1 = calloc(count, sizeof(double)), *x2 = calloc(count, sizeof(double));
+	double *y = calloc(count, sizeof(double));
+	double err = 0;
+	size_t i, m;
+	int ret = -1;
+
+	*fit = (struct usl_fit){ .s = NAN, .k = NAN, .n_peak = NAN, .rms_error = NAN };
+	if (!x1 || !x2 || !y)
+		goto out;
+	ret = 0;
+	m = usl_points(n, capacity, count, x1, x2, y);
+	if (!m || !usl_solve(x1, x2, y, m, fit))
+		goto out;
+	for (i = 0; i < count; i++)
+		if (capacity[i] > 0)
+			err += pow((usl_capacity(fit, n[i]) - capacity[i]) / capacity[i], 2);
 	fit->rms_error = sqrt(err / (double)m);
 	fit->n_peak = fit->k > 0 ? sqrt(fmax(0, 1 - fit->s) / fit->k) : INFINITY;
 	fit->ok = true;
@@ -140,39 +172,24 @@ struct cut_key {
 	size_t ia, ib;          /* input indices: the points of a and b */
 };
 
-static int cmp_size_t(size_t x, size_t y)
-{
-	return x < y ? -1 : x > y;
-}
-
 /* Points: family, config, size, backend, input order. */
 static int by_point(const void *x, const void *y)
 {
 	const struct cut_key *p = x, *q = y;
-	int c = cmp_size_t(p->family, q->family);
+	const int c[] = { NUM_CMP(p->family, q->family), NUM_CMP(p->config, q->config),
+			  NUM_CMP(p->size, q->size), NUM_CMP(p->a, q->a), NUM_CMP(p->ia, q->ia) };
 
-	if (!c)
-		c = cmp_size_t(p->config, q->config);
-	if (!c)
-		c = p->size < q->size ? -1 : p->size > q->size;
-	if (!c)
-		c = cmp_size_t(p->a, q->a);
-	return c ? c : cmp_size_t(p->ia, q->ia);
+	return cmp_first(c, sizeof(c) / sizeof(c[0]));
 }
 
 /* Shared sizes: family, backend a, backend b, config, size. */
 static int by_pair(const void *x, const void *y)
 {
 	const struct cut_key *p = x, *q = y;
-	int c = cmp_size_t(p->family, q->family);
+	const int c[] = { NUM_CMP(p->family, q->family), NUM_CMP(p->a, q->a), NUM_CMP(p->b, q->b),
+			  NUM_CMP(p->config, q->config), NUM_CMP(p->size, q->size) };
 
-	if (!c)
-		c = cmp_size_t(p->a, q->a);
-	if (!c)
-		c = cmp_size_t(p->b, q->b);
-	if (!c)
-		c = cmp_size_t(p->config, q->config);
-	return c ? c : (p->size < q->size ? -1 : p->size > q->size);
+	return cmp_first(c, sizeof(c) / sizeof(c[0]));
 }
 
 static bool same_pair(const struct cut_key *p, const struct cut_key *q)
@@ -180,61 +197,63 @@ static bool same_pair(const struct cut_key *p, const struct cut_key *q)
 	return p->family == q->family && p->a == q->a && p->b == q->b && p->config == q->config;
 }
 
-int cutoffs_compute(const struct cutoff_point *pts, size_t n, struct cutoff **out, size_t *nout)
+/* The end of the points of K[I]'s family, config and size (K sorted by_point). */
+static size_t same_size_end(const struct cut_key *k, size_t m, size_t i)
 {
-	struct cut_key *k = malloc((n ? n : 1) * sizeof(*k)), *pair = NULL;
-	double *size = NULL, *ra = NULL, *rb = NULL;
-	size_t i, j, m = 0, npair = 0, cap = 0, nc = 0, x, y;
-	struct cutoff *res = NULL, *c;
-	int ret = -1;
+	size_t j;
 
-	*out = NULL;
-	*nout = 0;
-	if (!k)
-		goto out;
-	/* A size that cannot sit on a log axis takes no part. */
-	for (i = 0; i < n; i++)
-		if (isfinite(pts[i].size) && pts[i].size > 0)
-			k[m++] = (struct cut_key){ pts[i].family, pts[i].config, pts[i].backend, 0,
-						   pts[i].size, i, 0 };
-	qsort(k, m, sizeof(*k), by_point);
-	/* One entry per pair of backends at each size: count, then fill. */
+	for (j = i; j < m && k[j].family == k[i].family && k[j].config == k[i].config &&
+	     k[j].size == k[i].size; j++)
+		;
+	return j;
+}
+
+/* How many pairs of backends meet at a size, over all sizes of the M points
+ * (a backend's first point at a size counts, the rest are duplicates);
+ * SIZE_MAX when they would not fit in memory. */
+static size_t count_pairs(const struct cut_key *k, size_t m)
+{
+	size_t i, j, x, cap = 0, backends;
+
 	for (i = 0; i < m; i = j) {
-		size_t backends = 0;
-
-		for (j = i; j < m && k[j].family == k[i].family && k[j].config == k[i].config &&
-		     k[j].size == k[i].size; j++)
-			backends += j == i || k[j].a != k[j - 1].a;
-		if (backends > 1 && (backends - 1) > (SIZE_MAX / sizeof(*pair) - cap) / backends)
-			goto out;
+		j = same_size_end(k, m, i);
+		for (x = i, backends = 0; x < j; x++)
+			backends += x == i || k[x].a != k[x - 1].a;
+		if (backends > 1 && (backends - 1) > (SIZE_MAX / sizeof(*k) - cap) / backends)
+			return SIZE_MAX;
 		cap += backends * (backends - 1) / 2;
 	}
-	pair = malloc((cap ? cap : 1) * sizeof(*pair));
-	if (!pair)
-		goto out;
+	return cap;
+}
+
+/* Those pairs into PAIR; how many. */
+static size_t fill_pairs(const struct cut_key *k, size_t m, struct cut_key *pair)
+{
+	size_t i, j, x, y, npair = 0;
+
 	for (i = 0; i < m; i = j) {
-		for (j = i; j < m && k[j].family == k[i].family && k[j].config == k[i].config &&
-		     k[j].size == k[i].size; j++)
-			;
-		/* A backend's first point at this size; the rest are duplicates. */
+		j = same_size_end(k, m, i);
 		for (x = i; x < j; x++) {
 			if (x > i && k[x].a == k[x - 1].a)
 				continue;
-			for (y = x + 1; y < j; y++) {
-				if (k[y].a == k[y - 1].a)
-					continue;
-				pair[npair++] = (struct cut_key){ k[i].family, k[i].config, k[x].a, k[y].a,
-								  k[i].size, k[x].ia, k[y].ia };
-			}
+			for (y = x + 1; y < j; y++)
+				if (k[y].a != k[y - 1].a)
+					pair[npair++] = (struct cut_key){ k[i].family, k[i].config, k[x].a,
+									  k[y].a, k[i].size, k[x].ia, k[y].ia };
 		}
 	}
-	qsort(pair, npair, sizeof(*pair), by_pair);
-	size = malloc((npair ? npair : 1) * sizeof(*size));
-	ra = malloc((npair ? npair : 1) * sizeof(*ra));
-	rb = malloc((npair ? npair : 1) * sizeof(*rb));
-	res = malloc((npair ? npair : 1) * sizeof(*res));
-	if (!size || !ra || !rb || !res)
-		goto out;
+	return npair;
+}
+
+/* The cutoff of each backend pair, family and config with two shared sizes
+ * or more, from PAIR (sorted by_pair) into RES; how many.  SIZE, RA, RB:
+ * room for NPAIR. */
+static size_t pair_cutoffs(const struct cutoff_point *pts, const struct cut_key *pair, size_t npair,
+			   struct cutoff *res, double *size, double *ra, double *rb)
+{
+	size_t i, j, nc = 0;
+	struct cutoff *c;
+
 	for (i = 0; i < npair; i = j) {
 		for (j = i; j < npair && same_pair(&pair[i], &pair[j]); j++) {
 			size[j - i] = pair[j].size;
@@ -251,8 +270,41 @@ int cutoffs_compute(const struct cutoff_point *pts, size_t n, struct cutoff **ou
 			.ratio_max = ra[j - i - 1] / rb[j - i - 1], .cut = NAN };
 		c->found = cutoff_find(size, ra, rb, j - i, &c->cut, &c->a_wins_above) == 1;
 	}
+	return nc;
+}
+
+int cutoffs_compute(const struct cutoff_point *pts, size_t n, struct cutoff **out, size_t *nout)
+{
+	struct cut_key *k = malloc((n ? n : 1) * sizeof(*k)), *pair = NULL;
+	double *size = NULL, *ra = NULL, *rb = NULL;
+	size_t i, m = 0, npair = 0, cap;
+	struct cutoff *res = NULL;
+	int ret = -1;
+
+	*out = NULL;
+	*nout = 0;
+	if (!k)
+		goto out;
+	/* A size that cannot sit on a log axis takes no part. */
+	for (i = 0; i < n; i++)
+		if (isfinite(pts[i].size) && pts[i].size > 0)
+			k[m++] = (struct cut_key){ pts[i].family, pts[i].config, pts[i].backend, 0,
+						   pts[i].size, i, 0 };
+	qsort(k, m, sizeof(*k), by_point);
+	cap = count_pairs(k, m);
+	pair = cap == SIZE_MAX ? NULL : malloc((cap ? cap : 1) * sizeof(*pair));
+	if (!pair)
+		goto out;
+	npair = fill_pairs(k, m, pair);
+	qsort(pair, npair, sizeof(*pair), by_pair);
+	size = malloc((npair ? npair : 1) * sizeof(*size));
+	ra = malloc((npair ? npair : 1) * sizeof(*ra));
+	rb = malloc((npair ? npair : 1) * sizeof(*rb));
+	res = malloc((npair ? npair : 1) * sizeof(*res));
+	if (!size || !ra || !rb || !res)
+		goto out;
+	*nout = pair_cutoffs(pts, pair, npair, res, size, ra, rb);
 	*out = res;
-	*nout = nc;
 	res = NULL;
 	ret = 0;
 out:

@@ -67,25 +67,13 @@ struct rowkey {
 	size_t i;
 };
 
-static int cmp_long(long a, long b)
-{
-	return a < b ? -1 : a > b;
-}
-
-static int cmp_size(size_t a, size_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
 static int by_rowkey(const void *x, const void *y)
 {
 	const struct rowkey *a = x, *b = y;
-	int j;
+	const int c[] = { cmp_words(a->k, b->k, RESULTS_NCLUSTER_COLS), NUM_CMP(a->rank, b->rank),
+			  NUM_CMP(a->i, b->i) };
 
-	for (j = 0; j < RESULTS_NCLUSTER_COLS; j++)
-		if (a->k[j] != b->k[j])
-			return a->k[j] < b->k[j] ? -1 : 1;
-	return cmp_long(a->rank, b->rank) ? cmp_long(a->rank, b->rank) : cmp_size(a->i, b->i);
+	return cmp_first(c, 3);
 }
 
 /* A measurement's place among the cells: series words, policy, threads,
@@ -101,18 +89,11 @@ struct mkey {
 static int by_mkey(const void *x, const void *y)
 {
 	const struct mkey *a = x, *b = y;
-	int j;
+	const int c[] = { cmp_words(a->s, b->s, RESULTS_NCLUSTER_COLS), NUM_CMP(a->policy, b->policy),
+			  NUM_CMP(a->threads, b->threads), NUM_CMP(a->ranks, b->ranks),
+			  NUM_CMP(a->first, b->first) };
 
-	for (j = 0; j < RESULTS_NCLUSTER_COLS; j++)
-		if (a->s[j] != b->s[j])
-			return a->s[j] < b->s[j] ? -1 : 1;
-	if (a->policy != b->policy)
-		return a->policy < b->policy ? -1 : 1;
-	if (a->threads != b->threads)
-		return a->threads < b->threads ? -1 : 1;
-	if (a->ranks != b->ranks)
-		return cmp_long(a->ranks, b->ranks);
-	return cmp_size(a->first, b->first);
+	return cmp_first(c, 5);
 }
 
 static bool same_cell_key(const struct mkey *a, const struct mkey *b)
@@ -133,14 +114,11 @@ struct corder {
 static int by_corder(const void *x, const void *y)
 {
 	const struct corder *a = x, *b = y;
+	const int c[] = { NUM_CMP(a->series_first, b->series_first),
+			  NUM_CMP(a->policy_first, b->policy_first), NUM_CMP(a->threads, b->threads),
+			  NUM_CMP(a->ranks, b->ranks) };
 
-	if (a->series_first != b->series_first)
-		return cmp_size(a->series_first, b->series_first);
-	if (a->policy_first != b->policy_first)
-		return cmp_size(a->policy_first, b->policy_first);
-	if (a->threads != b->threads)
-		return a->threads < b->threads ? -1 : 1;
-	return cmp_long(a->ranks, b->ranks);
+	return cmp_first(c, 4);
 }
 
 /* The first problem of a measurement's ranks, in words, into WHY ("" when
@@ -203,8 +181,28 @@ static bool inverted_window(const struct dataset *ds, const struct cluster *cl, 
 	return false;
 }
 
-/* The rate of M or why it has none: incomplete, a rank failed, no windows,
- * no work, then too little overlap, in that order. */
+/* M's rate, or why it has none where its ranks gave none yet: no windows,
+ * no work, no wall time, then too little overlap, in that order. */
+static void rate_or_reason(const struct dataset *ds, const struct cluster *cl, struct cmeas *m, FILE *errf)
+{
+	if (m->reason[0])
+		return;
+	if (isnan(m->overlap)) {
+		if (!inverted_window(ds, cl, m, errf))
+			snprintf(m->reason, sizeof(m->reason), "no measurement windows: rows from an older version");
+	} else if (isnan(m->work))
+		snprintf(m->reason, sizeof(m->reason), "no work to add up (no ops or bytes, or a unit of the program's own)");
+	else if (!(m->wall > 0))
+		snprintf(m->reason, sizeof(m->reason), "no wall time");
+	else if (m->overlap < CLUSTER_MIN_OVERLAP)
+		snprintf(m->reason, sizeof(m->reason), "ranks overlapped %.0f%%: run under threadrun-mpi",
+			 floor(100 * fmax(m->overlap, 0)));
+	else
+		m->rate = m->work / m->wall;
+}
+
+/* The rate of M or why it has none: incomplete, a rank failed, then
+ * rate_or_reason's. */
 static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *m, double *start,
 		    double *end, FILE *errf)
 {
@@ -236,7 +234,6 @@ static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *
 	}
 	for (j = 0; j < m->n; j++) {
 		const struct obs *o = &ds->obs[cl->rows[m->first + j]];
-		double w = cluster_work(o);
 
 		m->unsynced += o->sync == 0;
 		start[j] = o->t_start;
@@ -244,35 +241,14 @@ static void measure(const struct dataset *ds, struct cluster *cl, struct cmeas *
 		if (!m->reason[0] && o->status > 0)
 			snprintf(m->reason, sizeof(m->reason), "rank %ld failed (status %ld)", o->rank,
 				 o->status);
-		m->work += w;
+		m->work += cluster_work(o);
 		/* A rank without its wall time leaves the longest unknown. */
 		m->wall = fmax(m->wall, o->wall_s);
 		no_wall |= isnan(o->wall_s);
 	}
-	if (no_wall)
-		m->wall = NAN;
+	m->wall = no_wall ? NAN : m->wall;
 	m->overlap = cluster_overlap(start, end, m->n);
-	if (m->reason[0])
-		return;
-	if (isnan(m->overlap)) {
-		if (!inverted_window(ds, cl, m, errf))
-			snprintf(m->reason, sizeof(m->reason), "no measurement windows: rows from an older version");
-	} else if (isnan(m->work))
-		snprintf(m->reason, sizeof(m->reason), "no work to add up (no ops or bytes, or a unit of the program's own)");
-	else if (!(m->wall > 0))
-		snprintf(m->reason, sizeof(m->reason), "no wall time");
-	else if (m->overlap < CLUSTER_MIN_OVERLAP)
-		snprintf(m->reason, sizeof(m->reason), "ranks overlapped %.0f%%: run under threadrun-mpi",
-			 floor(100 * fmax(m->overlap, 0)));
-	else
-		m->rate = m->work / m->wall;
-}
-
-static int by_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
+	rate_or_reason(ds, cl, m, errf);
 }
 
 struct hostrate {
@@ -285,7 +261,7 @@ static int by_host(const void *x, const void *y)
 	const struct hostrate *a = x, *b = y;
 	int c = strcmp(a->host, b->host);
 
-	return c ? c : by_double(&a->rate, &b->rate);
+	return c ? c : NUM_CMP(a->rate, b->rate);
 }
 
 /* A cell's figures from its measurements, and its per-host table (HR:
@@ -363,95 +339,152 @@ out:
 	return ret;
 }
 
-/* Cells (measurements of one series, policy, threads and ranks) in the
- * report's order, and the series they make. */
-static int find_cells(struct cluster *cl)
+/* Each measurement's place among the cells into MK, and cl->m in that
+ * order. */
+static int sort_measurements(struct cluster *cl, struct mkey *mk)
 {
-	const struct dataset *ds = cl->ds;
-	struct mkey *mk = malloc((cl->nm ? cl->nm : 1) * sizeof(*mk));
 	struct cmeas *sorted = malloc((cl->nm ? cl->nm : 1) * sizeof(*sorted));
-	struct corder *co = malloc((cl->nm ? cl->nm : 1) * sizeof(*co));
-	struct ccell *cells = calloc(cl->nm ? cl->nm : 1, sizeof(*cells));
-	size_t i, j, k, ncells = 0, pol = ckey_index(RC_POLICY);
-	int ret = -1;
+	size_t i, j, k, pol = ckey_index(RC_POLICY);
 
-	if (!mk || !sorted || !co || !cells)
-		goto out;
+	if (!sorted)
+		return -1;
 	for (i = 0; i < cl->nm; i++) {
-		const struct obs *o = &ds->obs[cl->rows[cl->m[i].first]];
+		const struct obs *o = &cl->ds->obs[cl->rows[cl->m[i].first]];
 
-		memset(&mk[i], 0, sizeof(mk[i]));
+		mk[i] = (struct mkey){ .policy = (uintptr_t)o->ckey[pol], .threads = o->threads,
+				       .ranks = cl->m[i].ranks, .first = SIZE_MAX, .m = i };
 		for (k = 0; k < RESULTS_NCLUSTER_COLS; k++)
 			if (series_col(k))
 				mk[i].s[k] = (uintptr_t)o->ckey[k];
-		mk[i].policy = (uintptr_t)o->ckey[pol];
-		mk[i].threads = o->threads;
-		mk[i].ranks = cl->m[i].ranks;
-		mk[i].first = SIZE_MAX;
 		for (j = 0; j < cl->m[i].n; j++)
 			if (cl->rows[cl->m[i].first + j] < mk[i].first)
 				mk[i].first = cl->rows[cl->m[i].first + j];
-		mk[i].m = i;
 	}
 	qsort(mk, cl->nm, sizeof(*mk), by_mkey);
 	for (i = 0; i < cl->nm; i++)
 		sorted[i] = cl->m[mk[i].m];
 	free(cl->m);
 	cl->m = sorted;
-	sorted = NULL;
-	/* Cells; each series' and policy's first row, for their order. */
-	for (i = 0; i < cl->nm; i = j) {
-		for (j = i; j < cl->nm && same_cell_key(&mk[i], &mk[j]); j++)
-			;
-		cells[ncells] = (struct ccell){ .policy = ds->obs[cl->rows[cl->m[i].first]].policy,
-			.threads = mk[i].threads, .ranks = mk[i].ranks, .mfirst = i, .mn = j - i };
-		co[ncells] = (struct corder){ SIZE_MAX, SIZE_MAX, mk[i].threads, mk[i].ranks, ncells };
-		for (k = i; k < j; k++)
-			co[ncells].policy_first = mk[k].first < co[ncells].policy_first ? mk[k].first :
-						  co[ncells].policy_first;
-		ncells++;
-	}
-	for (i = 0; i < ncells; i = j) {
-		const uintptr_t *series = mk[cells[i].mfirst].s;
-		size_t first = SIZE_MAX, e, pfirst;
+	return 0;
+}
 
-		for (j = i; j < ncells && !memcmp(mk[cells[j].mfirst].s, series, sizeof(mk[0].s)); j++)
+/* Each cell's order key takes its series' and its policy's first row (a
+ * series' cells are together, and a policy's within them: sorted by it). */
+static void first_rows(const struct mkey *mk, const struct ccell *cells, struct corder *co, size_t n)
+{
+	size_t i, j, k, e, q, first, pfirst;
+
+	for (i = 0; i < n; i = j) {
+		const uintptr_t *series = mk[cells[i].mfirst].s;
+
+		first = SIZE_MAX;
+		for (j = i; j < n && !memcmp(mk[cells[j].mfirst].s, series, sizeof(mk[0].s)); j++)
 			first = co[j].policy_first < first ? co[j].policy_first : first;
-		/* Within a series a policy's cells are together (sorted by it). */
 		for (k = i; k < j; k = e) {
 			pfirst = SIZE_MAX;
 			for (e = k; e < j && mk[cells[e].mfirst].policy == mk[cells[k].mfirst].policy; e++)
 				pfirst = co[e].policy_first < pfirst ? co[e].policy_first : pfirst;
-			for (size_t q = k; q < e; q++) {
+			for (q = k; q < e; q++) {
 				co[q].policy_first = pfirst;
 				co[q].series_first = first;
 			}
 		}
 	}
-	qsort(co, ncells, sizeof(*co), by_corder);
-	cl->cells = calloc(ncells ? ncells : 1, sizeof(*cl->cells));
-	cl->series = calloc(ncells ? ncells : 1, sizeof(*cl->series));
+}
+
+/* The cells in the report's order (CO sorted) into cl->cells, and the
+ * series they make. */
+static int order_cells(struct cluster *cl, const struct ccell *cells, const struct corder *co, size_t n)
+{
+	size_t i;
+
+	cl->cells = calloc(n ? n : 1, sizeof(*cl->cells));
+	cl->series = calloc(n ? n : 1, sizeof(*cl->series));
 	if (!cl->cells || !cl->series)
-		goto out;
-	for (i = 0; i < ncells; i++) {
+		return -1;
+	for (i = 0; i < n; i++) {
 		cl->cells[i] = cells[co[i].cell];
 		if (!i || co[i].series_first != co[i - 1].series_first) {
 			struct cseries *s = &cl->series[cl->nseries++];
 
-			s->key = &ds->obs[co[i].series_first];
+			s->key = &cl->ds->obs[co[i].series_first];
 			s->first = i;
 		}
 		cl->cells[i].series = cl->nseries - 1;
 		cl->series[cl->nseries - 1].n++;
 	}
-	cl->ncells = ncells;
-	ret = 0;
+	cl->ncells = n;
+	return 0;
+}
+
+/* Cells (measurements of one series, policy, threads and ranks) in the
+ * report's order, and the series they make. */
+static int find_cells(struct cluster *cl)
+{
+	struct mkey *mk = malloc((cl->nm ? cl->nm : 1) * sizeof(*mk));
+	struct corder *co = malloc((cl->nm ? cl->nm : 1) * sizeof(*co));
+	struct ccell *cells = calloc(cl->nm ? cl->nm : 1, sizeof(*cells));
+	size_t i, j, n = 0;
+	int ret = -1;
+
+	if (!mk || !co || !cells || sort_measurements(cl, mk) < 0)
+		goto out;
+	for (i = 0; i < cl->nm; i = j, n++) {
+		for (j = i; j < cl->nm && same_cell_key(&mk[i], &mk[j]); j++)
+			;
+		cells[n] = (struct ccell){ .policy = cl->ds->obs[cl->rows[cl->m[i].first]].policy,
+			.threads = mk[i].threads, .ranks = mk[i].ranks, .mfirst = i, .mn = j - i };
+		/* Its first row, its policy's for now: sorted by it last, the
+		 * group's first is its least. */
+		co[n] = (struct corder){ SIZE_MAX, mk[i].first, mk[i].threads, mk[i].ranks, n };
+	}
+	first_rows(mk, cells, co, n);
+	qsort(co, n, sizeof(*co), by_corder);
+	ret = order_cells(cl, cells, co, n);
 out:
 	free(mk);
-	free(sorted);
 	free(co);
 	free(cells);
 	return ret;
+}
+
+/* Series S's totals over its cells (incomplete, apart, unsynced), its cell
+ * of the per-host table, and each cell's speedup against 1 rank. */
+static void summarise_series(struct cluster *cl, struct cseries *s)
+{
+	const struct ccell *one = NULL;
+	size_t k, x;
+
+	s->big = s->first;
+	s->least_overlap = NAN;
+	for (k = s->first; k < s->first + s->n; k++) {
+		struct ccell *c = &cl->cells[k];
+
+		if (c->ranks > cl->cells[s->big].ranks ||
+		    (c->ranks == cl->cells[s->big].ranks && c->threads > cl->cells[s->big].threads))
+			s->big = k;
+		for (x = c->mfirst; x < c->mfirst + c->mn; x++) {
+			s->incomplete += !cl->m[x].complete;
+			if (cl->m[x].overlap < CLUSTER_MIN_OVERLAP) {
+				s->apart++;
+				s->least_overlap = fmin(s->least_overlap, cl->m[x].overlap);
+			}
+		}
+		s->unsynced += c->unsynced;
+		/* Cells by policy, threads, then ranks: a 1-rank cell comes
+		 * first among its policy and thread count's. */
+		if (k == s->first || c->policy != cl->cells[k - 1].policy || c->threads != cl->cells[k - 1].threads)
+			one = NULL;
+		if (c->ranks == 1 && c->n)
+			one = c;
+		if (one && c->n && one->median > 0) {
+			c->speedup = c->median / one->median;
+			c->efficiency = c->speedup / (double)c->ranks;
+		} else {
+			c->speedup = c->efficiency = NAN;
+			s->no_one_rank = true;
+		}
+	}
 }
 
 int cluster_build(const struct dataset *ds, struct cluster *cl, FILE *errf)
@@ -491,42 +524,8 @@ int cluster_build(const struct dataset *ds, struct cluster *cl, FILE *errf)
 	for (i = 0; i < cl->ncells; i++)
 		fill_cell(cl, &cl->cells[i], hr, rates);
 	for (i = 0; i < cl->nseries; i++) {
-		struct cseries *s = &cl->series[i];
-		const struct ccell *one = NULL;
-
-		s->big = s->first;
-		s->least_overlap = NAN;
-		for (k = s->first; k < s->first + s->n; k++) {
-			struct ccell *c = &cl->cells[k];
-
-			if (c->ranks > cl->cells[s->big].ranks ||
-			    (c->ranks == cl->cells[s->big].ranks && c->threads > cl->cells[s->big].threads))
-				s->big = k;
-			for (size_t x = c->mfirst; x < c->mfirst + c->mn; x++) {
-				s->incomplete += !cl->m[x].complete;
-				if (cl->m[x].overlap < CLUSTER_MIN_OVERLAP) {
-					s->apart++;
-					s->least_overlap = fmin(s->least_overlap, cl->m[x].overlap);
-				}
-			}
-			s->unsynced += c->unsynced;
-			/* Cells by policy, threads, then ranks: a 1-rank cell
-			 * comes first among its policy and thread count's. */
-			if (k == s->first || c->policy != cl->cells[k - 1].policy ||
-			    c->threads != cl->cells[k - 1].threads)
-				one = NULL;
-			if (c->ranks == 1 && c->n)
-				one = c;
-			if (one && c->n && one->median > 0) {
-				c->speedup = c->median / one->median;
-				c->efficiency = c->speedup / (double)c->ranks;
-			} else {
-				c->speedup = c->efficiency = NAN;
-				s->no_one_rank = true;
-			}
-		}
-		if (strcmp(s->key->config, cl->series[0].key->config))
-			cl->multi_config = true;
+		summarise_series(cl, &cl->series[i]);
+		cl->multi_config |= strcmp(cl->series[i].key->config, cl->series[0].key->config) != 0;
 	}
 	ret = 0;
 out:

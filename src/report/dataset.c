@@ -60,9 +60,16 @@ static char *intern(struct dataset *ds, const char *s)
 	return copy;
 }
 
-static char *dup_col(struct dataset *ds, const struct results_row *row, enum results_col c)
+/* The columns of KEYS interned into OUT: false when memory runs out. */
+static bool intern_cols(struct dataset *ds, const struct results_row *row, const enum results_col *cols,
+			size_t n, char **out)
 {
-	return intern(ds, results_row_get(row, c));
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (!(out[k] = intern(ds, results_row_get(row, cols[k]))))
+			return false;
+	return true;
 }
 
 static int yes_no(const struct results_row *row, enum results_col c)
@@ -72,19 +79,33 @@ static int yes_no(const struct results_row *row, enum results_col c)
 	return !strcmp(v, "yes") ? 1 : !strcmp(v, "no") ? 0 : -1;
 }
 
-const double dataset_lat_p[DATASET_LAT_P] = { 50, 90, 99, 99.9, 100 };
 const char *const dataset_lat_name[DATASET_LAT_P] = { "p50", "p90", "p99", "p99.9", "max" };
-static const enum results_col lat_cols[DATASET_LAT_P] = {
-	RC_LAT_P50_S, RC_LAT_P90_S, RC_LAT_P99_S, RC_LAT_P999_S, RC_LAT_MAX_S,
+
+/* What an observation takes from a row as it stands: texts (interned),
+ * numbers (NAN: not said) and the derived figures of --counters (NAN: n/a). */
+#define OBS(f) offsetof(struct obs, f)
+static const struct obs_col {
+	enum results_col col;
+	size_t off;
+} obs_texts[] = {
+	{ RC_HOST, OBS(host) }, { RC_WORKLOAD, OBS(workload) }, { RC_ALGORITHM, OBS(algorithm) },
+	{ RC_BACKEND, OBS(backend) }, { RC_IMPL, OBS(impl) }, { RC_NOTE, OBS(note) },
+	{ RC_VERSIONS, OBS(versions) }, { RC_CPUS, OBS(cpus) }, { RC_UNIT, OBS(unit) },
+	{ RC_SIZE_UNIT, OBS(size_unit) }, { RC_JOB, OBS(job) }, { RC_RUN, OBS(run) },
+	{ RC_CONFIG, OBS(config) },
+}, obs_numbers[] = {
+	{ RC_SIZE, OBS(size) }, { RC_MIGRATIONS, OBS(migrations) }, { RC_OFF_PLAN, OBS(off_plan) },
+	{ RC_STEAL_PCT, OBS(steal_pct) }, { RC_SYS_SHARE, OBS(sys_share) },
+	{ RC_OTHERS_PCT, OBS(others_pct) }, { RC_LAT_P50_S, OBS(lat[0]) }, { RC_LAT_P90_S, OBS(lat[1]) },
+	{ RC_LAT_P99_S, OBS(lat[2]) }, { RC_LAT_P999_S, OBS(lat[3]) }, { RC_LAT_MAX_S, OBS(lat[4]) },
+	{ RC_LAT_BATCH, OBS(lat_batch) }, { RC_OPS, OBS(ops) }, { RC_BYTES, OBS(bytes) },
+	{ RC_WALL_S, OBS(wall_s) }, { RC_T_START, OBS(t_start) }, { RC_T_END, OBS(t_end) },
+}, obs_derived[] = {
+	{ RC_CYCLES_PER_BYTE, OBS(cycles_per_byte) }, { RC_CYCLES_PER_OP, OBS(cycles_per_op) },
+	{ RC_IPC, OBS(ipc) }, { RC_FLOPS_PER_CYCLE, OBS(flops_per_cycle) },
 };
-
-/* A derived figure of --counters: a decimal, else NAN ("n/a", empty). */
-static double derived(const struct results_row *row, enum results_col col)
-{
-	const char *v = results_row_get(row, col);
-
-	return num_is_decimal(v) ? strtod(v, NULL) : NAN;
-}
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define FIELD(type, base, off) (*(type *)((char *)(base) + (off)))
 
 static bool figure_or_dash(const char *v)
 {
@@ -129,13 +150,56 @@ static double worker_spread(const char *list)
 	return n >= 2 && lo > 0 ? 100.0 * (hi - lo) / lo : NAN;
 }
 
+/* The texts of ROW into O, interned: its columns, its identity and its
+ * cluster key; -1 when memory runs out. */
+static int obs_words(struct dataset *ds, const struct results_row *row, struct obs *o)
+{
+	const char *policy = results_row_get(row, RC_POLICY);
+	size_t k;
+
+	for (k = 0; k < NELEM(obs_texts); k++)
+		if (!(FIELD(char *, o, obs_texts[k].off) = intern(ds, results_row_get(row, obs_texts[k].col))))
+			return -1;
+	o->policy = intern(ds, *policy ? policy : "-");
+	return o->policy && intern_cols(ds, row, results_series_cols, RESULTS_NSERIES_COLS, o->skey) &&
+	       intern_cols(ds, row, results_point_cols, RESULTS_NPOINT_COLS, o->pkey) &&
+	       intern_cols(ds, row, results_repeat_cols, RESULTS_NREPEAT_COLS, o->rkey) &&
+	       intern_cols(ds, row, results_cluster_cols, RESULTS_NCLUSTER_COLS, o->ckey) ? 0 : -1;
+}
+
+/* The figures of ROW into O: counts, numbers, flags. */
+static void obs_figures(const struct results_row *row, struct obs *o)
+{
+	const char *v;
+	size_t k;
+	long n;
+
+	for (k = 0; k < NELEM(obs_numbers); k++)
+		FIELD(double, o, obs_numbers[k].off) = results_row_num(row, obs_numbers[k].col);
+	for (k = 0; k < NELEM(obs_derived); k++) {
+		v = results_row_get(row, obs_derived[k].col);
+		FIELD(double, o, obs_derived[k].off) = num_is_decimal(v) ? strtod(v, NULL) : NAN;
+	}
+	o->repeat = (int)results_row_count(row, RC_REPEAT, 1 << 30);
+	n = results_row_count(row, RC_PUS, 1 << 20);
+	o->pus = n < 0 ? 0 : (unsigned)n;
+	n = results_row_count(row, RC_CORES, 1 << 20);
+	o->cores = n < 0 ? 0 : (unsigned)n;
+	o->verified = strcmp(results_row_get(row, RC_VERIFIED), "unchecked") ? yes_no(row, RC_VERIFIED) : 2;
+	o->placed = yes_no(row, RC_PLACEMENT_OK);
+	o->rank = results_row_count(row, RC_RANK, LONG_MAX);
+	o->ranks = results_row_count(row, RC_RANKS, LONG_MAX);
+	o->sync = yes_no(row, RC_START_SYNC);
+	o->counted = *results_row_get(row, RC_COUNTERS) != '\0';
+	o->worker_spread = worker_spread(results_row_get(row, RC_CTR_WORKERS));
+}
+
 static int add_obs(const struct results_row *row, unsigned line, void *arg)
 {
 	struct reading *rd = arg;
 	struct dataset *ds = rd->ds;
+	long n = results_row_count(row, RC_THREADS, 1 << 20);
 	struct obs *o, *grown;
-	size_t k;
-	long n;
 
 	if (ds->nobs == ds->cap) {
 		ds->cap = ds->cap ? ds->cap * 2 : 256;
@@ -144,9 +208,7 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 			return 1;
 		ds->obs = grown;
 	}
-	o = &ds->obs[ds->nobs];
-	memset(o, 0, sizeof(*o));
-	n = results_row_count(row, RC_THREADS, 1 << 20);
+	o = memset(&ds->obs[ds->nobs], 0, sizeof(*o));
 	o->rate = results_row_num(row, RC_RATE);
 	o->status = results_row_count(row, RC_STATUS, 1 << 20);
 	/* A failed run (status not 0) is never a measurement: kept, to be
@@ -162,67 +224,11 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 		return 0;
 	}
 	o->threads = (unsigned)n;
-	o->host = dup_col(ds, row, RC_HOST);
-	o->workload = dup_col(ds, row, RC_WORKLOAD);
-	o->algorithm = dup_col(ds, row, RC_ALGORITHM);
-	o->backend = dup_col(ds, row, RC_BACKEND);
-	o->impl = dup_col(ds, row, RC_IMPL);
-	o->note = dup_col(ds, row, RC_NOTE);
-	o->versions = dup_col(ds, row, RC_VERSIONS);
-	o->cpus = dup_col(ds, row, RC_CPUS);
-	o->unit = dup_col(ds, row, RC_UNIT);
-	o->policy = intern(ds, *results_row_get(row, RC_POLICY) ? results_row_get(row, RC_POLICY) : "-");
-	o->size_unit = dup_col(ds, row, RC_SIZE_UNIT);
-	o->size = results_row_num(row, RC_SIZE);
-	o->repeat = (int)results_row_count(row, RC_REPEAT, 1 << 30);
-	n = results_row_count(row, RC_PUS, 1 << 20);
-	o->pus = n < 0 ? 0 : (unsigned)n;
-	n = results_row_count(row, RC_CORES, 1 << 20);
-	o->cores = n < 0 ? 0 : (unsigned)n;
-	o->migrations = results_row_num(row, RC_MIGRATIONS);
-	o->off_plan = results_row_num(row, RC_OFF_PLAN);
-	o->steal_pct = results_row_num(row, RC_STEAL_PCT);
-	o->sys_share = results_row_num(row, RC_SYS_SHARE);
-	o->others_pct = results_row_num(row, RC_OTHERS_PCT);
-	for (k = 0; k < DATASET_LAT_P; k++)
-		o->lat[k] = results_row_num(row, lat_cols[k]);
-	o->lat_batch = results_row_num(row, RC_LAT_BATCH);
-	o->verified = strcmp(results_row_get(row, RC_VERIFIED), "unchecked") ? yes_no(row, RC_VERIFIED) : 2;
-	o->placed = yes_no(row, RC_PLACEMENT_OK);
 	o->file = rd->file;
 	o->line = line;
-	for (k = 0; k < RESULTS_NSERIES_COLS; k++)
-		if (!(o->skey[k] = dup_col(ds, row, results_series_cols[k])))
-			return 1;
-	for (k = 0; k < RESULTS_NPOINT_COLS; k++)
-		if (!(o->pkey[k] = dup_col(ds, row, results_point_cols[k])))
-			return 1;
-	for (k = 0; k < RESULTS_NREPEAT_COLS; k++)
-		if (!(o->rkey[k] = dup_col(ds, row, results_repeat_cols[k])))
-			return 1;
-	for (k = 0; k < RESULTS_NCLUSTER_COLS; k++)
-		if (!(o->ckey[k] = dup_col(ds, row, results_cluster_cols[k])))
-			return 1;
-	o->job = dup_col(ds, row, RC_JOB);
-	o->rank = results_row_count(row, RC_RANK, LONG_MAX);
-	o->ranks = results_row_count(row, RC_RANKS, LONG_MAX);
-	o->sync = yes_no(row, RC_START_SYNC);
-	o->ops = results_row_num(row, RC_OPS);
-	o->bytes = results_row_num(row, RC_BYTES);
-	o->wall_s = results_row_num(row, RC_WALL_S);
-	o->t_start = results_row_num(row, RC_T_START);
-	o->t_end = results_row_num(row, RC_T_END);
-	o->run = dup_col(ds, row, RC_RUN);
-	o->counted = *results_row_get(row, RC_COUNTERS) != '\0';
-	o->cycles_per_byte = derived(row, RC_CYCLES_PER_BYTE);
-	o->cycles_per_op = derived(row, RC_CYCLES_PER_OP);
-	o->ipc = derived(row, RC_IPC);
-	o->flops_per_cycle = derived(row, RC_FLOPS_PER_CYCLE);
-	o->worker_spread = worker_spread(results_row_get(row, RC_CTR_WORKERS));
-	o->config = dup_col(ds, row, RC_CONFIG);
-	if (!o->run || !o->config || !o->host || !o->workload || !o->algorithm || !o->backend || !o->impl || !o->unit ||
-	    !o->policy || !o->size_unit || !o->note || !o->versions || !o->cpus || !o->job)
+	if (obs_words(ds, row, o) < 0)
 		return 1;
+	obs_figures(row, o);
 	ds->nobs++;
 	return 0;
 }
@@ -262,11 +268,6 @@ static bool same(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-static int cmp_u(unsigned long a, unsigned long b)
-{
-	return a < b ? -1 : a > b;
-}
-
 /* The same series: every series column of results.h equal (interned
  * texts: equal exactly when the pointers are). */
 static bool same_series(const struct obs *a, const struct obs *b)
@@ -286,12 +287,9 @@ struct key {
 static int by_key(const void *x, const void *y)
 {
 	const struct key *a = x, *b = y;
-	int j;
+	int c = cmp_words(a->k, b->k, NKEY);
 
-	for (j = 0; j < NKEY; j++)
-		if (a->k[j] != b->k[j])
-			return a->k[j] < b->k[j] ? -1 : 1;
-	return cmp_u(a->i, b->i);
+	return c ? c : NUM_CMP(a->i, b->i);
 }
 
 static bool same_group(const struct key *a, const struct key *b)
@@ -336,57 +334,66 @@ static int number_series(struct dataset *ds, size_t *nsid)
 	return 0;
 }
 
-/* The identity of results.h, on observations: threadrun's whole-run rows
- * step aside where the program wrote rows of its own in the same run (in
- * files without a run column: the same workload and host); a row of a
- * repeat that failed steps aside for a later row of the same repeat from
- * another run (the rerun --resume makes); every other row stays, so
- * repeats from several sweeps, single runs or processes all count.
- * Sorted groups, not pairs: n log n for any file. */
-static int drop_superseded(struct dataset *ds)
+/* The end of the group of KS[I] among N sorted keys. */
+static size_t group_end(const struct key *ks, size_t n, size_t i)
 {
-	struct key *ks = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*ks));
-	size_t i, j, k, n;
+	size_t j;
+
+	for (j = i; j < n && same_group(&ks[i], &ks[j]); j++)
+		;
+	return j;
+}
+
+/* threadrun's whole-run rows step aside where the program wrote rows of
+ * its own in the same run (in files without a run column: the same
+ * workload and host).  KS: room for every row. */
+static void drop_run_rows(struct dataset *ds, struct key *ks)
+{
+	size_t i, j, k;
 	bool own;
 
-	if (!ks)
-		return -1;
 	for (i = 0; i < ds->nobs; i++) {
 		const struct obs *o = &ds->obs[i];
 
 		ks[i] = *o->run ? (struct key){ { 1, (uintptr_t)o->run }, i } :
-			(struct key){ { 0, (uintptr_t)o->workload, (uintptr_t)o->host }, i };
+				  (struct key){ { 0, (uintptr_t)o->workload, (uintptr_t)o->host }, i };
 	}
 	qsort(ks, ds->nobs, sizeof(*ks), by_key);
 	for (i = 0; i < ds->nobs; i = j) {
-		own = false;
-		for (j = i; j < ds->nobs && same_group(&ks[i], &ks[j]); j++)
-			own |= !same(ds->obs[ks[j].i].algorithm, RESULTS_RUN_ALGORITHM);
+		j = group_end(ks, ds->nobs, i);
+		for (k = i, own = false; k < j; k++)
+			own |= !same(ds->obs[ks[k].i].algorithm, RESULTS_RUN_ALGORITHM);
 		for (k = i; own && k < j; k++)
 			if (same(ds->obs[ks[k].i].algorithm, RESULTS_RUN_ALGORITHM))
 				ds->obs[ks[k].i].dropped = true;
 	}
-	/* Each repeat's rows, in file order: a failed one gives way to any
-	 * later one of another run. */
-	for (i = 0, n = 0; i < ds->nobs; i++) {
+}
+
+/* A row of a repeat that failed steps aside for a later row of the same
+ * repeat from another run (the rerun --resume makes).  Each repeat's rows
+ * in file order.  KS: room for every row. */
+static void drop_reruns(struct dataset *ds, struct key *ks)
+{
+	size_t i, j, k, n = 0;
+
+	for (i = 0; i < ds->nobs; i++) {
 		const struct obs *o = &ds->obs[i];
-		struct key key = { { o->sid }, i };
 
 		if (o->dropped)
 			continue;
+		ks[n] = (struct key){ { o->sid }, i };
 		for (k = 0; k < RESULTS_NPOINT_COLS; k++)
-			key.k[1 + k] = (uintptr_t)o->pkey[k];
+			ks[n].k[1 + k] = (uintptr_t)o->pkey[k];
 		for (k = 0; k < RESULTS_NREPEAT_COLS; k++)
-			key.k[1 + RESULTS_NPOINT_COLS + k] = (uintptr_t)o->rkey[k];
-		ks[n++] = key;
+			ks[n].k[1 + RESULTS_NPOINT_COLS + k] = (uintptr_t)o->rkey[k];
+		n++;
 	}
 	qsort(ks, n, sizeof(*ks), by_key);
 	for (i = 0; i < n; i = j) {
 		const char *later = NULL;
 		bool mixed = false;
 
-		for (j = i; j < n && same_group(&ks[i], &ks[j]); j++)
-			;
+		j = group_end(ks, n, i);
 		for (k = j; k-- > i;) {
 			struct obs *o = &ds->obs[ks[k].i];
 
@@ -399,6 +406,20 @@ static int drop_superseded(struct dataset *ds)
 				mixed = true;
 		}
 	}
+}
+
+/* The identity of results.h, on observations: run rows and failed repeats
+ * step aside (drop_run_rows, drop_reruns); every other row stays, so
+ * repeats from several sweeps, single runs or processes all count.
+ * Sorted groups, not pairs: n log n for any file. */
+static int drop_superseded(struct dataset *ds)
+{
+	struct key *ks = malloc((ds->nobs ? ds->nobs : 1) * sizeof(*ks));
+
+	if (!ks)
+		return -1;
+	drop_run_rows(ds, ks);
+	drop_reruns(ds, ks);
 	free(ks);
 	return 0;
 }
@@ -432,17 +453,6 @@ static void counted_runs(struct dataset *ds)
 			o->flops_per_cycle = r->flops_per_cycle;
 		}
 	}
-}
-
-/* The median of the figures of a cell's rows that have one, NAN if none. */
-static double figure_median(double *v, size_t n)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++)
-		if (!isnan(v[i]))
-			v[k++] = v[i];
-	return k ? stats_median(v, k) : NAN;
 }
 
 /* The key of the monitor's figures for a cell: threadrun's whole-run rows
@@ -492,27 +502,92 @@ static int monitor_figures(const struct dataset *ds, const struct key *mon, size
 	return 0;
 }
 
-/* The latency figures of cell C from its rows KS[LO, HI): each one's
- * median over the rows that carry it (a row carries all or none). */
-static void latency_figures(const struct dataset *ds, const struct key *ks, size_t lo, size_t hi,
-			    double *buf, struct series *s, struct cell *c)
+/* A cell's medians of its rows' figures (over the rows that have one; NAN
+ * when none does): where each is in struct obs and in struct cell. */
+#define CELL(f) offsetof(struct cell, f)
+static const struct {
+	size_t obs, cell;
+} cell_medians[] = {
+	{ OBS(cycles_per_byte), CELL(cycles_per_byte) }, { OBS(cycles_per_op), CELL(cycles_per_op) },
+	{ OBS(ipc), CELL(ipc) }, { OBS(flops_per_cycle), CELL(flops_per_cycle) },
+	{ OBS(worker_spread), CELL(worker_spread) }, { OBS(lat[0]), CELL(lat[0]) },
+	{ OBS(lat[1]), CELL(lat[1]) }, { OBS(lat[2]), CELL(lat[2]) }, { OBS(lat[3]), CELL(lat[3]) },
+	{ OBS(lat[4]), CELL(lat[4]) },
+};
+
+/* S's policies in the order of their first rows, and KS sorted by policy
+ * (its rank there) and threads: one cell a group.  KS: policy, row. */
+static int sort_by_policy_threads(const struct dataset *ds, struct series *s, struct key *ks, size_t nm)
 {
-	size_t i, k, n;
+	struct key *firsts = malloc((nm ? nm : 1) * sizeof(*firsts));
+	size_t i, j, k, nfirst = 0;
 
-	c->lat_batch = NAN;
-	for (k = 0; k < DATASET_LAT_P; k++) {
-		for (i = lo, n = 0; i < hi; i++) {
-			const struct obs *o = &ds->obs[ks[i].i];
-
-			if (isfinite(o->lat[k]))
-				buf[n++] = o->lat[k];
-			if (k == 0 && isfinite(o->lat[k]))
-				c->lat_batch = fmax(c->lat_batch, o->lat_batch);
-		}
-		c->lat[k] = n ? stats_median(buf, n) : NAN;
-		if (k == 0)
-			c->lat_rows = n;
+	if (!firsts)
+		return -1;
+	qsort(ks, nm, sizeof(*ks), by_key);
+	for (i = 0; i < nm; i = j) {
+		j = group_end(ks, nm, i);
+		firsts[nfirst++] = (struct key){ { ks[i].i, i, j }, 0 };
 	}
+	qsort(firsts, nfirst, sizeof(*firsts), by_key);
+	s->policies = malloc((nfirst ? nfirst : 1) * sizeof(*s->policies));
+	for (k = 0; s->policies && k < nfirst; k++) {
+		s->policies[s->npolicies++] = ds->obs[firsts[k].k[0]].policy;
+		for (i = firsts[k].k[1]; i < firsts[k].k[2]; i++)
+			ks[i].k[0] = k;
+	}
+	for (i = 0; i < nm; i++)
+		ks[i].k[1] = ds->obs[ks[i].i].threads;
+	qsort(ks, nm, sizeof(*ks), by_key);
+	free(firsts);
+	return s->policies ? 0 : -1;
+}
+
+/* Cell C of S from its rows KS[LO, HI): the rates' median and range, the
+ * plan they share, how busy, verified and counted, the figures' medians.
+ * BUF: room for its rows. */
+static void cell_from_rows(const struct dataset *ds, const struct key *ks, size_t lo, size_t hi,
+			   double *buf, struct series *s, struct cell *c)
+{
+	size_t i, k;
+
+	*c = (struct cell){ .policy = s->policies[ks[lo].k[0]], .threads = (unsigned)ks[lo].k[1],
+			    .n = hi - lo, .cpus = ds->obs[ks[lo].i].cpus, .load_steal = NAN,
+			    .load_others = NAN, .lat_batch = NAN };
+	for (i = lo; i < hi; i++) {
+		const struct obs *o = &ds->obs[ks[i].i];
+
+		buf[i - lo] = o->rate;
+		c->counted += o->counted;
+		c->unverified |= o->verified == 0 || o->verified == 2;
+		/* Interned: one pointer per plan. */
+		if (o->cpus != c->cpus)
+			c->cpus = NULL;
+		/* fmax ignores a NAN: a row that did not say costs nothing. */
+		c->load_steal = fmax(c->load_steal, o->steal_pct);
+		c->load_others = fmax(c->load_others, o->others_pct);
+		/* A row carries every latency figure or none. */
+		c->lat_rows += !isnan(o->lat[0]);
+		c->lat_batch = isnan(o->lat[0]) ? c->lat_batch : fmax(c->lat_batch, o->lat_batch);
+	}
+	c->median = stats_median(buf, c->n);
+	c->min = buf[0];
+	c->max = buf[c->n - 1];
+	if (c->cpus && !*c->cpus)
+		c->cpus = NULL;
+	c->busy = c->load_steal > DATASET_BUSY_PCT || c->load_others > DATASET_BUSY_PCT;
+	c->oversubscribed = s->pus && c->threads > s->pus;
+	for (k = 0; k < NELEM(cell_medians); k++) {
+		size_t n = 0;
+
+		for (i = lo; i < hi; i++)
+			if (!isnan(FIELD(double, &ds->obs[ks[i].i], cell_medians[k].obs)))
+				buf[n++] = FIELD(double, &ds->obs[ks[i].i], cell_medians[k].obs);
+		FIELD(double, c, cell_medians[k].cell) = stats_median(buf, n);
+	}
+	s->busy += c->busy;
+	s->counted |= c->counted > 0;
+	s->spread |= !isnan(c->worker_spread);
 	s->latency |= c->lat_rows > 0;
 }
 
@@ -522,117 +597,77 @@ static void latency_figures(const struct dataset *ds, const struct key *ks, size
 static int build_cells(struct dataset *ds, struct series *s, const size_t *m, size_t nm,
 		       const struct key *mon, size_t nmon)
 {
-	double *rates = malloc((nm ? nm : 1) * sizeof(*rates));
-	double *lat = malloc((nm ? nm : 1) * sizeof(*lat));
-	double *figs = malloc((nm ? nm : 1) * 5 * sizeof(*figs));
+	double *buf = malloc((nm ? nm : 1) * sizeof(*buf));
 	struct key *ks = malloc((nm ? nm : 1) * sizeof(*ks));
-	struct key *firsts = malloc((nm ? nm : 1) * sizeof(*firsts));
-	size_t i, j, k, nfirst = 0, n;
 	const struct cell *base = NULL;
+	size_t i, j;
 	int ret = -1;
 
-	if (!rates || !lat || !figs || !ks || !firsts)
+	if (!buf || !ks)
 		goto out;
 	for (i = 0; i < nm; i++) {
 		const struct obs *o = &ds->obs[m[i]];
 
-		if (o->pus > s->pus)
-			s->pus = o->pus;
-		if (o->cores > s->cores)
-			s->cores = o->cores;
+		s->pus = o->pus > s->pus ? o->pus : s->pus;
+		s->cores = o->cores > s->cores ? o->cores : s->cores;
 		s->unverified += o->verified == 0;
 		s->unchecked += o->verified == 2;
 		s->misplaced += o->placed == 0;
 		ks[i] = (struct key){ { (uintptr_t)o->policy }, m[i] };
 	}
-	/* Policy ranks: each policy's first row, in file order. */
-	qsort(ks, nm, sizeof(*ks), by_key);
-	for (i = 0; i < nm; i = j) {
-		for (j = i; j < nm && same_group(&ks[i], &ks[j]); j++)
-			;
-		firsts[nfirst++] = (struct key){ { ks[i].i, i, j }, 0 };
-	}
-	qsort(firsts, nfirst, sizeof(*firsts), by_key);
-	s->policies = malloc((nfirst ? nfirst : 1) * sizeof(*s->policies));
 	s->cells = calloc(nm ? nm : 1, sizeof(*s->cells));
-	if (!s->policies || !s->cells)
+	if (!s->cells || sort_by_policy_threads(ds, s, ks, nm) < 0)
 		goto out;
-	for (k = 0; k < nfirst; k++) {
-		s->policies[s->npolicies++] = ds->obs[firsts[k].k[0]].policy;
-		for (i = firsts[k].k[1]; i < firsts[k].k[2]; i++)
-			ks[i].k[0] = k;
-	}
-	for (i = 0; i < nm; i++)
-		ks[i].k[1] = ds->obs[ks[i].i].threads;
-	qsort(ks, nm, sizeof(*ks), by_key);
-	for (i = 0; i < nm; i = j) {
+	for (i = 0; i < nm; i = j, s->ncells++) {
 		struct cell *c = &s->cells[s->ncells];
 
-		c->cpus = ds->obs[ks[i].i].cpus;
-		c->load_steal = c->load_others = NAN;
-		for (j = i, n = 0; j < nm && same_group(&ks[i], &ks[j]); j++) {
-			const struct obs *o = &ds->obs[ks[j].i];
-
-			figs[n] = o->cycles_per_byte;
-			figs[nm + n] = o->cycles_per_op;
-			figs[2 * nm + n] = o->ipc;
-			figs[3 * nm + n] = o->flops_per_cycle;
-			figs[4 * nm + n] = o->worker_spread;
-			c->counted += o->counted;
-			rates[n++] = o->rate;
-			c->unverified |= o->verified == 0 || o->verified == 2;
-			/* Interned: one pointer per plan. */
-			if (o->cpus != c->cpus)
-				c->cpus = NULL;
-			/* fmax ignores a NAN: a row that did not say costs nothing. */
-			c->load_steal = fmax(c->load_steal, o->steal_pct);
-			c->load_others = fmax(c->load_others, o->others_pct);
-		}
-		if (c->cpus && !*c->cpus)
-			c->cpus = NULL;
-		c->busy = c->load_steal > DATASET_BUSY_PCT || c->load_others > DATASET_BUSY_PCT;
-		s->busy += c->busy;
-		c->policy = s->policies[ks[i].k[0]];
-		c->threads = (unsigned)ks[i].k[1];
-		c->n = n;
-		c->median = stats_median(rates, n);
-		c->cycles_per_byte = figure_median(figs, n);
-		c->cycles_per_op = figure_median(figs + nm, n);
-		c->ipc = figure_median(figs + 2 * nm, n);
-		c->flops_per_cycle = figure_median(figs + 3 * nm, n);
-		c->worker_spread = figure_median(figs + 4 * nm, n);
-		s->counted |= c->counted > 0;
-		s->spread |= !isnan(c->worker_spread);
-		c->min = rates[0];
-		c->max = rates[n - 1];
-		c->oversubscribed = s->pus && c->threads > s->pus;
+		j = group_end(ks, nm, i);
+		cell_from_rows(ds, ks, i, j, buf, s, c);
 		if (monitor_figures(ds, mon, nmon, s, c) < 0)
 			goto out;
-		latency_figures(ds, ks, i, j, lat, s, c);
 		if (i == 0 || ks[i - 1].k[0] != ks[i].k[0])
 			base = c;
 		/* Speedup against a measured 1 thread of the same policy, or
 		 * none: never against another count as if it scaled linearly. */
-		if (base->threads == 1 && base->median > 0) {
-			c->speedup = c->median / base->median;
-			c->efficiency = c->speedup / c->threads;
-		} else {
-			c->speedup = c->efficiency = NAN;
-			s->no_one_thread = true;
-		}
-		s->ncells++;
+		c->speedup = base->threads == 1 && base->median > 0 ? c->median / base->median : NAN;
+		c->efficiency = c->speedup / c->threads;
+		s->no_one_thread |= isnan(c->speedup);
 	}
 	for (i = s->ncells; i-- > 0;)
 		s->cells[i].policy_end = i + 1 < s->ncells && s->cells[i + 1].policy == s->cells[i].policy ?
 					 s->cells[i + 1].policy_end : i + 1;
 	ret = 0;
 out:
-	free(rates);
-	free(lat);
-	free(figs);
+	free(buf);
 	free(ks);
-	free(firsts);
 	return ret;
+}
+
+/* One pass over the rows: rows of failed runs counted (the first kept),
+ * threadrun's monitored run rows keyed into MON (*NMON), the series in
+ * the order their first kept row comes (ORDER: series of each sid) and
+ * their row counts into START[series + 2]. */
+static void survey_rows(struct dataset *ds, size_t *order, size_t *start, struct key *mon, size_t *nmon)
+{
+	size_t i;
+
+	for (i = 0; i < ds->nobs; i++) {
+		const struct obs *o = &ds->obs[i];
+
+		if (!o->dropped && o->failed && !ds->failed++)
+			ds->first_failed = o;
+		if (o->failed)
+			continue;
+		if (!isnan(o->off_plan) && same(o->algorithm, RESULTS_RUN_ALGORITHM))
+			mon[(*nmon)++] = monitor_key(ds, o, o->policy, o->threads, i);
+		if (o->dropped)
+			continue;
+		if (order[o->sid] == SIZE_MAX) {
+			order[o->sid] = ds->nseries;
+			ds->series[ds->nseries++].key = o;
+		}
+		start[order[o->sid] + 2]++;
+	}
 }
 
 int dataset_build(struct dataset *ds)
@@ -642,12 +677,9 @@ int dataset_build(struct dataset *ds)
 	int ret = -1;
 
 	for (i = 1; i < ds->nobs; i++) {
-		if (!same(ds->obs[i].host, ds->obs[0].host))
-			ds->multi_host = true;
-		if (!same(ds->obs[i].config, ds->obs[0].config))
-			ds->multi_config = true;
-		if (!same(ds->obs[i].job, ds->obs[0].job))
-			ds->multi_job = true;
+		ds->multi_host |= !same(ds->obs[i].host, ds->obs[0].host);
+		ds->multi_config |= !same(ds->obs[i].config, ds->obs[0].config);
+		ds->multi_job |= !same(ds->obs[i].job, ds->obs[0].job);
 	}
 	if (number_series(ds, &nsid) < 0 || drop_superseded(ds) < 0)
 		return -1;
@@ -662,23 +694,7 @@ int dataset_build(struct dataset *ds)
 	/* Series in the order their first kept row comes in the files; the
 	 * rows of each, in file order, by counting sort. */
 	memset(order, 0xff, (nsid + 1) * sizeof(*order));
-	for (i = 0; i < ds->nobs; i++) {
-		const struct obs *o = &ds->obs[i];
-
-		if (!o->dropped && o->failed && !ds->failed++)
-			ds->first_failed = o;
-		if (o->failed)
-			continue;
-		if (!isnan(o->off_plan) && same(o->algorithm, RESULTS_RUN_ALGORITHM))
-			mon[nmon++] = monitor_key(ds, o, o->policy, o->threads, i);
-		if (o->dropped)
-			continue;
-		if (order[o->sid] == SIZE_MAX) {
-			order[o->sid] = ds->nseries;
-			ds->series[ds->nseries++].key = o;
-		}
-		start[order[o->sid] + 2]++;
-	}
+	survey_rows(ds, order, start, mon, &nmon);
 	qsort(mon, nmon, sizeof(*mon), by_key);
 	for (sid = 0; sid < ds->nseries; sid++)
 		start[sid + 2] += start[sid + 1];

@@ -19,7 +19,6 @@
 
 /* The latency figures a row may carry: p50, p90, p99, p99.9, max. */
 #define DATASET_LAT_P 5
-extern const double dataset_lat_p[DATASET_LAT_P];
 extern const char *const dataset_lat_name[DATASET_LAT_P];
 
 struct obs {

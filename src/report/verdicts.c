@@ -72,11 +72,10 @@ static int by_threads_rank(const void *x, const void *y, void *arg)
 {
 	const struct verdicts *v = arg;
 	size_t a = *(const size_t *)x, b = *(const size_t *)y;
-	unsigned ta = v->s->cells[a].threads, tb = v->s->cells[b].threads;
+	const int c[] = { NUM_CMP(v->s->cells[a].threads, v->s->cells[b].threads),
+			  NUM_CMP(v->rank[a], v->rank[b]) };
 
-	if (ta != tb)
-		return ta < tb ? -1 : 1;
-	return v->rank[a] < v->rank[b] ? -1 : v->rank[a] > v->rank[b];
+	return cmp_first(c, 2);
 }
 
 /* By plan (interned: one pointer per plan), then policy. */
@@ -84,11 +83,10 @@ static int by_plan_rank(const void *x, const void *y, void *arg)
 {
 	const struct verdicts *v = arg;
 	size_t a = *(const size_t *)x, b = *(const size_t *)y;
-	uintptr_t pa = (uintptr_t)v->s->cells[a].cpus, pb = (uintptr_t)v->s->cells[b].cpus;
+	const int c[] = { NUM_CMP((uintptr_t)v->s->cells[a].cpus, (uintptr_t)v->s->cells[b].cpus),
+			  NUM_CMP(v->rank[a], v->rank[b]) };
 
-	if (pa != pb)
-		return pa < pb ? -1 : 1;
-	return v->rank[a] < v->rank[b] ? -1 : v->rank[a] > v->rank[b];
+	return cmp_first(c, 2);
 }
 
 /* One thread count's plans: group ids by the lowest policy of each plan,
@@ -136,51 +134,44 @@ static void thread_verdict(struct verdicts *v, struct tverdict *tv, size_t *tmp,
 	}
 }
 
-int series_verdicts(const struct series *s, struct verdicts *v)
+/* Each thread count's verdict into v->t, v->order sorted by threads, then
+ * policy. */
+static int thread_verdicts(struct verdicts *v)
 {
-	size_t nc = s->ncells, np = s->npolicies, i, j, p, q, n, c1 = SIZE_MAX;
-	size_t *start = malloc((np + 1) * sizeof(*start)), *tmp = malloc((nc + 1) * sizeof(*tmp));
-	size_t *leader = malloc((nc + 1) * sizeof(*leader)), *count = malloc((nc + 2) * sizeof(*count));
-	struct sample *members = malloc((nc + 1) * sizeof(*members));
-	struct sample *pool = malloc((nc + 1) * sizeof(*pool));
-	const char **pa = malloc((nc + 1) * sizeof(*pa)), **pb = malloc((nc + 1) * sizeof(*pb));
+	const struct series *s = v->s;
+	size_t nc = s->ncells, i, j;
+	/* Scratch for thread_verdict: tmp, leader and count; members and pool. */
+	size_t *idx = malloc(3 * (nc + 2) * sizeof(*idx));
+	struct sample *smp = malloc(2 * (nc + 1) * sizeof(*smp));
 	int ret = -1;
 
-	memset(v, 0, sizeof(*v));
-	v->s = s;
-	v->t = calloc(nc + 1, sizeof(*v->t));
-	v->order = malloc((nc + 1) * sizeof(*v->order));
-	v->rank = malloc((nc + 1) * sizeof(*v->rank));
-	v->group = malloc((nc + 1) * sizeof(*v->group));
-	v->tidx = malloc((nc + 1) * sizeof(*v->tidx));
-	v->same = malloc((np + 1) * sizeof(*v->same));
-	v->share = malloc((nc + 1) * sizeof(*v->share));
-	if (!start || !tmp || !leader || !count || !members || !pool || !pa || !pb || !v->t ||
-	    !v->order || !v->rank || !v->group || !v->tidx || !v->same || !v->share)
+	if (!idx || !smp)
 		goto out;
-	/* Cells come by policy, in the order of s->policies: START[p] is
-	 * where policy p's run begins. */
-	for (i = 0, p = 0; i < nc; i++) {
-		while (s->policies[p] != s->cells[i].policy)
-			start[++p] = i;
-		if (i == 0)
-			start[0] = 0;
-		v->rank[i] = p;
-		v->order[i] = i;
-	}
-	for (p = nc ? p + 1 : 0; p <= np; p++)
-		start[p] = nc;
 	qsort_r(v->order, nc, sizeof(*v->order), by_threads_rank, v);
 	for (i = 0; i < nc; i = j) {
 		for (j = i; j < nc && s->cells[v->order[j]].threads == s->cells[v->order[i]].threads; j++)
 			;
 		v->t[v->nt] = (struct tverdict){ .threads = s->cells[v->order[i]].threads, .first = i,
 						 .end = j };
-		thread_verdict(v, &v->t[v->nt++], tmp, leader, members, pool, count);
+		thread_verdict(v, &v->t[v->nt++], idx, idx + nc + 2, smp, smp + nc + 1, idx + 2 * (nc + 2));
 	}
-	/* Policies planning the same PUs at every thread count both ran: the
-	 * candidates for Q share its plan at its first thread count. */
-	for (q = 0; q < np; q++) {
+	ret = 0;
+out:
+	free(idx);
+	free(smp);
+	return ret;
+}
+
+/* Policies planning the same PUs at every thread count both ran (v->same):
+ * the candidates for Q share its plan at its first thread count.  START[p]:
+ * where policy p's cells begin. */
+static int same_plans(struct verdicts *v, const size_t *start)
+{
+	const struct series *s = v->s;
+	const char **pa = malloc(2 * (s->ncells + 1) * sizeof(*pa)), **pb = pa ? pa + s->ncells + 1 : NULL;
+	size_t p, q, i, n, a, b;
+
+	for (q = 0; pa && q < s->npolicies; q++) {
 		const struct tverdict *tv;
 
 		v->same[q] = q;
@@ -188,10 +179,8 @@ int series_verdicts(const struct series *s, struct verdicts *v)
 			continue;
 		tv = &v->t[v->tidx[start[q]]];
 		for (i = tv->first; i < tv->end && v->same[q] == q; i++) {
-			size_t x = v->order[i], a, b;
-
-			p = v->rank[x];
-			if (p >= q || v->same[p] != p || v->group[x] != v->group[start[q]])
+			p = v->rank[v->order[i]];
+			if (p >= q || v->same[p] != p || v->group[v->order[i]] != v->group[start[q]])
 				continue;
 			/* Both policies' cells, threads ascending: merged. */
 			for (a = start[p], b = start[q], n = 0; a < start[p + 1] && b < start[q + 1];) {
@@ -208,14 +197,22 @@ int series_verdicts(const struct series *s, struct verdicts *v)
 				v->same[q] = p;
 		}
 	}
-	/* The sharing penalty: each cK (K >= 2) against c1 where both ran on
-	 * different PUs. */
-	for (p = 0; p < np; p++)
+	free(pa);
+	return pa ? 0 : -1;
+}
+
+/* The sharing penalty (v->share): each cK (K >= 2) against c1 where both
+ * ran on different PUs.  START[p]: where policy p's cells begin. */
+static void sharing(struct verdicts *v, const size_t *start)
+{
+	const struct series *s = v->s;
+	size_t p, i, c1 = SIZE_MAX;
+	unsigned k;
+
+	for (p = 0; p < s->npolicies; p++)
 		if (!strcmp(s->policies[p], "c1"))
 			c1 = p;
-	for (p = 0; c1 != SIZE_MAX && p < np; p++) {
-		unsigned k;
-
+	for (p = 0; c1 != SIZE_MAX && p < s->npolicies; p++) {
 		if (sscanf(s->policies[p], "c%u", &k) != 1 || k < 2)
 			continue;
 		for (i = start[p]; i < start[p + 1]; i++) {
@@ -231,22 +228,45 @@ int series_verdicts(const struct series *s, struct verdicts *v)
 			v->share[v->nshare++] = (struct share){ one, ck, verdict_differ(&a, &b) };
 		}
 	}
+}
+
+int series_verdicts(const struct series *s, struct verdicts *v)
+{
+	size_t nc = s->ncells, np = s->npolicies, i, p;
+	size_t *start = malloc((np + 1) * sizeof(*start));
+	int ret = -1;
+
+	memset(v, 0, sizeof(*v));
+	v->s = s;
+	v->t = calloc(nc + 1, sizeof(*v->t));
+	v->order = malloc((nc + 1) * sizeof(*v->order));
+	v->rank = malloc((nc + 1) * sizeof(*v->rank));
+	v->group = malloc((nc + 1) * sizeof(*v->group));
+	v->tidx = malloc((nc + 1) * sizeof(*v->tidx));
+	v->same = malloc((np + 1) * sizeof(*v->same));
+	v->share = malloc((nc + 1) * sizeof(*v->share));
+	if (!start || !v->t || !v->order || !v->rank || !v->group || !v->tidx || !v->same || !v->share)
+		goto out;
+	/* Cells come by policy, in the order of s->policies: START[p] is
+	 * where policy p's run begins. */
+	for (i = 0, p = 0; i < nc; i++) {
+		while (s->policies[p] != s->cells[i].policy)
+			start[++p] = i;
+		if (i == 0)
+			start[0] = 0;
+		v->rank[i] = p;
+		v->order[i] = i;
+	}
+	for (p = nc ? p + 1 : 0; p <= np; p++)
+		start[p] = nc;
+	if (thread_verdicts(v) < 0 || same_plans(v, start) < 0)
+		goto out;
+	sharing(v, start);
 	ret = 0;
 out:
 	free(start);
-	free(tmp);
-	free(leader);
-	free(count);
-	free(members);
-	free(pool);
-	free(pa);
-	free(pb);
 	return ret;
 }
-
-
-/* The best-policy verdict on cell C: "winner", "beaten", "no difference
- * measured", or "" where one plan ran alone. */
 const char *cell_verdict(const struct verdicts *v, size_t c)
 {
 	const struct tverdict *tv = &v->t[v->tidx[c]];

@@ -28,6 +28,26 @@ static void medians(void **state)
 	assert_true(isnan(stats_median(odd, 0)));
 }
 
+/* The three-way compares every sort of the reporter is written with. */
+static void compares(void **state)
+{
+	const uintptr_t a[] = { 1, 2, 3 }, b[] = { 1, 2, 4 };
+	const int none[] = { 0, 0, 0 }, later[] = { 0, -1, 1 };
+
+	(void)state;
+	assert_int_equal(NUM_CMP(1, 2), -1);
+	assert_int_equal(NUM_CMP(2.5, 2.5), 0);
+	assert_int_equal(NUM_CMP((size_t)3, (size_t)1), 1);
+	/* NAN is equal to all, as the comparisons it replaced had it. */
+	assert_int_equal(NUM_CMP(NAN, 1.0), 0);
+	assert_int_equal(cmp_first(none, 3), 0);
+	assert_int_equal(cmp_first(later, 3), -1);
+	assert_int_equal(cmp_first(later, 0), 0);
+	assert_int_equal(cmp_words(a, b, 3), -1);
+	assert_int_equal(cmp_words(b, a, 3), 1);
+	assert_int_equal(cmp_words(a, b, 2), 0);
+}
+
 /* Synthetic USL data: the fit must give s and k back within 1%. */
 static void usl_recovers(void **state)
 {
@@ -493,6 +513,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(medians),
+		cmocka_unit_test(compares),
 		cmocka_unit_test(usl_recovers),
 		cmocka_unit_test(usl_clamps),
 		cmocka_unit_test(cutoff_interpolates),
