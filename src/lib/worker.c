@@ -11,6 +11,7 @@
 
 #include "placement.h"
 #include "timing.h"
+#include "units.h"
 #include "worker.h"
 
 /* A barrier whose party count can shrink, so a failed pthread_create
@@ -580,7 +581,7 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 		      char *err, size_t errlen)
 {
 	const struct cpu_track **tp = NULL;
-	const char *unit = results_row_get(row, RC_UNIT);
+	const struct unit_props *unit = unit_find(results_row_get(row, RC_UNIT));
 	double amount;
 	unsigned i;
 	int ret = -1;
@@ -636,7 +637,7 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 	}
 	results_row_set(row, RC_STATUS, "%d", wr->status);
 	if (!row->val[RC_RATE]) {
-		amount = results_row_num(row, unit && strcmp(unit, "bytes/s") == 0 ? RC_BYTES : RC_OPS);
+		amount = results_row_num(row, unit ? unit->work : RC_OPS);
 		results_row_set(row, RC_RATE, "%.6g", wr->wall_s > 0 && amount == amount ?
 				amount / wr->wall_s : 0.0);
 	}
@@ -644,12 +645,42 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 		goto out;
 	count_row(wr->env);
 	/* What the rate divides, whatever its unit: rate x wall. */
-	gate_row(results_row_num(row, RC_RATE) * wr->wall_s, unit, wr->wall_s,
+	gate_row(results_row_num(row, RC_RATE) * wr->wall_s, results_row_get(row, RC_UNIT), wr->wall_s,
 		 wr->t_start_us, wr->t_end_us, wr->status);
 	ret = 0;
 out:
 	free(tp);
 	return ret;
+}
+
+struct worker_row worker_row_of_result(const char *workload, const struct run_env *env,
+				       const struct worker_result *r, double wall_s)
+{
+	double share = r->wall_s > 0 ? wall_s / r->wall_s : 1;
+
+	return (struct worker_row){
+		.workload = workload, .env = env, .nworkers = r->nworkers, .tracks = r->tracks,
+		.wall_s = wall_s, .user_s = r->user_s * share, .sys_s = r->sys_s * share,
+		.load = &r->load, .start_sync = r->start_sync,
+		.t_start_us = r->t_start_us, .t_end_us = r->t_end_us,
+		.counts = wall_s == r->wall_s ? &r->counts : NULL,
+		.worker_counts = wall_s == r->wall_s ? r->worker_counts : NULL,
+	};
+}
+
+struct worker_row worker_row_of_team(struct worker_team *t, const struct run_env *env,
+				     double wall_s)
+{
+	double share = t->wall_s > 0 ? wall_s / t->wall_s : 1;
+
+	return (struct worker_row){
+		.workload = t->name, .env = env, .nworkers = t->n, .tracks = t->tracks,
+		.wall_s = wall_s, .user_s = t->user_s * share, .sys_s = t->sys_s * share,
+		.load = &t->load, .start_sync = t->start_sync,
+		.t_start_us = t->t_start_us, .t_end_us = t->t_end_us,
+		/* Each thread's too; its share of the work is not known. */
+		.counts = worker_team_counts(t, share), .worker_counts = t->worker_counts,
+	};
 }
 
 int worker_row_latency(struct results_row *row, const struct histogram *merged,
