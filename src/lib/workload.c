@@ -101,6 +101,17 @@ bad:
 	return -1;
 }
 
+int workload_append_row(const char *path, struct results_row *row, const struct worker_row *wr)
+{
+	char err[512];
+	int ret = worker_row_append(path, row, wr, err, sizeof(err));
+
+	if (ret < 0)
+		msg_error(wr->workload, "%s", err);
+	results_row_clear(row);
+	return ret;
+}
+
 int workload_main(const struct workload *w, int argc, char **argv)
 {
 	struct run_env env = { 0 };

@@ -54,6 +54,10 @@ struct workload {
 
 #define WORKLOAD_OPTIONS(table) .options = (table), .noptions = sizeof(table) / sizeof((table)[0])
 
+/* Append ROW with worker_row_append() and clear it; a failure is one
+ * line on stderr, named by WR's workload.  0, or -1. */
+int workload_append_row(const char *path, struct results_row *row, const struct worker_row *wr);
+
 /* main's whole body: return workload_main(&w, argc, argv). */
 int workload_main(const struct workload *w, int argc, char **argv);
 

@@ -341,7 +341,6 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 {
 	struct worker_row wr = worker_row_of_result(PROG, env, &r->wr, r->wr.wall_s);
 	struct results_row row;
-	char err[512];
 	double *work = NULL;
 	int ret = -1;
 
@@ -361,9 +360,7 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		msg_error(PROG, "out of memory for the latency columns");
 		goto out;
 	}
-	ret = worker_row_append(path, &row, &wr, err, sizeof(err));
-	if (ret < 0)
-		msg_error(PROG, "%s", err);
+	ret = workload_append_row(path, &row, &wr);
 out:
 	results_row_clear(&row);
 	free(work);

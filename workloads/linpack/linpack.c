@@ -211,13 +211,12 @@ struct outcome {
 static int append_row(const char *path, const struct opts *o, const struct run_env *env,
 		      const struct outcome *r, struct worker_team *t)
 {
-	char err[512], versions[64];
+	char versions[64];
 	/* The row is the median rep (a singular matrix: every rep, no flops):
 	 * its time, its flops, and the CPU time and counts of all reps scaled
 	 * to it. */
 	struct worker_row wr = worker_row_of_team(t, env, r->median_secs > 0 ? r->median_secs : t->wall_s);
 	struct results_row row;
-	int ret;
 
 	wr.versions = versions;
 	wr.status = r->verified ? 0 : 1;
@@ -252,11 +251,7 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		results_row_clear(&row);
 		return -1;
 	}
-	ret = worker_row_append(path, &row, &wr, err, sizeof(err));
-	if (ret < 0)
-		msg_error(PROG, "%s", err);
-	results_row_clear(&row);
-	return ret;
+	return workload_append_row(path, &row, &wr);
 }
 
 /* Refuse a matrix this machine cannot hold, saying how much it needs. */

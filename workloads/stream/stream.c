@@ -354,7 +354,7 @@ static void set_columns(struct results_row *row, const struct opts *o, int k, do
 static int append_row(const struct opts *o, const struct run_env *env, int k,
 		      const struct stats *st, const char *why)
 {
-	char err[512], versions[64];
+	char versions[64];
 	struct results_row row;
 	struct worker_row wr;
 	double best, avg, max;
@@ -380,9 +380,7 @@ static int append_row(const struct opts *o, const struct run_env *env, int k,
 			goto out;
 		}
 	}
-	ret = worker_row_append(o->results, &row, &wr, err, sizeof(err));
-	if (ret < 0)
-		msg_error(PROG, "%s", err);
+	ret = workload_append_row(o->results, &row, &wr);
 out:
 	free(h);
 	results_row_clear(&row);
