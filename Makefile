@@ -98,9 +98,13 @@ $(OBJ)/tests/%.o:         CFLAGS += -Isrc/lib -Isrc/threadrun -Isrc/report -Ipla
 ONEFILE_WORKLOADS :=
 ONEFILE_WORKLOADS += stream
 
-# The project's workloads: threadrun asks these (and only these, beside it)
-# for their config with --print-config.
+# The project's workloads, the one list: threadrun asks these (and only
+# these, beside it) for their config with --print-config; `make -s
+# print-workloads` prints it, and tests/sh/workloads.sh checks src/study,
+# completion/threadrun and tests/SUITES against it.
 WORKLOADS := t2accel linpack $(ONEFILE_WORKLOADS)
+print-workloads:
+	@echo $(WORKLOADS)
 WORKLOADS_DEF := -DTHREADRUN_WORKLOADS='"$(WORKLOADS)"'
 $(OBJ)/src/threadrun/execute.o: CFLAGS += $(WORKLOADS_DEF)
 
@@ -130,7 +134,7 @@ TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/
               $(BIN)/tests/libfakep11.so $(BIN)/tests/pthread_where $(BIN)/tests/pthread_where_static \
               $(BIN)/tests/sleepers
 
-.PHONY: all deps check run bench clean test-progs mutate mpi install uninstall FORCE
+.PHONY: all deps check run bench clean test-progs mutate mpi install uninstall print-workloads FORCE
 all: $(PROGRAMS)
 test-progs: $(TEST_PROGS)
 
@@ -328,7 +332,7 @@ PLOT_SCRIPTS := plot/threadplot plot/monitorplot
 DOC_FILES    := README.md $(wildcard docs/*.md) results/README.md
 MAN_PAGES    := $(wildcard man/*.[1-8])
 COMPLETION   := $(wildcard completion/threadrun)
-COMPLETED    := t2accel linpack stream threadreport threadrun-mpi threadplot monitorplot
+COMPLETED    := $(WORKLOADS) threadreport threadrun-mpi threadplot monitorplot
 # PRELOAD_LIB (set above, where it is built) goes to LIBDIR/threadrun,
 # where an installed threadrun looks for it (BINDIR/../lib/threadrun).
 INSTALL_PROGS := $(filter-out $(PRELOAD_LIB),$(PROGRAMS))

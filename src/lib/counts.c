@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "counts.h"
+#include "units.h"
 
 bool counts_scale(uint64_t value, uint64_t enabled, uint64_t running, double *scaled,
 		  double *share)
@@ -303,9 +304,11 @@ int counts_row_workers(const struct counts_sum *workers, const double *work, uns
 
 void counts_in_work(struct counts_in *in, const char *unit, double bytes, double ops)
 {
-	in->bytes = !strcmp(unit, "bytes/s") && bytes > 0 ? bytes : -1;
-	in->ops = !strcmp(unit, "ops/s") && ops > 0 ? ops : -1;
-	in->flops = !strcmp(unit, "MFLOPS") && ops > 0 ? ops : -1;
+	const struct unit_props *u = unit_find(unit);
+
+	in->bytes = u && u->counted == COUNTED_BYTES && bytes > 0 ? bytes : -1;
+	in->ops = u && u->counted == COUNTED_OPS && ops > 0 ? ops : -1;
+	in->flops = u && u->counted == COUNTED_FLOPS && ops > 0 ? ops : -1;
 }
 
 void counts_row_counts(const struct counts_sum *sum, struct results_row *row, struct counts_in *in)

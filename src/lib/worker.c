@@ -11,6 +11,7 @@
 
 #include "placement.h"
 #include "timing.h"
+#include "units.h"
 #include "worker.h"
 
 /* A barrier whose party count can shrink, so a failed pthread_create
@@ -286,7 +287,9 @@ static void supervise(struct worker_shared *sh, double start, unsigned created,
 	}
 }
 
-static void summarise(const struct slot *slots, unsigned created, double start,
+/* After the join: the wall time, the first failure, each worker's counts
+ * and their sum. */
+static void summarise(struct slot *slots, unsigned created, double start,
 		      struct worker_result *r)
 {
 	double end = start;
@@ -294,6 +297,11 @@ static void summarise(const struct slot *slots, unsigned created, double start,
 
 	r->ok = created == r->nworkers;
 	for (i = 0; i < created; i++) {
+		if (slots[i].counting) {
+			r->worker_counts[i].spec = r->counts.spec;
+			counts_thread_take(&slots[i].ct, &r->worker_counts[i]);
+			counts_sum_add(&r->counts, &r->worker_counts[i]);
+		}
 		if (slots[i].end > end)
 			end = slots[i].end;
 		if (slots[i].failed && (r->ok || !r->err[0])) {
@@ -305,14 +313,43 @@ static void summarise(const struct slot *slots, unsigned created, double start,
 	r->wall_s = end - start;
 }
 
+/* One thread per worker; a failed pthread_create stops the ones started,
+ * which the gates then wait for alone.  Returns how many started. */
+static unsigned start_workers(struct worker_shared *sh, struct slot *slots,
+			      struct worker_result *r)
+{
+	const struct worker_params *p = sh->p;
+	unsigned i, created = 0;
+	int err;
+
+	for (i = 0; i < p->nworkers; i++) {
+		slots[i].w = (struct worker){ .index = i, .pu = run_env_planned(p->env, i),
+					      .arg = p->arg, .track = &r->tracks[i], .sh = sh };
+		cpu_track_init(&r->tracks[i], slots[i].w.pu);
+		err = pthread_create(&slots[i].thread, NULL, worker_main, &slots[i]);
+		if (err) {
+			snprintf(r->err, sizeof(r->err), "cannot start worker %u of %u: %s", i,
+				 p->nworkers, strerror(err));
+			atomic_store(&sh->abort, 1);
+			atomic_store(&sh->stop, 1);
+			break;
+		}
+		created++;
+	}
+	r->created = created;
+	gate_set_expected(&sh->ready, created + 1);
+	gate_set_expected(&sh->start, created + 1);
+	gate_set_expected(&sh->end, created + 1);
+	return created;
+}
+
 int worker_run(const struct worker_params *p, struct worker_result *r)
 {
 	struct worker_shared sh = { .p = p };
 	struct slot *slots;
 	struct cpuload_mark mark0, mark1;
 	double start, u0, s0, u1, s1;
-	unsigned i, created = 0;
-	int err;
+	unsigned i, created;
 
 	memset(r, 0, sizeof(*r));
 	r->nworkers = p->nworkers;
@@ -333,24 +370,7 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 	gate_init(&sh.ready, p->nworkers + 1);
 	gate_init(&sh.start, p->nworkers + 1);
 	gate_init(&sh.end, p->nworkers + 1);
-	for (i = 0; i < p->nworkers; i++) {
-		slots[i].w = (struct worker){ .index = i, .pu = run_env_planned(p->env, i),
-					      .arg = p->arg, .track = &r->tracks[i], .sh = &sh };
-		cpu_track_init(&r->tracks[i], slots[i].w.pu);
-		err = pthread_create(&slots[i].thread, NULL, worker_main, &slots[i]);
-		if (err) {
-			snprintf(r->err, sizeof(r->err), "cannot start worker %u of %u: %s", i,
-				 p->nworkers, strerror(err));
-			atomic_store(&sh.abort, 1);
-			atomic_store(&sh.stop, 1);
-			break;
-		}
-		created++;
-	}
-	r->created = created;
-	gate_set_expected(&sh.ready, created + 1);
-	gate_set_expected(&sh.start, created + 1);
-	gate_set_expected(&sh.end, created + 1);
+	created = start_workers(&sh, slots, r);
 	start = common_start(&sh, &mark0, &u0, &s0, r);
 	r->started = !atomic_load(&sh.abort);
 	if (r->started)
@@ -365,12 +385,6 @@ int worker_run(const struct worker_params *p, struct worker_result *r)
 	cpuload_span_add(&r->load, &mark0, &mark1, r->user_s + r->sys_s);
 	for (i = 0; i < created; i++)
 		pthread_join(slots[i].thread, NULL);
-	for (i = 0; i < created; i++)
-		if (slots[i].counting) {
-			r->worker_counts[i].spec = r->counts.spec;
-			counts_thread_take(&slots[i].ct, &r->worker_counts[i]);
-			counts_sum_add(&r->counts, &r->worker_counts[i]);
-		}
 	summarise(slots, created, start, r);
 	/* The end on the same clock as wall_s: t_end - t_start is wall_s. */
 	r->t_end_us = r->t_start_us + llround(r->wall_s * 1e6);
@@ -576,17 +590,14 @@ static int add_note(struct results_row *row, const char *what)
 /* Rows of this process, numbered in the order they are written (seq). */
 static atomic_uint rows_written;
 
-int worker_row_append(const char *path, struct results_row *row, const struct worker_row *wr,
-		      char *err, size_t errlen)
+/* Where the workers ran and what they counted: 0, or -1 with ERR. */
+static int set_workers(struct results_row *row, const struct worker_row *wr, char *err,
+		       size_t errlen)
 {
 	const struct cpu_track **tp = NULL;
-	const char *unit = results_row_get(row, RC_UNIT);
-	double amount;
 	unsigned i;
 	int ret = -1;
 
-	results_row_provenance(row, wr->versions);
-	results_row_set(row, RC_WORKLOAD, "%s", wr->workload);
 	if (wr->tracks) {
 		tp = calloc(wr->nworkers ? wr->nworkers : 1, sizeof(*tp));
 		if (!tp) {
@@ -604,12 +615,16 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 		snprintf(err, errlen, "out of memory for a row's per-worker counts");
 		goto out;
 	}
-	if (wr->env->run)
-		results_row_set(row, RC_RUN, "%s", wr->env->run);
-	if (wr->env->config)
-		results_row_set(row, RC_CONFIG, "%s", wr->env->config);
-	results_row_set(row, RC_SEQ, "%u", wr->seq ? *wr->seq : atomic_fetch_add(&rows_written, 1));
-	set_identity(wr->env, row);
+	ret = 0;
+out:
+	free(tp);
+	return ret;
+}
+
+/* When and how long it ran, and what else ran then: 0, or -1 with ERR. */
+static int set_times(struct results_row *row, const struct worker_row *wr, char *err,
+		     size_t errlen)
+{
 	/* Significant digits, not decimals: a short wall time (one STREAM
 	 * iteration) must still give back its rate. */
 	results_row_set(row, RC_WALL_S, "%.9g", wr->wall_s);
@@ -632,24 +647,72 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 		results_row_set(row, RC_START_SYNC, "%s", start_sync_text(wr->start_sync));
 	if (wr->start_sync == START_SYNC_NO && add_note(row, "start not synchronised across ranks") < 0) {
 		snprintf(err, errlen, "out of memory for a row's note");
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+int worker_row_append(const char *path, struct results_row *row, const struct worker_row *wr,
+		      char *err, size_t errlen)
+{
+	const struct unit_props *unit = unit_find(results_row_get(row, RC_UNIT));
+	double amount;
+
+	results_row_provenance(row, wr->versions);
+	results_row_set(row, RC_WORKLOAD, "%s", wr->workload);
+	if (set_workers(row, wr, err, errlen) < 0)
+		return -1;
+	if (wr->env->run)
+		results_row_set(row, RC_RUN, "%s", wr->env->run);
+	if (wr->env->config)
+		results_row_set(row, RC_CONFIG, "%s", wr->env->config);
+	results_row_set(row, RC_SEQ, "%u", wr->seq ? *wr->seq : atomic_fetch_add(&rows_written, 1));
+	set_identity(wr->env, row);
+	if (set_times(row, wr, err, errlen) < 0)
+		return -1;
 	results_row_set(row, RC_STATUS, "%d", wr->status);
 	if (!row->val[RC_RATE]) {
-		amount = results_row_num(row, unit && strcmp(unit, "bytes/s") == 0 ? RC_BYTES : RC_OPS);
+		amount = results_row_num(row, unit ? unit->work : RC_OPS);
 		results_row_set(row, RC_RATE, "%.6g", wr->wall_s > 0 && amount == amount ?
 				amount / wr->wall_s : 0.0);
 	}
 	if (results_append(path, row, err, errlen) < 0)
-		goto out;
+		return -1;
 	count_row(wr->env);
 	/* What the rate divides, whatever its unit: rate x wall. */
-	gate_row(results_row_num(row, RC_RATE) * wr->wall_s, unit, wr->wall_s,
+	gate_row(results_row_num(row, RC_RATE) * wr->wall_s, results_row_get(row, RC_UNIT), wr->wall_s,
 		 wr->t_start_us, wr->t_end_us, wr->status);
-	ret = 0;
-out:
-	free(tp);
-	return ret;
+	return 0;
+}
+
+struct worker_row worker_row_of_result(const char *workload, const struct run_env *env,
+				       const struct worker_result *r, double wall_s)
+{
+	double share = r->wall_s > 0 ? wall_s / r->wall_s : 1;
+
+	return (struct worker_row){
+		.workload = workload, .env = env, .nworkers = r->nworkers, .tracks = r->tracks,
+		.wall_s = wall_s, .user_s = r->user_s * share, .sys_s = r->sys_s * share,
+		.load = &r->load, .start_sync = r->start_sync,
+		.t_start_us = r->t_start_us, .t_end_us = r->t_end_us,
+		.counts = wall_s == r->wall_s ? &r->counts : NULL,
+		.worker_counts = wall_s == r->wall_s ? r->worker_counts : NULL,
+	};
+}
+
+struct worker_row worker_row_of_team(struct worker_team *t, const struct run_env *env,
+				     double wall_s)
+{
+	double share = t->wall_s > 0 ? wall_s / t->wall_s : 1;
+
+	return (struct worker_row){
+		.workload = t->name, .env = env, .nworkers = t->n, .tracks = t->tracks,
+		.wall_s = wall_s, .user_s = t->user_s * share, .sys_s = t->sys_s * share,
+		.load = &t->load, .start_sync = t->start_sync,
+		.t_start_us = t->t_start_us, .t_end_us = t->t_end_us,
+		/* Each thread's too; its share of the work is not known. */
+		.counts = worker_team_counts(t, share), .worker_counts = t->worker_counts,
+	};
 }
 
 int worker_row_latency(struct results_row *row, const struct histogram *merged,

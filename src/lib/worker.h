@@ -189,6 +189,19 @@ int worker_row_append(const char *path, struct results_row *row, const struct wo
 		      char *err, size_t errlen);
 
 /*
+ * The one way to fill a struct worker_row: from a measurement of
+ * worker_run() or from a team's timed parts.  The row stands for WALL_S of
+ * the measured time (all of it, or a best or median rep's): user and
+ * system time, and a team's counts, are scaled to it; a result's counts go
+ * in only when the row stands for its whole window.  Status 0, versions
+ * NULL: the workload sets them.
+ */
+struct worker_row worker_row_of_result(const char *workload, const struct run_env *env,
+				       const struct worker_result *r, double wall_s);
+struct worker_row worker_row_of_team(struct worker_team *t, const struct run_env *env,
+				     double wall_s);
+
+/*
  * The latency columns of ROW (results/README.md): lat_batch (BATCH
  * operations per recorded value), lat_n (values recorded), the merged
  * histogram's p50, p90, p99, p99.9 and max in seconds per operation (a

@@ -236,12 +236,39 @@ static int pin_ok(const char *path, const char *pin, size_t len, char *err, size
 /* --pin-file: like ssh with a key file, a regular file (never waiting on a
  * FIFO) that only its owner, us or root, can read; one line, its newline
  * stripped. */
+/* The PIN file open at FD: a regular file, unless INSECURE only its
+ * owner's (you or root) and only they may read it.  0, or -1 with ERR. */
+static int pin_file_ok(int fd, const char *path, bool insecure, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "pin-file: cannot read '%s': %s", ESC(path), strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "pin-file: '%s' is %s; a PIN file is a regular file", ESC(path),
+			 file_kind(st.st_mode));
+		return -1;
+	}
+	if (!insecure && (st.st_mode & 077)) {
+		snprintf(err, errlen, "pin-file: '%s' is open to group or others (mode %04o); chmod 600 it, or give --insecure-files",
+			 ESC(path), (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	if (!insecure && st.st_uid != geteuid() && st.st_uid != 0) {
+		snprintf(err, errlen, "pin-file: '%s' belongs to uid %u, neither you nor root; or give --insecure-files",
+			 ESC(path), (unsigned)st.st_uid);
+		return -1;
+	}
+	return 0;
+}
+
 static int read_pin_file(const char *path, bool insecure, char *pin, size_t *len, char *err,
 			 size_t errlen)
 {
 	/* Room for the longest PIN, a CR LF, and one byte more to see excess. */
 	char buf[P11_PIN_MAX + 3];
-	struct stat st;
 	size_t n = 0;
 	ssize_t r;
 	int fd, ret = -1;
@@ -251,25 +278,8 @@ static int read_pin_file(const char *path, bool insecure, char *pin, size_t *len
 		snprintf(err, errlen, "pin-file: cannot read '%s': %s", ESC(path), strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "pin-file: cannot read '%s': %s", ESC(path), strerror(errno));
+	if (pin_file_ok(fd, path, insecure, err, errlen) < 0)
 		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "pin-file: '%s' is %s; a PIN file is a regular file", ESC(path),
-			 file_kind(st.st_mode));
-		goto out;
-	}
-	if (!insecure && (st.st_mode & 077)) {
-		snprintf(err, errlen, "pin-file: '%s' is open to group or others (mode %04o); chmod 600 it, or give --insecure-files",
-			 ESC(path), (unsigned)(st.st_mode & 07777));
-		goto out;
-	}
-	if (!insecure && st.st_uid != geteuid() && st.st_uid != 0) {
-		snprintf(err, errlen, "pin-file: '%s' belongs to uid %u, neither you nor root; or give --insecure-files",
-			 ESC(path), (unsigned)st.st_uid);
-		goto out;
-	}
 	while (n < sizeof(buf)) {
 		r = read(fd, buf + n, sizeof(buf) - n);
 		if (r < 0 && errno == EINTR)
@@ -433,44 +443,15 @@ static int existing_token(struct p11 *p, const struct backend_opts *o, const cha
 	return BE_OK;
 }
 
-/* Like ssh with key files: the module is code we run, so it must be a
- * regular file (stat first: dlopen would wait on a FIFO) that only its
- * owner, us or root, can change, in a directory the same holds for (or a
- * sticky one, where others cannot replace it). */
-static int check_module(const char *path, bool insecure, char *err, size_t errlen)
+/* The directory of the module's path as given, and of the file it
+ * resolves to: only you or root may write them (the sticky /tmp aside). */
+static int check_module_dirs(const char *path, char *err, size_t errlen)
 {
-	struct stat st;
-	char *copy[2] = { NULL, NULL };
+	char *copy[2];
 	const char *dir;
+	struct stat st;
 	int i, ret = BE_USAGE;
 
-	if (stat(path, &st) < 0) {
-		if (errno == ENOENT)
-			snprintf(err, errlen, "module: '%s' does not exist", ESC(path));
-		else
-			snprintf(err, errlen, "module: '%s' cannot be used: %s", ESC(path), strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "module: '%s' is %s; a module is a regular file", ESC(path),
-			 file_kind(st.st_mode));
-		goto out;
-	}
-	if (insecure) {
-		ret = BE_OK;
-		goto out;
-	}
-	if (st.st_mode & 022) {
-		snprintf(err, errlen, "module: '%s' is writable by group or others (mode %04o); chmod go-w it, or give --insecure-files",
-			 ESC(path), (unsigned)(st.st_mode & 07777));
-		goto out;
-	}
-	if (st.st_uid != geteuid() && st.st_uid != 0) {
-		snprintf(err, errlen, "module: '%s' belongs to uid %u, neither you nor root; or give --insecure-files",
-			 ESC(path), (unsigned)st.st_uid);
-		goto out;
-	}
-	/* The directory of the path as given, and of the file it resolves to. */
 	copy[0] = strdup(path);
 	copy[1] = realpath(path, NULL);
 	for (i = 0; i < 2; i++) {
@@ -499,6 +480,41 @@ out:
 	free(copy[0]);
 	free(copy[1]);
 	return ret;
+}
+
+/* Like ssh with key files: the module is code we run, so it must be a
+ * regular file (stat first: dlopen would wait on a FIFO) that only its
+ * owner, us or root, can change, in a directory the same holds for (or a
+ * sticky one, where others cannot replace it). */
+static int check_module(const char *path, bool insecure, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT)
+			snprintf(err, errlen, "module: '%s' does not exist", ESC(path));
+		else
+			snprintf(err, errlen, "module: '%s' cannot be used: %s", ESC(path), strerror(errno));
+		return BE_USAGE;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "module: '%s' is %s; a module is a regular file", ESC(path),
+			 file_kind(st.st_mode));
+		return BE_USAGE;
+	}
+	if (insecure)
+		return BE_OK;
+	if (st.st_mode & 022) {
+		snprintf(err, errlen, "module: '%s' is writable by group or others (mode %04o); chmod go-w it, or give --insecure-files",
+			 ESC(path), (unsigned)(st.st_mode & 07777));
+		return BE_USAGE;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		snprintf(err, errlen, "module: '%s' belongs to uid %u, neither you nor root; or give --insecure-files",
+			 ESC(path), (unsigned)st.st_uid);
+		return BE_USAGE;
+	}
+	return check_module_dirs(path, err, errlen);
 }
 
 /* Every entry of the function list t2accel calls.  PKCS#11 has a module
@@ -623,33 +639,74 @@ static void describe(struct p11 *p, const char *path, const char *kit_name)
 			 label, (unsigned long)p->slot);
 }
 
-int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errlen)
+/* The module to load: --module (found as p11-kit finds it) or SoftHSM2's,
+ * its file checked. */
+static int choose_module(const struct backend_opts *o, struct p11_module_ref *ref,
+			 const char **path, char *err, size_t errlen)
+{
+	int ret;
+
+	if (o->module_dir && !o->module) {
+		snprintf(err, errlen, "--module-dir goes with --module NAME");
+		return BE_USAGE;
+	}
+	if (o->module && (ret = p11_module_find(o->module, o->module_dir, ref, err, errlen)) != BE_OK)
+		return ret;
+	*path = o->module ? ref->path : p11_default_module();
+	if (!*path) {
+		snprintf(err, errlen, "module: SoftHSM2 not found (apt-get install softhsm2), or give --module PATH");
+		return BE_SKIP;
+	}
+	return check_module(*path, o->insecure_files, err, errlen);
+}
+
+/* C_Initialize, with the module's arguments. */
+static int init_module(struct p11 *p, const struct backend_opts *o,
+		       const struct p11_module_ref *ref, const char *path, char *err, size_t errlen)
 {
 	CK_C_INITIALIZE_ARGS args = { .flags = CKF_OS_LOCKING_OK };
+	/* Without CKF_OS_LOCKING_OK, SoftHSM2 turns its own locking off and
+	 * corrupts memory under threads.  pReserved carries what NSS's softokn
+	 * (and p11-kit's x-init-reserved) pass a module. */
+	const char *init_args = o->module_args ? o->module_args : ref->args;
+	CK_RV rv;
+
+	/* NSS's softokn (3.87) dereferences a configdir it was not given unless
+	 * told to open no database: refused here, not left to crash. */
+	if (init_args && dlsym(p->dl, "NSC_GetFunctionList") && !strcasestr(init_args, "configdir=") &&
+	    !strcasestr(init_args, "nocertdb")) {
+		snprintf(err, errlen, "module-args: NSS's softokn needs configdir='DIR' or flags=noCertDB in '%.200s' (it crashes without), e.g. \"%s\"",
+			 init_args, P11_NSS_NO_DB);
+		return BE_USAGE;
+	}
+	args.pReserved = (CK_VOID_PTR)init_args;
+	rv = initialize(p, path, &args);
+	if (rv != CKR_OK)
+		return init_failed(p, rv, init_args, err, errlen);
+	p->initialized = true;
+	return BE_OK;
+}
+
+/* The token's mechanisms, for supports(); none when they cannot be read. */
+static void read_mechanisms(struct p11 *p)
+{
+	if (p->f->C_GetMechanismList(p->slot, NULL, &p->nmechs) == CKR_OK &&
+	    (p->mechs = calloc(p->nmechs + 1, sizeof(*p->mechs))) &&
+	    p->f->C_GetMechanismList(p->slot, p->mechs, &p->nmechs) != CKR_OK)
+		p->nmechs = 0;
+}
+
+int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errlen)
+{
 	struct p11_module_ref ref = { 0 };
-	const char *path = NULL, *init_args;
+	const char *path = NULL;
 	bool existing = o->slot_set || o->token_label, throwaway;
 	char pin[P11_PIN_MAX];
 	size_t pinlen = 0;
-	CK_RV rv;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	if (o->module_dir && !o->module) {
-		snprintf(err, errlen, "--module-dir goes with --module NAME");
-		ret = BE_USAGE;
-		goto fail;
-	}
-	if (o->module &&
-	    (ret = p11_module_find(o->module, o->module_dir, &ref, err, errlen)) != BE_OK)
-		goto fail;
-	path = o->module ? ref.path : p11_default_module();
-	if (!path) {
-		snprintf(err, errlen, "module: SoftHSM2 not found (apt-get install softhsm2), or give --module PATH");
-		ret = BE_SKIP;
-		goto fail;
-	}
-	if ((ret = check_module(path, o->insecure_files, err, errlen)) != BE_OK)
+	if ((ret = choose_module(o, &ref, &path, err, errlen)) != BE_OK)
 		goto fail;
 	throwaway = !existing && strstr(path, "softhsm");
 	if (o->pin_file && !existing) {
@@ -666,35 +723,14 @@ int p11_open(struct p11 *p, const struct backend_opts *o, char *err, size_t errl
 	}
 	if (throwaway && (ret = p11_home_make(&p->home, err, errlen)) != BE_OK)
 		goto fail;
-	/* Without CKF_OS_LOCKING_OK, SoftHSM2 turns its own locking off and
-	 * corrupts memory under threads.  pReserved carries what NSS's softokn
-	 * (and p11-kit's x-init-reserved) pass a module. */
-	init_args = o->module_args ? o->module_args : ref.args;
-	/* NSS's softokn (3.87) dereferences a configdir it was not given unless
-	 * told to open no database: refused here, not left to crash. */
-	if (init_args && dlsym(p->dl, "NSC_GetFunctionList") && !strcasestr(init_args, "configdir=") &&
-	    !strcasestr(init_args, "nocertdb")) {
-		snprintf(err, errlen, "module-args: NSS's softokn needs configdir='DIR' or flags=noCertDB in '%.200s' (it crashes without), e.g. \"%s\"",
-			 init_args, P11_NSS_NO_DB);
-		ret = BE_USAGE;
+	if ((ret = init_module(p, o, &ref, path, err, errlen)) != BE_OK)
 		goto fail;
-	}
-	args.pReserved = (CK_VOID_PTR)init_args;
-	rv = initialize(p, path, &args);
-	if (rv != CKR_OK) {
-		ret = init_failed(p, rv, init_args, err, errlen);
-		goto fail;
-	}
-	p->initialized = true;
 	ret = throwaway ? throwaway_token(p, err, errlen) :
 			  existing_token(p, o, path, pin, pinlen, err, errlen);
 	if (ret != BE_OK)
 		goto fail;
 	p->slot_set = true;
-	if (p->f->C_GetMechanismList(p->slot, NULL, &p->nmechs) == CKR_OK &&
-	    (p->mechs = calloc(p->nmechs + 1, sizeof(*p->mechs))) &&
-	    p->f->C_GetMechanismList(p->slot, p->mechs, &p->nmechs) != CKR_OK)
-		p->nmechs = 0;
+	read_mechanisms(p);
 	describe(p, path, ref.kit_name);
 	explicit_bzero(pin, sizeof(pin));
 	p11_module_ref_free(&ref);

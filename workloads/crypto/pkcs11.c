@@ -277,6 +277,48 @@ static int sign_once(struct p11_worker *w, char *err, size_t errlen)
 	return 0;
 }
 
+/* The worker's mechanism, its key on the token, and OpenSSL's side of
+ * the checks: 0, or -1 with ERR. */
+static int worker_keys(struct p11_worker *w, const struct job *job, char *err, size_t errlen)
+{
+	const struct algo *a = job->algo;
+
+	switch (a->kind) {
+	case ALGO_CIPHER:
+		if (a->p11_mech != CKM_AES_CBC)
+			des_parity(w->key_bytes, a->key_len);
+		w->mech = (CK_MECHANISM){ a->p11_mech, w->iv, a->block };
+		w->cipher = EVP_CIPHER_fetch(NULL, a->evp_name, NULL);
+		if (!w->cipher) {
+			snprintf(err, errlen, "OpenSSL lacks %s", a->evp_name);
+			return -1;
+		}
+		if (import_secret(w, w->key_bytes, a->key_len, &w->key, err, errlen) < 0)
+			return -1;
+		break;
+	case ALGO_DIGEST:
+		w->mech = (CK_MECHANISM){ a->p11_mech, NULL, 0 };
+		w->md = EVP_MD_fetch(NULL, a->evp_name, NULL);
+		if (!w->md) {
+			snprintf(err, errlen, "OpenSSL lacks %s", a->evp_name);
+			return -1;
+		}
+		break;
+	case ALGO_SIGN:
+		w->evp_priv = EVP_PKEY_dup(job->shared);
+		if (!w->evp_priv || import_rsa(w, w->evp_priv, err, errlen) < 0)
+			return -1;
+		w->evp_vctx = evp_rsa_ctx(w->evp_pub, false);
+		w->evp_sctx = evp_rsa_ctx(w->evp_priv, true);
+		if (!w->evp_vctx || !w->evp_sctx) {
+			snprintf(err, errlen, "cannot set up OpenSSL's RSA contexts");
+			return -1;
+		}
+		break;
+	}
+	return 0;
+}
+
 static int p11_worker_init(void *ctx, const struct job *job, void **state, char *err,
 			   size_t errlen)
 {
@@ -303,39 +345,8 @@ static int p11_worker_init(void *ctx, const struct job *job, void **state, char 
 		"C_OpenSession", err, errlen))
 		goto fail;
 	w->open = true;
-	switch (a->kind) {
-	case ALGO_CIPHER:
-		if (a->p11_mech != CKM_AES_CBC)
-			des_parity(w->key_bytes, a->key_len);
-		w->mech = (CK_MECHANISM){ a->p11_mech, w->iv, a->block };
-		w->cipher = EVP_CIPHER_fetch(NULL, a->evp_name, NULL);
-		if (!w->cipher) {
-			snprintf(err, errlen, "OpenSSL lacks %s", a->evp_name);
-			goto fail;
-		}
-		if (import_secret(w, w->key_bytes, a->key_len, &w->key, err, errlen) < 0)
-			goto fail;
-		break;
-	case ALGO_DIGEST:
-		w->mech = (CK_MECHANISM){ a->p11_mech, NULL, 0 };
-		w->md = EVP_MD_fetch(NULL, a->evp_name, NULL);
-		if (!w->md) {
-			snprintf(err, errlen, "OpenSSL lacks %s", a->evp_name);
-			goto fail;
-		}
-		break;
-	case ALGO_SIGN:
-		w->evp_priv = EVP_PKEY_dup(job->shared);
-		if (!w->evp_priv || import_rsa(w, w->evp_priv, err, errlen) < 0)
-			goto fail;
-		w->evp_vctx = evp_rsa_ctx(w->evp_pub, false);
-		w->evp_sctx = evp_rsa_ctx(w->evp_priv, true);
-		if (!w->evp_vctx || !w->evp_sctx) {
-			snprintf(err, errlen, "cannot set up OpenSSL's RSA contexts");
-			goto fail;
-		}
-		break;
-	}
+	if (worker_keys(w, job, err, errlen) < 0)
+		goto fail;
 	*state = w;
 	return 0;
 fail:

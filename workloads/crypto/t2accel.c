@@ -7,16 +7,11 @@
 #include <string.h>
 
 #include "backend.h"
-#include "datafile.h"
-#include "exitguard.h"
-#include "opt.h"
 #include "p11.h"
-#include "report.h"
-#include "results.h"
 #include "placement.h"
-#include "runenv.h"
+#include "report.h"
 #include "runner.h"
-#include "version.h"
+#include "workload.h"
 
 #define PROG "t2accel"
 #define MAX_SIZE (64u << 20)
@@ -43,11 +38,11 @@ struct opts {
 	bool quiet, seconds_set;
 	bool all;               /* -a all: what the backend lacks is named, not failed */
 	struct backend_opts beo;
-	char *config;           /* canonical, for the rows (opt_config) */
 };
 
+static struct opts opts = { .bits = 2048, .seconds = 3, .be = &backend_evp };
+
 #define O(field) offsetof(struct opts, field)
-enum { ACT_HELP = 'h', ACT_VERSION = 'V', ACT_LIST = 256, ACT_CONFIG };
 
 static int parse_algos(const char *text, void *opts, char *err, size_t errlen);
 static int parse_bits(const char *text, void *opts, char *err, size_t errlen);
@@ -89,13 +84,12 @@ static const struct opt_spec options[] = {
 		     "PKCS#11: the user PIN is FILE's one line, FILE mode 600 (else T2ACCEL_PIN)") },
 	{ OPT_FLAG(0, "insecure-files", O(beo.insecure_files),
 		   "PKCS#11: accept a PIN file others can read, a module others can write") },
-	{ OPT_STRING('o', "results", "FILE", O(results), "append result rows to FILE (default: threadrun's file)"),
-	  .output_only = true },
-	{ OPT_FLAG('q', "quiet", O(quiet), "results only: the table, without the header, progress and per-worker lines; warnings stay"), .output_only = true },
-	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
-	{ OPT_ACTION(ACT_LIST, 0, "list", "print the algorithm table, one tab-separated line each, and exit") },
-	{ OPT_VERSION(ACT_VERSION) },
-	{ OPT_ACTION(ACT_HELP, 'h', "help", "show this help") },
+	{ OPT_RESULTS(O(results), "append result rows to FILE (default: threadrun's file)") },
+	{ OPT_QUIET(O(quiet), "results only: the table, without the header, progress and per-worker lines; warnings stay") },
+	{ OPT_PRINT_CONFIG(WORKLOAD_CONFIG) },
+	{ OPT_LIST_ACTION("print the algorithm table, one tab-separated line each, and exit") },
+	{ OPT_VERSION(WORKLOAD_VERSION) },
+	{ OPT_HELP },
 };
 
 static const char help_after[] =
@@ -257,66 +251,29 @@ static int check_sizes(const struct opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-/* Parse and check everything before any work: 0, -1 (help or list
- * shown), or 2. */
-static int parse_args(int argc, char **argv, struct opts *o)
+/* What the table cannot check, before any work. */
+static int prepare(void *opts_, int argc, char **argv, char *err, size_t errlen)
 {
-	struct opt_parser p;
-	char err[512];
-	int c, ret = 2;
-	bool printed = false;
+	struct opts *o = opts_;
 
-	memset(o, 0, sizeof(*o));
-	o->bits = 2048;
-	o->seconds = 3;
-	o->be = &backend_evp;
-	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), 0) < 0)
-		return 1;
-	if (parse_algos("all", o, err, sizeof(err)) < 0)
-		goto bad;
-	c = opt_parse(&p, argc, argv, o);
-	if (c == ACT_HELP)
-		opt_help(&p, stdout, "[options]", help_after);
-	else if (c == ACT_LIST)
-		algo_list(stdout);
-	else if (c == ACT_VERSION)
-		version_print(stdout, PROG);
-	else if (c == ACT_CONFIG)
-		printed = opt_print_config(&p, argc, argv, "results") == 0;
-	if (c == ACT_HELP || c == ACT_LIST || c == ACT_VERSION || printed)
-		ret = -1;
-	if (c != OPT_END)
-		goto out;
-	if (optind < argc) {
-		snprintf(err, sizeof(err), "unexpected argument '%s', see '%s --help'", argv[optind], PROG);
-		goto bad;
-	}
-	o->config = opt_config(&p, argc, argv);
-	if (!o->config) {
-		snprintf(err, sizeof(err), "out of memory");
-		goto bad;
-	}
+	(void)argc;
+	(void)argv;
+	if (!o->nalgos && parse_algos("all", o, err, errlen) < 0)
+		return -1;
 	if (o->latency_batch && !o->latency) {
-		snprintf(err, sizeof(err), "--latency-batch %llu needs --latency",
+		snprintf(err, errlen, "--latency-batch %llu needs --latency",
 			 (unsigned long long)o->latency_batch);
-		goto bad;
+		return -1;
 	}
 	if (o->seconds_set && o->reps) {
-		snprintf(err, sizeof(err), "-d (time-based) and -r (count-based) exclude each other; give one");
-		goto bad;
+		snprintf(err, errlen, "-d (time-based) and -r (count-based) exclude each other; give one");
+		return -1;
 	}
 	if (!o->sizes)
-		o->nsizes = num_parse_list("size", default_sizes, 1, MAX_SIZE, &o->sizes, err,
-					   sizeof(err));
-	if (o->nsizes < 0 || check_sizes(o, err, sizeof(err)) < 0)
-		goto bad;
-	ret = 0;
-	goto out;
-bad:
-	msg_error(PROG, "%s", err);
-out:
-	opt_fini(&p);
-	return ret;
+		o->nsizes = num_parse_list("size", default_sizes, 1, MAX_SIZE, &o->sizes, err, errlen);
+	if (o->nsizes < 0 || check_sizes(o, err, errlen) < 0)
+		return -1;
+	return 0;
 }
 
 /* The latency columns, from the merged and each worker's histogram. */
@@ -335,71 +292,75 @@ static int append_latency(struct results_row *row, const struct run_result *r)
 	return ret;
 }
 
-/* The measurement's columns; the worker API fills the rest. */
-static int append_row(const char *path, const struct opts *o, const struct run_env *env,
-		       const char *impl, const struct job *job, const struct run_result *r)
+/* Each worker's bytes or operations, for its own cycles per unit: a new
+ * array, or NULL when out of memory. */
+static double *worker_work(const struct job *job, const struct run_result *r)
 {
-	struct worker_row wr = {
-		.workload = PROG, .versions = impl, .env = env, .nworkers = r->nworkers,
-		.tracks = r->wr.tracks, .wall_s = r->wall_s, .user_s = r->user_s,
-		.sys_s = r->sys_s, .load = &r->wr.load, .status = r->verified ? 0 : 1,
-		.start_sync = r->wr.start_sync, .t_start_us = r->wr.t_start_us, .t_end_us = r->wr.t_end_us,
-		.counts = &r->wr.counts, .worker_counts = r->wr.worker_counts,
-	};
-	struct results_row row;
-	char err[512];
-	double *work = NULL;
+	double *work = calloc(r->nworkers ? r->nworkers : 1, sizeof(*work));
 	unsigned i;
+
+	for (i = 0; work && i < r->nworkers; i++)
+		work[i] = (double)r->w[i].ops * (job->algo->kind == ALGO_SIGN ? 1.0 : (double)job->size);
+	return work;
+}
+
+/* The measurement's columns; the worker API fills the rest. */
+static void set_columns(struct results_row *row, const struct opts *o, const struct run_env *env,
+			const char *impl, const struct job *job, const struct run_result *r)
+{
+	bool sign = job->algo->kind == ALGO_SIGN;
+
+	results_row_set(row, RC_ALGORITHM, "%s", algo_mode_label(job->algo, job->mode));
+	results_row_set(row, RC_BACKEND, "%s", o->be->name);
+	results_row_set(row, RC_IMPL, "%s", impl);
+	results_row_set(row, RC_SIZE, "%zu", sign ? (size_t)job->bits : job->size);
+	results_row_set(row, RC_SIZE_UNIT, sign ? "bits" : "bytes");
+	if (!sign)
+		results_row_set(row, RC_BYTES, "%.0f", (double)r->ops * (double)job->size);
+	results_row_set(row, RC_OPS, "%llu", (unsigned long long)r->ops);
+	results_row_set(row, RC_RATE, "%.6g", report_rate(job, r));
+	results_row_set(row, RC_UNIT, "%s", unit_name(sign ? UNIT_OPS_S : UNIT_BYTES_S));
+	results_row_set(row, RC_VERIFIED, "%s",
+			!r->verified ? "no" : r->unchecked ? "unchecked" : "yes");
+	results_row_set(row, RC_CHECKS, "%llu", (unsigned long long)r->checks);
+	if (!r->verified)
+		results_row_set(row, RC_NOTE, "%s", r->err);
+	else if (r->unchecked)
+		results_row_set(row, RC_NOTE, "%u of %u workers made no check", r->unchecked,
+				r->nworkers);
+	else if (env->nplan && r->nworkers > env->nplan)
+		results_row_set(row, RC_NOTE, "wrapped: %u workers on %u planned PU%s", r->nworkers,
+				env->nplan, env->nplan == 1 ? "" : "s");
+	else if (r->lat && r->lat_batch > 1)
+		results_row_set(row, RC_NOTE, "latency timed per batch of %llu operations, figures are per batch / %llu",
+				(unsigned long long)r->lat_batch, (unsigned long long)r->lat_batch);
+}
+
+static int append_row(const char *path, const struct opts *o, const struct run_env *env,
+		      const char *impl, const struct job *job, const struct run_result *r)
+{
+	struct worker_row wr = worker_row_of_result(PROG, env, &r->wr, r->wr.wall_s);
+	struct results_row row;
+	double *work = NULL;
 	int ret = -1;
 
-	/* Each worker's bytes or operations, for its own cycles per unit. */
+	wr.versions = impl;
+	wr.status = r->verified ? 0 : 1;
 	if (r->wr.worker_counts) {
-		work = calloc(r->nworkers ? r->nworkers : 1, sizeof(*work));
+		work = worker_work(job, r);
 		if (!work) {
 			msg_error(PROG, "out of memory for the per-worker counts");
 			return -1;
 		}
-		for (i = 0; i < r->nworkers; i++)
-			work[i] = (double)r->w[i].ops *
-				  (job->algo->kind == ALGO_SIGN ? 1.0 : (double)job->size);
 		wr.worker_work = work;
 	}
 	results_row_init(&row);
-	results_row_set(&row, RC_ALGORITHM, "%s", algo_mode_label(job->algo, job->mode));
-	results_row_set(&row, RC_BACKEND, "%s", o->be->name);
-	results_row_set(&row, RC_IMPL, "%s", impl);
-	if (job->algo->kind == ALGO_SIGN) {
-		results_row_set(&row, RC_SIZE, "%u", job->bits);
-		results_row_set(&row, RC_SIZE_UNIT, "bits");
-	} else {
-		results_row_set(&row, RC_SIZE, "%zu", job->size);
-		results_row_set(&row, RC_SIZE_UNIT, "bytes");
-		results_row_set(&row, RC_BYTES, "%.0f", (double)r->ops * (double)job->size);
-	}
-	results_row_set(&row, RC_OPS, "%llu", (unsigned long long)r->ops);
-	results_row_set(&row, RC_RATE, "%.6g", report_rate(job, r));
-	results_row_set(&row, RC_UNIT, "%s", job->algo->kind == ALGO_SIGN ? "ops/s" : "bytes/s");
-	results_row_set(&row, RC_VERIFIED, "%s",
-			!r->verified ? "no" : r->unchecked ? "unchecked" : "yes");
-	results_row_set(&row, RC_CHECKS, "%llu", (unsigned long long)r->checks);
-	if (!r->verified)
-		results_row_set(&row, RC_NOTE, "%s", r->err);
-	else if (r->unchecked)
-		results_row_set(&row, RC_NOTE, "%u of %u workers made no check", r->unchecked,
-				r->nworkers);
-	else if (env->nplan && r->nworkers > env->nplan)
-		results_row_set(&row, RC_NOTE, "wrapped: %u workers on %u planned PU%s", r->nworkers,
-				env->nplan, env->nplan == 1 ? "" : "s");
-	else if (r->lat && r->lat_batch > 1)
-		results_row_set(&row, RC_NOTE, "latency timed per batch of %llu operations, figures are per batch / %llu",
-				(unsigned long long)r->lat_batch, (unsigned long long)r->lat_batch);
+	set_columns(&row, o, env, impl, job, r);
 	if (r->lat && append_latency(&row, r) < 0) {
 		msg_error(PROG, "out of memory for the latency columns");
 		goto out;
 	}
-	ret = worker_row_append(path, &row, &wr, err, sizeof(err));
-	if (ret < 0)
-		msg_error(PROG, "%s", err);
+	ret = workload_append_row(path, &row, &wr);
 out:
 	results_row_clear(&row);
 	free(work);
@@ -501,40 +462,19 @@ static int run_all(const struct opts *o, void *bectx, const struct run_env *env,
 	return skipped && (!o->all || !ran) ? BE_SKIP : 0;
 }
 
-int main(int argc, char **argv)
+/* The backend set up, every measurement, the table: the exit status. */
+static int run(void *opts_, const struct run_env *env)
 {
-	struct run_env env = { 0 };
+	struct opts *o = opts_;
 	struct report rep = { 0 };
-	struct opts o;
 	void *bectx = NULL;
 	char err[512], impl[256];
 	int ret;
 
-	datafile_stdio_init(PROG);
-	exit_guard_arm(PROG);
-	ret = parse_args(argc, argv, &o);
-	if (ret) {
-		free(o.sizes);
-		free(o.config);
-		return exit_guard_done(ret < 0 ? 0 : ret);
-	}
 	/* The main thread only supervises: threadrun --monitor sees it so. */
 	worker_main_thread(PROG);
-	ret = 2;
-	if (run_env_load(&env, 1, err, sizeof(err)) < 0) {
-		msg_error(PROG, "%s", err);
-		goto out;
-	}
-	run_env_set_config(&env, o.config);
-	o.config = NULL;
-	if (!o.results)
-		o.results = env.results;
-	if (o.results && results_check(o.results, err, sizeof(err)) < 0) {
-		msg_error(PROG, "%s", err);
-		goto out;
-	}
 	catch_stop_signals();
-	ret = o.be->setup(&bectx, &o.beo, err, sizeof(err));
+	ret = o->be->setup(&bectx, &o->beo, err, sizeof(err));
 	if (ret != BE_OK) {
 		msg_error(PROG, "%s", err);
 		goto out;
@@ -544,14 +484,14 @@ int main(int argc, char **argv)
 		msg_error(PROG, "interrupted by signal %d before the first measurement", ret - 128);
 		goto out;
 	}
-	o.be->describe(bectx, impl, sizeof(impl));
-	report_init(&rep, o.sizes, o.nsizes, o.bits, env.nthreads);
-	if (!o.quiet)
-		report_header(stdout, &env, o.be->name, impl, o.reps, o.seconds);
-	ret = run_all(&o, bectx, &env, impl, &rep);
+	o->be->describe(bectx, impl, sizeof(impl));
+	report_init(&rep, o->sizes, o->nsizes, o->bits, env->nthreads);
+	if (!o->quiet)
+		report_header(stdout, env, o->be->name, impl, o->reps, o->seconds);
+	ret = run_all(o, bectx, env, impl, &rep);
 	/* That the table reached its reader is checked at exit
 	 * (datafile_stdio_init), after the token is gone. */
-	report_print(stdout, &rep, o.quiet);
+	report_print(stdout, &rep, o->quiet);
 	if (interrupted && ret < 128)
 		ret = 128 + interrupted;
 	if (ret > 128)
@@ -560,9 +500,19 @@ int main(int argc, char **argv)
 	report_fini(&rep);
 out:
 	if (bectx)
-		o.be->teardown(bectx);
-	run_env_free(&env);
-	free(o.sizes);
-	free(o.config);
-	return exit_guard_done(ret);
+		o->be->teardown(bectx);
+	return ret;
+}
+
+static const struct workload t2accel = {
+	.name = PROG, WORKLOAD_OPTIONS(options), .opts = &opts, .usage = "[options]",
+	.help_after = help_after, .list = algo_list, .prepare = prepare, .run = run,
+};
+
+int main(int argc, char **argv)
+{
+	int ret = workload_main(&t2accel, argc, argv);
+
+	free(opts.sizes);
+	return ret;
 }

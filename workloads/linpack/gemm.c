@@ -632,12 +632,3 @@ void fma_peak_print(FILE *out, const struct fma_peak *p)
 							      : ": they DISAGREE by more than 5% (a loop that did not reach the units, or a clock that moved)");
 }
 
-double fma_peak_gflops(double seconds, const char **width)
-{
-	struct fma_peak p;
-
-	fma_peak_measure(seconds, &p);
-	if (width)
-		*width = p.width;
-	return p.gflops;
-}

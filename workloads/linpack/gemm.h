@@ -89,13 +89,9 @@ void gemm_sub_serial(struct gemm_ws *ws, int tid, int m, int n, int k, const dou
  * pages, so the strided walks of packing miss the TLB less.  free() it. */
 void *big_alloc(size_t bytes);
 
-/* One core's FMA peak, over about SECONDS: the best rate of independent
- * FMA chains at every vector width the CPU runs, the peak the LU kernel is
- * compared with; 0 without FMA.  WIDTH gets the width that reached it
- * ("512-bit"), when not NULL. */
-double fma_peak_gflops(double seconds, const char **width);
-
-/* The same with how it was measured, and the theory it is held to. */
+/* One core's FMA peak, measured over about SECONDS: the best rate of
+ * independent FMA chains at every vector width the CPU runs (0 without
+ * FMA), how it was measured, and the theory it is held to. */
 struct fma_peak {
 	double gflops;        /* the best loop's rate; 0 without FMA */
 	const char *width;    /* its vector width ("512-bit"), "none" */

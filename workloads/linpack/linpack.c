@@ -8,15 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "datafile.h"
-#include "exitguard.h"
 #include "gemm.h"
 #include "lu.h"
-#include "opt.h"
-#include "results.h"
-#include "runenv.h"
 #include "version.h"
-#include "worker.h"
+#include "workload.h"
 
 #define PROG "linpack"
 #define MAX_N 1000000u
@@ -37,11 +32,13 @@ struct opts {
 	bool quiet, peak, singular, nb_set, latency;
 	const struct matrix_kind *matrix;
 	const struct lu_flop_count *flops;
-	char *config;           /* canonical, for the row (opt_config) */
+};
+
+static struct opts opts = {
+	.variant = 2, .reps = 1, .seed = 1, .matrix = &matrix_kinds[0], .flops = &lu_flop_counts[0],
 };
 
 #define O(field) offsetof(struct opts, field)
-enum { ACT_HELP = 'h', ACT_VERSION = 'V', ACT_LIST = 256, ACT_CONFIG };
 
 /* "0 classic, 1 region, 2 blocked": the variants as -v takes them. */
 static void variant_names(char *buf, size_t len)
@@ -89,18 +86,17 @@ static const struct opt_spec options[] = {
 	{ OPT_FLAG(0, "latency", O(latency),
 		   "the percentiles of the reps' times (factorisation + solve): p50, p90, p99, p99.9 and max, in the row and the summary") },
 	{ OPT_U64('s', "seed", "SEED", O(seed), 0, UINT64_MAX, "seed of the random matrix (default 1)") },
-	{ OPT_STRING('o', "results", "FILE", O(results), "append a result row to FILE (default: threadrun's file)"),
-	  .output_only = true },
+	{ OPT_RESULTS(O(results), "append a result row to FILE (default: threadrun's file)") },
 	{ OPT_CHOICE(0, "matrix", "KIND", O(matrix), matrix_kinds, &nmatrix_kinds,
 		     "random (default) or singular (a zero column: tests the check)") },
 	{ OPT_CHOICE(0, "flops", "RULE", O(flops), lu_flop_counts, &lu_nflop_counts,
 		     "flops credited per run: hpl (2/3 N^3 + 3/2 N^2, default) or linpack100 (2/3 N^3 + 2 N^2)") },
 	{ OPT_FLAG(0, "peak", O(peak), "measure one core's FMA peak (GFLOPS), name the kernel chosen and its cache blocks, and exit") },
-	{ OPT_FLAG('q', "quiet", O(quiet), "results only: the result lines, without per-repetition lines and the per-thread table; warnings stay"), .output_only = true },
-	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
-	{ OPT_ACTION(ACT_LIST, 0, "list", "print the variant table, one tab-separated line each, and exit") },
-	{ OPT_VERSION(ACT_VERSION) },
-	{ OPT_ACTION(ACT_HELP, 'h', "help", "show this help") },
+	{ OPT_QUIET(O(quiet), "results only: the result lines, without per-repetition lines and the per-thread table; warnings stay") },
+	{ OPT_PRINT_CONFIG(WORKLOAD_CONFIG) },
+	{ OPT_LIST_ACTION("print the variant table, one tab-separated line each, and exit") },
+	{ OPT_VERSION(WORKLOAD_VERSION) },
+	{ OPT_HELP },
 };
 
 /* linpack --list: "ID\tNAME\tWHAT" per variant, for scripts. */
@@ -133,68 +129,52 @@ static const char help_after[] =
 	"Exit status: 0 verified; 1 residual too large, singular matrix or no memory;\n"
 	"2 usage error.\n";
 
-static int parse_args(int argc, char **argv, struct opts *o)
+static void print_peak(void)
 {
-	struct opt_parser p;
-	char err[512];
-	int c, ret = 2;
-	bool printed = false;
+	const struct gemm_choice *k = gemm_choice();
+	struct fma_peak peak;
 
-	memset(o, 0, sizeof(*o));
-	o->variant = 2;
-	o->reps = 1;
-	o->seed = 1;
-	o->matrix = &matrix_kinds[0];
-	o->flops = &lu_flop_counts[0];
-	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), 0) < 0)
-		return 1;
-	c = opt_parse(&p, argc, argv, o);
-	if (c == ACT_HELP)
-		opt_help(&p, stdout, "[options] N", help_after);
-	else if (c == ACT_LIST)
-		list_variants(stdout);
-	else if (c == ACT_VERSION) {
-		version_print(stdout, PROG);
-		version_print_openmp(stdout, _OPENMP, (const void *)omp_get_max_threads);
-	} else if (c == ACT_CONFIG)
-		printed = opt_print_config(&p, argc, argv, "results") == 0;
-	if (c == ACT_HELP || c == ACT_LIST || c == ACT_VERSION || printed)
-		ret = -1;
-	if (c != OPT_END)
-		goto out;
+	fma_peak_measure(0.7, &peak);
+	printf("FMA peak of one core: %.1f GFLOPS (independent FMA chains, %s vectors); kernel: %s; blocks kc %d mc %d nc %d for %s\n",
+	       peak.gflops, peak.width, k->why, k->blk.kc, k->blk.mc, k->blk.nc, k->caches);
+	fma_peak_print(stdout, &peak);
+}
+
+/* N, the checks the table cannot make, --peak. */
+static int prepare(void *opts_, int argc, char **argv, char *err, size_t errlen)
+{
+	struct opts *o = opts_;
+
 	o->singular = o->matrix->singular;
 	if (o->peak) {
-		ret = 0;
-		goto out;
+		print_peak();
+		return WORKLOAD_DONE;
 	}
-	if (optind >= argc) {
-		snprintf(err, sizeof(err), "N: missing, usage: %s [options] N", PROG);
-		goto bad;
+	if (argc < 1) {
+		snprintf(err, errlen, "N: missing, usage: %s [options] N", PROG);
+		return -1;
 	}
-	if (num_parse_unsigned("N", argv[optind], 1, MAX_N, &o->n, err, sizeof(err)) < 0)
-		goto bad;
-	if (optind + 1 < argc) {
-		snprintf(err, sizeof(err), "unexpected argument '%s', see '%s --help'", argv[optind + 1], PROG);
-		goto bad;
-	}
+	if (num_parse_unsigned("N", argv[0], 1, MAX_N, &o->n, err, errlen) < 0)
+		return -1;
 	if (o->nb_set && o->nb > o->n) {
-		snprintf(err, sizeof(err), "block: %u is larger than N = %u, allowed 1..%u", o->nb, o->n, o->n);
-		goto bad;
+		snprintf(err, errlen, "block: %u is larger than N = %u, allowed 1..%u", o->nb, o->n, o->n);
+		return -1;
 	}
 	if (!o->nb_set)
 		o->nb = o->n < 256 ? o->n : 256;
-	o->config = opt_config(&p, argc, argv);
-	if (!o->config) {
-		snprintf(err, sizeof(err), "out of memory");
-		goto bad;
-	}
-	ret = 0;
-	goto out;
-bad:
-	msg_error(PROG, "%s", err);
-out:
-	opt_fini(&p);
-	return ret;
+	/* Before any thread: reading the caches loads a topology. */
+	gemm_read_caches();
+	return 0;
+}
+
+static void version_openmp(FILE *out)
+{
+	version_print_openmp(out, _OPENMP, (const void *)omp_get_max_threads);
+}
+
+static unsigned default_workers(void)
+{
+	return (unsigned)omp_get_max_threads();
 }
 
 /* The OpenMP team are the workers: each is named, bound to its planned PU
@@ -232,24 +212,15 @@ struct outcome {
 static int append_row(const char *path, const struct opts *o, const struct run_env *env,
 		      const struct outcome *r, struct worker_team *t)
 {
-	char err[512], versions[64];
+	char versions[64];
 	/* The row is the median rep (a singular matrix: every rep, no flops):
-	 * its time, its flops, and the CPU time of all reps scaled to it. */
-	double share = r->median_secs > 0 && t->wall_s > 0 ? r->median_secs / t->wall_s : 1;
-	struct worker_row wr = {
-		.workload = PROG, .versions = versions, .env = env, .nworkers = t->n,
-		.tracks = t->tracks, .wall_s = r->median_secs > 0 ? r->median_secs : t->wall_s,
-		.user_s = t->user_s * share, .sys_s = t->sys_s * share,
-		.load = &t->load, .status = r->verified ? 0 : 1,
-		.start_sync = t->start_sync, .t_start_us = t->t_start_us, .t_end_us = t->t_end_us,
-		/* The counts of every rep, scaled to the median one as the CPU time is. */
-		.counts = worker_team_counts(t, share),
-		/* Each thread's too; its share of the flops is not known. */
-		.worker_counts = t->worker_counts,
-	};
+	 * its time, its flops, and the CPU time and counts of all reps scaled
+	 * to it. */
+	struct worker_row wr = worker_row_of_team(t, env, r->median_secs > 0 ? r->median_secs : t->wall_s);
 	struct results_row row;
-	int ret;
 
+	wr.versions = versions;
+	wr.status = r->verified ? 0 : 1;
 	results_row_init(&row);
 	snprintf(versions, sizeof(versions), "OpenMP %d, gcc %s", _OPENMP, __VERSION__);
 	results_row_set(&row, RC_ALGORITHM, "lu-%s", lu_variants[o->variant].name);
@@ -261,7 +232,7 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 	results_row_set(&row, RC_SIZE_UNIT, "n");
 	results_row_set(&row, RC_OPS, "%.0f", r->median_secs > 0 ? o->flops->flops((int)o->n) : 0.0);
 	results_row_set(&row, RC_RATE, "%.6g", r->median_mflops);
-	results_row_set(&row, RC_UNIT, "MFLOPS");
+	results_row_set(&row, RC_UNIT, "%s", unit_name(UNIT_MFLOPS));
 	results_row_set(&row, RC_VERIFIED, "%s", r->verified ? "yes" : "no");
 	results_row_set(&row, RC_CHECKS, "%u", r->checks);
 	if (r->singular_at)
@@ -281,11 +252,7 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 		results_row_clear(&row);
 		return -1;
 	}
-	ret = worker_row_append(path, &row, &wr, err, sizeof(err));
-	if (ret < 0)
-		msg_error(PROG, "%s", err);
-	results_row_clear(&row);
-	return ret;
+	return workload_append_row(path, &row, &wr);
 }
 
 /* Refuse a matrix this machine cannot hold, saying how much it needs. */
@@ -302,87 +269,102 @@ static int check_memory(unsigned n, size_t lda)
 	return 0;
 }
 
-/* Run the factorisations and the checks. */
-static int run(const struct opts *o, struct worker_team *t, struct outcome *r)
+/* The system of a run: A0 and B0 kept, A and X factored and solved. */
+struct lsystem {
+	size_t lda;
+	double *a0, *a, *b0, *x, *mf;   /* mf: each rep's MFLOPS */
+	int *ipiv;
+};
+
+static void system_free(struct lsystem *sy)
 {
-	const struct lu_variant *v = &lu_variants[o->variant];
+	free(sy->a0);
+	free(sy->a);
+	free(sy->b0);
+	free(sy->x);
+	free(sy->ipiv);
+	free(sy->mf);
+}
+
+/* Allocate the system, R's per-rep times, and make the matrix. */
+static int system_make(struct lsystem *sy, const struct opts *o, struct outcome *r)
+{
 	/* A leading dimension off powers of two spares the caches' sets. */
 	size_t lda = o->n % 256 == 0 ? o->n + 8 : o->n;
-	double *a0 = NULL, *a = NULL, *b0 = NULL, *x = NULL, *mf = NULL;
-	double res;
+
+	sy->lda = lda;
+	sy->a0 = big_alloc(sizeof(double) * lda * o->n);
+	sy->a = big_alloc(sizeof(double) * lda * o->n);
+	sy->b0 = malloc(sizeof(double) * o->n);
+	sy->x = malloc(sizeof(double) * o->n);
+	sy->ipiv = malloc(sizeof(int) * o->n);
+	sy->mf = calloc(o->reps, sizeof(double));
+	r->secs = calloc(o->reps, sizeof(double));
+	if (o->latency && (r->lat = malloc(sizeof(*r->lat))))
+		histogram_init(r->lat);
+	if (!sy->a0 || !sy->a || !sy->b0 || !sy->x || !sy->ipiv || !r->secs || !sy->mf ||
+	    (o->latency && !r->lat)) {
+		msg_error(PROG, "N: cannot allocate %.1f MiB for N = %u",
+			  2.0 * sizeof(double) * lda * o->n / (1 << 20), o->n);
+		return -1;
+	}
+	matrix_random((int)o->n, sy->a0, (int)lda, sy->b0, o->seed);
+	if (o->singular)
+		memset(sy->a0 + (size_t)(o->n / 2) * lda, 0, sizeof(double) * o->n);
+	return 0;
+}
+
+/* Rep REP: factor and solve, timed, then checked.  0, or -1 (out of
+ * memory, a singular matrix: said). */
+static int one_rep(const struct opts *o, struct worker_team *t, struct lsystem *sy,
+		   struct outcome *r, unsigned rep)
+{
+	const struct lu_variant *v = &lu_variants[o->variant];
 	/* Test-only fault switch: LINPACK_FAULT=N perturbs rep N's solution
 	 * only (a check of the first rep alone must not pass), any other
 	 * value every rep's. */
 	const char *fault = getenv("LINPACK_FAULT");
 	const long fault_rep = fault ? strtol(fault, NULL, 10) : 0;
-	int *ipiv = NULL, info, ret = 1;
-	unsigned rep;
+	int n = (int)o->n, lda = (int)sy->lda, info;
+	double res;
 
-	memset(r, 0, sizeof(*r));
-	a0 = big_alloc(sizeof(double) * lda * o->n);
-	a = big_alloc(sizeof(double) * lda * o->n);
-	b0 = malloc(sizeof(double) * o->n);
-	x = malloc(sizeof(double) * o->n);
-	ipiv = malloc(sizeof(int) * o->n);
-	r->secs = calloc(o->reps, sizeof(double));
-	mf = calloc(o->reps, sizeof(double));
-	if (o->latency && (r->lat = malloc(sizeof(*r->lat))))
-		histogram_init(r->lat);
-	if (!a0 || !a || !b0 || !x || !ipiv || !r->secs || !mf || (o->latency && !r->lat)) {
-		msg_error(PROG, "N: cannot allocate %.1f MiB for N = %u",
-			  2.0 * sizeof(double) * lda * o->n / (1 << 20), o->n);
-		goto out;
+	memcpy(sy->a, sy->a0, sizeof(double) * sy->lda * o->n);
+	memcpy(sy->x, sy->b0, sizeof(double) * o->n);
+	worker_team_begin(t);
+	info = v->factor(n, sy->a, lda, sy->ipiv, (int)o->nb);
+	if (info == 0)
+		lu_solve(n, sy->a, lda, sy->ipiv, sy->x);
+	r->secs[rep] = worker_team_end(t);
+	team_sample(t);
+	if (info < 0) {
+		msg_error(PROG, "out of memory for the packing buffers");
+		return -1;
 	}
-	matrix_random((int)o->n, a0, (int)lda, b0, o->seed);
-	if (o->singular)
-		memset(a0 + (size_t)(o->n / 2) * lda, 0, sizeof(double) * o->n);
-	r->verified = true;
-	r->residual = 0;
-	/* The kernel is chosen (timed) before the clock starts. */
-	if (v->factor == lu_factor_blocked)
-		(void)gemm_choice();
-	for (rep = 0; rep < o->reps; rep++) {
-		memcpy(a, a0, sizeof(double) * lda * o->n);
-		memcpy(x, b0, sizeof(double) * o->n);
-		worker_team_begin(t);
-		info = v->factor((int)o->n, a, (int)lda, ipiv, (int)o->nb);
-		if (info == 0)
-			lu_solve((int)o->n, a, (int)lda, ipiv, x);
-		r->secs[rep] = worker_team_end(t);
-		team_sample(t);
-		if (info < 0) {
-			msg_error(PROG, "out of memory for the packing buffers");
-			goto out;
-		}
-		if (info > 0) {
-			r->singular_at = info;
-			r->verified = false;
-			msg_error(PROG, "the matrix is singular: column %d has no nonzero pivot, so there is no solution to check (variant %u, N = %u)",
-				  info, o->variant, o->n);
-			ret = 1;
-			goto out;
-		}
-		/* A perturbed solution must fail the check. */
-		if (fault && (fault_rep <= 0 || (unsigned long)fault_rep == rep + 1UL))
-			x[o->n / 2] += 1e-6 * (1 + fabs(x[o->n / 2]));
-		mf[rep] = o->flops->flops((int)o->n) / r->secs[rep] / 1e6;
-		if (r->lat)
-			histogram_record(r->lat, (uint64_t)llround(r->secs[rep] * 1e9));
-		res = lu_scaled_residual((int)o->n, a0, (int)lda, x, b0);
-		r->residual = fmax(r->residual, res);
-		r->checks++;
-		if (!o->quiet)
-			printf("rep %-4u %10.4f s %12.1f MFLOPS   residual %.4g\n", rep + 1,
-			       r->secs[rep], mf[rep], res);
-	}
-	if (!(r->residual < RESIDUAL_LIMIT)) {
+	if (info > 0) {
+		r->singular_at = info;
 		r->verified = false;
-		msg_error(PROG, "verification failed: scaled residual %.4g is not below %g (variant %u, N = %u)",
-			  r->residual, RESIDUAL_LIMIT, o->variant, o->n);
-		ret = 1;
-	} else {
-		ret = 0;
+		msg_error(PROG, "the matrix is singular: column %d has no nonzero pivot, so there is no solution to check (variant %u, N = %u)",
+			  info, o->variant, o->n);
+		return -1;
 	}
+	/* A perturbed solution must fail the check. */
+	if (fault && (fault_rep <= 0 || (unsigned long)fault_rep == rep + 1UL))
+		sy->x[o->n / 2] += 1e-6 * (1 + fabs(sy->x[o->n / 2]));
+	sy->mf[rep] = o->flops->flops(n) / r->secs[rep] / 1e6;
+	if (r->lat)
+		histogram_record(r->lat, (uint64_t)llround(r->secs[rep] * 1e9));
+	res = lu_scaled_residual(n, sy->a0, lda, sy->x, sy->b0);
+	r->residual = fmax(r->residual, res);
+	r->checks++;
+	if (!o->quiet)
+		printf("rep %-4u %10.4f s %12.1f MFLOPS   residual %.4g\n", rep + 1, r->secs[rep],
+		       sy->mf[rep], res);
+	return 0;
+}
+
+/* The best rep and the median one (MF sorted here). */
+static void summarise(const struct opts *o, struct outcome *r, double *mf)
+{
 	qsort(mf, o->reps, sizeof(double), cmp_double);
 	r->best_mflops = mf[o->reps - 1];
 	/* The rate and the row's ops and wall_s come from one time, so that
@@ -391,13 +373,36 @@ static int run(const struct opts *o, struct worker_team *t, struct outcome *r)
 	qsort(mf, o->reps, sizeof(double), cmp_double);
 	r->median_secs = o->reps % 2 ? mf[o->reps / 2] : (mf[o->reps / 2 - 1] + mf[o->reps / 2]) / 2;
 	r->median_mflops = o->flops->flops((int)o->n) / r->median_secs / 1e6;
+}
+
+/* Run the factorisations and the checks: 0 verified, else 1. */
+static int factorise(const struct opts *o, struct worker_team *t, struct outcome *r)
+{
+	struct lsystem sy = { 0 };
+	unsigned rep;
+	int ret = 1;
+
+	memset(r, 0, sizeof(*r));
+	if (system_make(&sy, o, r) < 0)
+		goto out;
+	r->verified = true;
+	r->residual = 0;
+	/* The kernel is chosen (timed) before the clock starts. */
+	if (lu_variants[o->variant].factor == lu_factor_blocked)
+		(void)gemm_choice();
+	for (rep = 0; rep < o->reps; rep++)
+		if (one_rep(o, t, &sy, r, rep) < 0)
+			goto out;
+	ret = 0;
+	if (!(r->residual < RESIDUAL_LIMIT)) {
+		r->verified = false;
+		msg_error(PROG, "verification failed: scaled residual %.4g is not below %g (variant %u, N = %u)",
+			  r->residual, RESIDUAL_LIMIT, o->variant, o->n);
+		ret = 1;
+	}
+	summarise(o, r, sy.mf);
 out:
-	free(a0);
-	free(a);
-	free(b0);
-	free(x);
-	free(ipiv);
-	free(mf);
+	system_free(&sy);
 	return ret;
 }
 
@@ -443,79 +448,56 @@ static void print_summary(const struct opts *o, const struct run_env *env, const
 	}
 }
 
-int main(int argc, char **argv)
+/* The team set up, the factorisations, the summary and the row: the
+ * exit status. */
+static int run(void *opts_, const struct run_env *env)
 {
-	struct run_env env = { 0 };
+	struct opts *o = opts_;
 	struct worker_team team = { 0 };
 	struct outcome r = { 0 };
-	struct opts o;
 	char err[512], label[32];
-	int ret;
+	int ret = 2;
 
-	datafile_stdio_init(PROG);
-	exit_guard_arm(PROG);
-	ret = parse_args(argc, argv, &o);
-	if (ret) {
-		free(o.config);
-		return exit_guard_done(ret < 0 ? 0 : ret);
-	}
-	if (o.peak) {
-		struct fma_peak peak;
-
-		fma_peak_measure(0.7, &peak);
-		printf("FMA peak of one core: %.1f GFLOPS (independent FMA chains, %s vectors); kernel: %s; blocks kc %d mc %d nc %d for %s\n",
-		       peak.gflops, peak.width, gemm_choice()->why, gemm_choice()->blk.kc, gemm_choice()->blk.mc,
-		       gemm_choice()->blk.nc, gemm_choice()->caches);
-		fma_peak_print(stdout, &peak);
-		return exit_guard_done(0);
-	}
-	/* Before any thread: reading the caches loads a topology. */
-	gemm_read_caches();
-	ret = 2;
-	if (run_env_load(&env, (unsigned)omp_get_max_threads(), err, sizeof(err)) < 0) {
-		msg_error(PROG, "%s", err);
-		goto out;
-	}
-	run_env_set_config(&env, o.config);
-	o.config = NULL;
-	if (!o.results)
-		o.results = env.results;
-	if ((o.results && results_check(o.results, err, sizeof(err)) < 0)) {
-		msg_error(PROG, "%s", err);
-		goto out;
-	}
-	if (check_memory(o.n, o.n % 256 == 0 ? o.n + 8 : o.n) < 0)
+	if (check_memory(o->n, o->n % 256 == 0 ? o->n + 8 : o->n) < 0)
 		goto out;
 	/* Measured here: on one thread a panel as wide as the multiply's KC
 	 * (384) pays off once the matrix is large; with more threads narrower
 	 * panels keep them busier. */
-	if (!o.nb_set && env.nthreads == 1 && o.n >= 2000)
-		o.nb = 384;
-	omp_set_num_threads((int)env.nthreads);
+	if (!o->nb_set && env->nthreads == 1 && o->n >= 2000)
+		o->nb = 384;
+	omp_set_num_threads((int)env->nthreads);
 	omp_set_dynamic(0);
 	ret = 1;
-	if (worker_team_init(&team, PROG, &env, env.nthreads, err, sizeof(err)) < 0) {
-		msg_error(PROG, "%s", err);
-		goto out;
-	}
-	snprintf(label, sizeof(label), "lu %u", o.n);
+	if (worker_team_init(&team, PROG, env, env->nthreads, err, sizeof(err)) < 0)
+		goto fail;
+	snprintf(label, sizeof(label), "lu %u", o->n);
 	team.label = label;
 	team_enter(&team);
-	if (worker_team_check(&team, err, sizeof(err)) < 0) {
-		msg_error(PROG, "%s", err);
-		goto out;
-	}
-	ret = run(&o, &team, &r);
+	if (worker_team_check(&team, err, sizeof(err)) < 0)
+		goto fail;
+	ret = factorise(o, &team, &r);
 	if (r.secs && (ret == 0 || r.singular_at || r.residual > 0)) {
-		print_summary(&o, &env, &r, &team);
-		if (o.results && append_row(o.results, &o, &env, &r, &team) < 0)
+		print_summary(o, env, &r, &team);
+		if (o->results && append_row(o->results, o, env, &r, &team) < 0)
 			ret = 1;
 	}
+	goto out;
+fail:
+	msg_error(PROG, "%s", err);
 out:
 	free(r.secs);
 	free(r.lat);
 	worker_team_free(&team);
-	run_env_free(&env);
-	free(o.config);
-	return exit_guard_done(ret);
+	return ret;
+}
+
+static const struct workload linpack = {
+	.name = PROG, WORKLOAD_OPTIONS(options), .opts = &opts, .usage = "[options] N",
+	.help_after = help_after, .operands = 1, .list = list_variants, .version = version_openmp,
+	.prepare = prepare, .default_workers = default_workers, .run = run,
+};
+
+int main(int argc, char **argv)
+{
+	return workload_main(&linpack, argc, argv);
 }

@@ -269,6 +269,67 @@ static int guided(int cols, int nt, int nr, int maxw, int index, int *c0, int *c
 	return i;
 }
 
+/* In the team: step J0's update right of REST0, in blocks of whole tiles
+ * taken in order (*NEXT, the step's next block), each a share of what is
+ * left (guided: large first, narrow at the end, so the threads finish
+ * together; not under 64 columns, each block repacks the panel). */
+static void update_rest(struct gemm_ws *ws, int n, double *a, int lda, const int *ipiv, int j0,
+			int jb, int rest0, int *next)
+{
+	const int t = omp_get_thread_num(), nt = omp_get_num_threads(), nr = ws->k->nr;
+	const int nright = guided(n - rest0, nt, nr, ws->nc, -1, NULL, NULL);
+	int c, c0 = 0, c1 = 0;
+
+	for (;;) {
+#pragma omp atomic capture
+		c = (*next)++;
+		if (c >= nright)
+			break;
+		guided(n - rest0, nt, nr, ws->nc, c, &c0, &c1);
+		update_cols(ws, t, n, a, lda, ipiv, j0, jb, rest0 + c0, rest0 + c1);
+	}
+}
+
+/* In the team: the panel at column RIGHT, LA wide, factored together; its
+ * pivots made global and its first zero pivot kept in *INFO. */
+static void team_next_panel(struct gemm_ws *ws, int n, double *a, int lda, int *ipiv, int right,
+			    int la, int *info)
+{
+	int c = panel_team(ws, n - right, la, a + right + (size_t)right * lda, lda, ipiv + right);
+
+	if (omp_get_thread_num() == 0) {
+		if (c && !*info)
+			*info = c + right;
+		for (c = right; c < right + la; c++)
+			ipiv[c] += right;
+	}
+#pragma omp barrier
+}
+
+/* In the team: one step of NB columns at J0 (the panel factored): update
+ * the rest, the next panel factored ahead by thread 0 while the others
+ * update, or by the whole team near the end. */
+static void team_step(struct gemm_ws *ws, int n, double *a, int lda, int *ipiv, int nb, int j0,
+		      int *next, int *info)
+{
+	const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+	const int jb = n - j0 < nb ? n - j0 : nb, right = j0 + jb;
+	const int la = n - right < nb ? n - right : nb;
+	/* Look-ahead while the rest of the update keeps the other threads
+	 * busy meanwhile (at least a panel width each); near the end the
+	 * whole team updates, then factors the next panel together. */
+	const bool ahead = la > 0 && (nt == 1 || n - right - la >= nb * (nt - 1));
+
+	if (t == 0 && ahead) {
+		update_cols(ws, 0, n, a, lda, ipiv, j0, jb, right, right + la);
+		factor_panel(ws, 0, n, a, lda, ipiv, right, la, info);
+	}
+	update_rest(ws, n, a, lda, ipiv, j0, jb, ahead ? right + la : right, next);
+#pragma omp barrier
+	if (la > 0 && !ahead)
+		team_next_panel(ws, n, a, lda, ipiv, right, la, info);
+}
+
 int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 {
 	struct gemm_ws ws = { 0 };
@@ -283,56 +344,15 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 	}
 #pragma omp parallel
 	{
-		const int t = omp_get_thread_num(), nt = omp_get_num_threads(), nr = ws.k->nr;
-		int step, j0, jb, right, la, rest0, nright, c, c0 = 0, c1 = 0;
-		bool ahead;
+		int step, c;
 
 		/* The first panel on the whole team. */
 		c = panel_team(&ws, n, n < nb ? n : nb, a, lda, ipiv);
-		if (t == 0)
+		if (omp_get_thread_num() == 0)
 			info = c;
 #pragma omp barrier
-		for (step = 0; step < nsteps; step++) {
-			j0 = step * nb;
-			jb = n - j0 < nb ? n - j0 : nb;
-			right = j0 + jb;
-			la = n - right < nb ? n - right : nb;
-			/* Look-ahead while the rest of the update keeps the other
-			 * threads busy meanwhile (at least a panel width each);
-			 * near the end the whole team updates, then factors the
-			 * next panel together. */
-			ahead = la > 0 && (nt == 1 || n - right - la >= nb * (nt - 1));
-			if (t == 0 && ahead) {
-				update_cols(&ws, 0, n, a, lda, ipiv, j0, jb, right, right + la);
-				factor_panel(&ws, 0, n, a, lda, ipiv, right, la, &info);
-			}
-			/* The rest in blocks of whole tiles, taken in order, each
-			 * a share of what is left (guided: large first, narrow at
-			 * the end, so the threads finish together; not under 64
-			 * columns, each block repacks the panel). */
-			rest0 = ahead ? right + la : right;
-			nright = guided(n - rest0, nt, nr, ws.nc, -1, NULL, NULL);
-			for (;;) {
-#pragma omp atomic capture
-				c = next[step]++;
-				if (c >= nright)
-					break;
-				guided(n - rest0, nt, nr, ws.nc, c, &c0, &c1);
-				update_cols(&ws, t, n, a, lda, ipiv, j0, jb, rest0 + c0, rest0 + c1);
-			}
-#pragma omp barrier
-			if (la > 0 && !ahead) {
-				c = panel_team(&ws, n - right, la, a + right + (size_t)right * lda, lda,
-					       ipiv + right);
-				if (t == 0) {
-					if (c && !info)
-						info = c + right;
-					for (c0 = right; c0 < right + la; c0++)
-						ipiv[c0] += right;
-				}
-#pragma omp barrier
-			}
-		}
+		for (step = 0; step < nsteps; step++)
+			team_step(&ws, n, a, lda, ipiv, nb, step * nb, &next[step], &info);
 		/* The row swaps of the columns left of each step, last: a
 		 * column takes every later step's swaps in one pass, while it
 		 * is in cache (nothing reads it before the solve), where

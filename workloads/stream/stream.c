@@ -13,13 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "datafile.h"
-#include "exitguard.h"
-#include "opt.h"
-#include "results.h"
-#include "runenv.h"
-#include "version.h"
-#include "worker.h"
+#include "workload.h"
 
 #define PROG "stream"
 #define SCALAR 3.0
@@ -42,22 +36,33 @@ static const struct {
 };
 static const char kernel_choices[] = "copy scale add triad";
 
-enum { ACT_CONFIG = 256, ACT_LATENCY };
+struct opts {
+	uint64_t n;
+	bool n_set, quiet, latency;
+	unsigned ntimes;
+	bool want[K_COUNT];
+	const char *results;
+};
 
+static struct opts opts = { .ntimes = 10, .want = { true, true, true, true } };
+
+static int parse_kernels(const char *text, void *o, char *err, size_t errlen);
+
+#define O(field) offsetof(struct opts, field)
 static const struct opt_spec options[] = {
-	{ 'n', 'n', "elements", "N", "elements per array, split among the workers (default: 4x the last-level caches)",
-	  .type = OPT_TYPE_STRING },
-	{ 'k', 'k', "kernel", "K", "copy, scale, add, triad, a comma list (default all)", .type = OPT_TYPE_STRING },
-	{ 't', 't', "ntimes", "T", "iterations of every kernel; the first is not counted (default 10, at least 2)",
-	  .type = OPT_TYPE_STRING },
-	{ 'o', 'o', "results", "FILE", "append one row per kernel to FILE (default: threadrun's file)",
-	  .type = OPT_TYPE_STRING, .output_only = true },
-	{ 'q', 'q', "quiet", NULL, "results only: the table, without the header line; warnings stay", .type = OPT_TYPE_FLAG, .output_only = true },
-	{ ACT_LATENCY, 0, "latency", NULL, "the percentiles of the counted iterations' times and bandwidths: p50, p90, p99, p99.9 and max, in the rows and the table",
-	  .type = OPT_TYPE_FLAG },
-	{ OPT_PRINT_CONFIG(ACT_CONFIG) },
-	{ OPT_VERSION('V') },
-	{ 'h', 'h', "help", NULL, "show this help" },
+	{ OPT_U64('n', "elements", "N", O(n), 1, MAX_ELEMENTS,
+		  "elements per array, split among the workers (default: 4x the last-level caches)"),
+	  .seen = OPT_SEEN(struct opts, n_set) },
+	{ OPT_CALLBACK('k', "kernel", "K", parse_kernels, "copy, scale, add, triad, a comma list (default all)") },
+	{ OPT_UNSIGNED('t', "ntimes", "T", O(ntimes), 2, 100000,
+		       "iterations of every kernel; the first is not counted (default 10, at least 2)") },
+	{ OPT_RESULTS(O(results), "append one row per kernel to FILE (default: threadrun's file)") },
+	{ OPT_QUIET(O(quiet), "results only: the table, without the header line; warnings stay") },
+	{ OPT_FLAG(0, "latency", O(latency),
+		   "the percentiles of the counted iterations' times and bandwidths: p50, p90, p99, p99.9 and max, in the rows and the table") },
+	{ OPT_PRINT_CONFIG(WORKLOAD_CONFIG) },
+	{ OPT_VERSION(WORKLOAD_VERSION) },
+	{ OPT_HELP },
 };
 
 static const char help_after[] =
@@ -75,15 +80,6 @@ static const char help_after[] =
 	"Exit status: 0 verified; 1 not verified or a worker failed; 2 usage or a\n"
 	"size that does not fit in memory.\n";
 
-struct opts {
-	uint64_t n;
-	bool n_set, quiet, latency;
-	unsigned ntimes;
-	bool want[K_COUNT];
-	const char *results;
-	char *config;           /* canonical, for the rows (opt_config) */
-};
-
 /* One worker's part of the three arrays. */
 struct part {
 	double *a, *b, *c;
@@ -97,8 +93,9 @@ struct ctx {
 	enum kernel k;
 };
 
-static int parse_kernels(const char *text, bool *want, char *err, size_t errlen)
+static int parse_kernels(const char *text, void *o, char *err, size_t errlen)
 {
+	bool *want = ((struct opts *)o)->want;
 	char **items = NULL;
 	int n, i, k, ret = -1;
 
@@ -119,71 +116,6 @@ static int parse_kernels(const char *text, bool *want, char *err, size_t errlen)
 	ret = 0;
 out:
 	list_free(items, n);
-	return ret;
-}
-
-static int parse_args(int argc, char **argv, struct opts *o)
-{
-	struct opt_parser p;
-	const char *arg;
-	char err[512];
-	int c, k, ret = 2;
-
-	memset(o, 0, sizeof(*o));
-	o->ntimes = 10;
-	for (k = 0; k < K_COUNT; k++)
-		o->want[k] = true;
-	if (opt_init(&p, PROG, options, sizeof(options) / sizeof(options[0]), 0) < 0)
-		return 1;
-	while ((c = opt_next(&p, argc, argv, &arg)) != OPT_END) {
-		switch (c) {
-		case 'n':
-			if (num_parse_u64("elements", arg, 1, MAX_ELEMENTS, &o->n, err, sizeof(err)) < 0)
-				goto bad;
-			o->n_set = true;
-			break;
-		case 'k':
-			if (parse_kernels(arg, o->want, err, sizeof(err)) < 0)
-				goto bad;
-			break;
-		case 't':
-			if (num_parse_unsigned("ntimes", arg, 2, 100000, &o->ntimes, err, sizeof(err)) < 0)
-				goto bad;
-			break;
-		case 'o': o->results = arg; break;
-		case 'q': o->quiet = true; break;
-		case ACT_LATENCY: o->latency = true; break;
-		case 'h':
-			opt_help(&p, stdout, "[options]", help_after);
-			ret = -1;
-			goto out;
-		case 'V':
-			version_print(stdout, PROG);
-			ret = -1;
-			goto out;
-		case ACT_CONFIG:
-			if (opt_print_config(&p, argc, argv, "results") == 0)
-				ret = -1;
-			goto out;
-		default:
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		snprintf(err, sizeof(err), "unexpected argument '%s', see '%s --help'", argv[optind], PROG);
-		goto bad;
-	}
-	o->config = opt_config(&p, argc, argv);
-	if (!o->config) {
-		snprintf(err, sizeof(err), "out of memory");
-		goto bad;
-	}
-	ret = 0;
-	goto out;
-bad:
-	msg_error(PROG, "%s", err);
-out:
-	opt_fini(&p);
 	return ret;
 }
 
@@ -359,11 +291,9 @@ static bool verify(const struct opts *o, const struct ctx *x, char *why, size_t 
  * placement over all of them. */
 struct stats {
 	double *secs;
-	double wall_s, user_s, sys_s;
-	long long t_start_us, t_end_us;  /* the kernel's first start, last end */
-	struct cpuload_span load;
-	struct cpu_track *tracks;
-	enum start_sync start_sync;     /* yes only when every iteration's was */
+	/* Every iteration's, added up: times, the kernel's first start and last
+	 * end, load, tracks; start_sync yes only when every iteration's was. */
+	struct worker_result all;
 };
 
 static double bytes_per_pass(const struct opts *o, int k)
@@ -398,63 +328,83 @@ static void iteration_times(const struct opts *o, const struct stats *st, struct
 		histogram_record(h, (uint64_t)llround(st->secs[t] * 1e9));
 }
 
-static int append_row(const struct opts *o, const struct run_env *env, unsigned nworkers, int k,
-		      const struct stats *st, bool verified, const char *why)
+/* The measurement's columns of kernel K's row. */
+static void set_columns(struct results_row *row, const struct opts *o, int k, double best,
+			double avg, double max, const char *why)
 {
-	char err[512], versions[64];
-	struct worker_row wr = {
-		.workload = PROG, .versions = versions, .env = env, .nworkers = nworkers,
-		.tracks = st->tracks, .load = &st->load, .status = verified ? 0 : 1,
-		.start_sync = st->start_sync, .t_start_us = st->t_start_us, .t_end_us = st->t_end_us,
-	};
+	results_row_set(row, RC_ALGORITHM, "%s", kernels[k].name);
+	results_row_set(row, RC_BACKEND, "c");
+	results_row_set(row, RC_IMPL, "STREAM kernels, double");
+	results_row_set(row, RC_SIZE, "%llu", (unsigned long long)o->n);
+	results_row_set(row, RC_SIZE_UNIT, "elements");
+	results_row_set(row, RC_OPS, "%llu", (unsigned long long)o->n);
+	results_row_set(row, RC_BYTES, "%.0f", bytes_per_pass(o, k));
+	results_row_set(row, RC_RATE, "%.6g", bytes_per_pass(o, k) / best);
+	results_row_set(row, RC_UNIT, "%s", unit_name(UNIT_BYTES_S));
+	results_row_set(row, RC_VERIFIED, "%s", why ? "no" : "yes");
+	results_row_set(row, RC_CHECKS, "%llu", (unsigned long long)o->n * 3);
+	if (!why)
+		results_row_set(row, RC_NOTE, "best of %u iterations (the first not counted); avg %.6g bytes/s, min %.6g bytes/s",
+				o->ntimes - 1, bytes_per_pass(o, k) / avg, bytes_per_pass(o, k) / max);
+	else
+		results_row_set(row, RC_NOTE, "%s", why);
+}
+
+/* Kernel K's row (WHY: NULL when verified, else why not). */
+static int append_row(const struct opts *o, const struct run_env *env, int k,
+		      const struct stats *st, const char *why)
+{
+	char versions[64];
 	struct results_row row;
-	double best, avg, max, share;
-	int ret;
+	struct worker_row wr;
+	double best, avg, max;
+	struct histogram *h = NULL;
+	int ret = -1;
 
 	/* The row is STREAM's best iteration: its elements, bytes and time
 	 * (rate = bytes / wall_s, results/README.md), and the CPU time of
 	 * all iterations scaled to it. */
 	stats_range(o, st, &best, &avg, &max);
-	share = st->wall_s > 0 ? best / st->wall_s : 1;
-	wr.wall_s = best;
-	wr.user_s = st->user_s * share;
-	wr.sys_s = st->sys_s * share;
+	wr = worker_row_of_result(PROG, env, &st->all, best);
+	wr.versions = versions;
+	wr.status = why ? 1 : 0;
 	snprintf(versions, sizeof(versions), "gcc %s", __VERSION__);
 	results_row_init(&row);
-	results_row_set(&row, RC_ALGORITHM, "%s", kernels[k].name);
-	results_row_set(&row, RC_BACKEND, "c");
-	results_row_set(&row, RC_IMPL, "STREAM kernels, double");
-	results_row_set(&row, RC_SIZE, "%llu", (unsigned long long)o->n);
-	results_row_set(&row, RC_SIZE_UNIT, "elements");
-	results_row_set(&row, RC_OPS, "%llu", (unsigned long long)o->n);
-	results_row_set(&row, RC_BYTES, "%.0f", bytes_per_pass(o, k));
-	results_row_set(&row, RC_RATE, "%.6g", bytes_per_pass(o, k) / best);
-	results_row_set(&row, RC_UNIT, "bytes/s");
-	results_row_set(&row, RC_VERIFIED, "%s", verified ? "yes" : "no");
-	results_row_set(&row, RC_CHECKS, "%llu", (unsigned long long)o->n * 3);
-	if (verified)
-		results_row_set(&row, RC_NOTE, "best of %u iterations (the first not counted); avg %.6g bytes/s, min %.6g bytes/s",
-				o->ntimes - 1, bytes_per_pass(o, k) / avg, bytes_per_pass(o, k) / max);
-	else
-		results_row_set(&row, RC_NOTE, "%s", why);
+	set_columns(&row, o, k, best, avg, max, why);
 	if (o->latency) {
-		struct histogram *h = malloc(sizeof(*h));
-
+		h = malloc(sizeof(*h));
 		if (h)
 			iteration_times(o, st, h);
 		if (!h || worker_row_latency(&row, h, NULL, 0, 1) < 0) {
-			free(h);
 			msg_error(PROG, "out of memory for the latency columns");
-			results_row_clear(&row);
-			return -1;
+			goto out;
 		}
-		free(h);
 	}
-	ret = worker_row_append(o->results, &row, &wr, err, sizeof(err));
-	if (ret < 0)
-		msg_error(PROG, "%s", err);
+	ret = workload_append_row(o->results, &row, &wr);
+out:
+	free(h);
 	results_row_clear(&row);
 	return ret;
+}
+
+/* Add iteration T's measurement R to ST. */
+static void add_iteration(struct stats *st, unsigned t, const struct worker_result *r)
+{
+	struct worker_result *all = &st->all;
+	unsigned i;
+
+	st->secs[t] = r->wall_s;
+	all->wall_s += r->wall_s;
+	all->user_s += r->user_s;
+	all->sys_s += r->sys_s;
+	if (!t || all->start_sync > r->start_sync)
+		all->start_sync = r->start_sync;
+	if (!all->t_start_us)
+		all->t_start_us = r->t_start_us;
+	all->t_end_us = r->t_end_us;
+	cpuload_span_merge(&all->load, &r->load);
+	for (i = 0; r->tracks && i < all->nworkers; i++)
+		cpu_track_merge(&all->tracks[i], &r->tracks[i]);
 }
 
 /* Every iteration runs the kernels asked for in STREAM's order, each from
@@ -465,7 +415,7 @@ static int measure(const struct opts *o, const struct run_env *env, struct ctx *
 	struct worker_params p = { .ops = &stream_ops, .arg = x, .env = env,
 				   .nworkers = x->nworkers };
 	struct worker_result r;
-	unsigned t, i;
+	unsigned t;
 	int k, ret = 0;
 
 	for (t = 0; t < o->ntimes && !ret; t++)
@@ -478,18 +428,7 @@ static int measure(const struct opts *o, const struct run_env *env, struct ctx *
 				msg_error(PROG, "failed: %s: %s", kernels[k].name, r.err);
 				ret = 1;
 			}
-			st[k].secs[t] = r.wall_s;
-			st[k].wall_s += r.wall_s;
-			st[k].user_s += r.user_s;
-			st[k].sys_s += r.sys_s;
-			if (!t || st[k].start_sync > r.start_sync)
-				st[k].start_sync = r.start_sync;
-			if (!st[k].t_start_us)
-				st[k].t_start_us = r.t_start_us;
-			st[k].t_end_us = r.t_end_us;
-			cpuload_span_merge(&st[k].load, &r.load);
-			for (i = 0; r.tracks && i < x->nworkers; i++)
-				cpu_track_merge(&st[k].tracks[i], &r.tracks[i]);
+			add_iteration(&st[k], t, &r);
 			worker_result_free(&r);
 		}
 	return ret;
@@ -548,73 +487,78 @@ static void print_table(const struct opts *o, const struct stats *st)
 		print_latency(o, st);
 }
 
-int main(int argc, char **argv)
+/* Each kernel's statistics, for NWORKERS workers planned as ENV says. */
+static int stats_alloc(struct stats *st, const struct opts *o, const struct run_env *env,
+		       unsigned nworkers)
 {
-	struct run_env env = { 0 };
-	struct stats st[K_COUNT] = { 0 };
-	struct ctx x = { 0 };
-	struct opts o;
-	bool verified = false;
-	char err[512], why[256] = "";
 	unsigned i;
+	int k;
+
+	for (k = 0; k < K_COUNT; k++) {
+		st[k].secs = calloc(o->ntimes, sizeof(double));
+		st[k].all.nworkers = nworkers;
+		st[k].all.tracks = calloc(nworkers, sizeof(*st[k].all.tracks));
+		if (!st[k].secs || !st[k].all.tracks)
+			return -1;
+		for (i = 0; i < nworkers; i++)
+			cpu_track_init(&st[k].all.tracks[i], run_env_planned(env, i));
+	}
+	return 0;
+}
+
+static void print_header(const struct opts *o, const struct run_env *env)
+{
+	unsigned nw = env->nthreads;
+
+	printf("stream: %llu elements per array (%.1f MiB each, %.1f MiB in all), %u worker%s, policy %s, %u iteration%s\n",
+	       (unsigned long long)o->n, (double)o->n * 8 / (1 << 20),
+	       3.0 * (double)o->n * 8 / (1 << 20), nw, nw == 1 ? "" : "s", env->policy, o->ntimes,
+	       o->ntimes == 1 ? "" : "s");
+}
+
+/* Verify, print STREAM's table and append a row per kernel: the exit status. */
+static int report(const struct opts *o, const struct run_env *env, struct ctx *x,
+		  const struct stats *st)
+{
+	char why[256] = "";
+	bool verified;
 	int k, ret;
 
-	datafile_stdio_init(PROG);
-	exit_guard_arm(PROG);
-	ret = parse_args(argc, argv, &o);
-	if (ret) {
-		free(o.config);
-		return exit_guard_done(ret < 0 ? 0 : ret);
-	}
-	ret = 2;
-	if (run_env_load(&env, 1, err, sizeof(err)) < 0) {
-		msg_error(PROG, "%s", err);
-		goto out;
-	}
-	run_env_set_config(&env, o.config);
-	o.config = NULL;
-	if (!o.results)
-		o.results = env.results;
-	if (o.results && results_check(o.results, err, sizeof(err)) < 0) {
-		msg_error(PROG, "%s", err);
-		goto out;
-	}
-	if (size_arrays(&o, env.nthreads) < 0)
-		goto out;
-	ret = 1;
-	x.n = o.n;
-	x.nworkers = env.nthreads;
-	x.parts = calloc(x.nworkers, sizeof(*x.parts));
-	if (!x.parts)
-		goto out;
-	for (k = 0; k < K_COUNT; k++) {
-		st[k].secs = calloc(o.ntimes, sizeof(double));
-		st[k].tracks = calloc(x.nworkers, sizeof(*st[k].tracks));
-		if (!st[k].secs || !st[k].tracks)
-			goto out;
-		for (i = 0; i < x.nworkers; i++)
-			cpu_track_init(&st[k].tracks[i], run_env_planned(&env, i));
-	}
-	if (!o.quiet)
-		printf("stream: %llu elements per array (%.1f MiB each, %.1f MiB in all), %u worker%s, policy %s, %u iteration%s\n",
-		       (unsigned long long)o.n, (double)o.n * 8 / (1 << 20),
-		       3.0 * (double)o.n * 8 / (1 << 20), x.nworkers, x.nworkers == 1 ? "" : "s",
-		       env.policy, o.ntimes, o.ntimes == 1 ? "" : "s");
-	if (measure(&o, &env, &x, st))
-		goto out;
 	/* Test-only fault switch: a wrong element must fail the check. */
 	if (getenv("STREAM_FAULT"))
-		x.parts[0].a[0] += 1.0;
-	verified = verify(&o, &x, why, sizeof(why));
-	print_table(&o, st);
+		x->parts[0].a[0] += 1.0;
+	verified = verify(o, x, why, sizeof(why));
+	print_table(o, st);
 	if (verified)
 		printf("Solution Validates: avg error less than %g on all three arrays\n", EPSILON);
 	else
 		msg_error(PROG, "verification failed: %s", why);
 	ret = verified ? 0 : 1;
-	for (k = 0; k < K_COUNT && o.results; k++)
-		if (o.want[k] && append_row(&o, &env, x.nworkers, k, &st[k], verified, why) < 0)
+	for (k = 0; k < K_COUNT && o->results; k++)
+		if (o->want[k] && append_row(o, env, k, &st[k], verified ? NULL : why) < 0)
 			ret = 1;
+	return ret;
+}
+
+static int run(void *opts_, const struct run_env *env)
+{
+	struct opts *o = opts_;
+	struct stats st[K_COUNT] = { 0 };
+	struct ctx x = { .nworkers = env->nthreads };
+	unsigned i;
+	int k, ret = 2;
+
+	if (size_arrays(o, env->nthreads) < 0)
+		return 2;
+	ret = 1;
+	x.n = o->n;
+	x.parts = calloc(x.nworkers, sizeof(*x.parts));
+	if (!x.parts || stats_alloc(st, o, env, x.nworkers) < 0)
+		goto out;
+	if (!o->quiet)
+		print_header(o, env);
+	if (measure(o, env, &x, st) == 0)
+		ret = report(o, env, &x, st);
 out:
 	for (i = 0; x.parts && i < x.nworkers; i++) {
 		free(x.parts[i].a);
@@ -624,9 +568,17 @@ out:
 	free(x.parts);
 	for (k = 0; k < K_COUNT; k++) {
 		free(st[k].secs);
-		free(st[k].tracks);
+		free(st[k].all.tracks);
 	}
-	run_env_free(&env);
-	free(o.config);
-	return exit_guard_done(ret);
+	return ret;
+}
+
+static const struct workload stream = {
+	.name = PROG, WORKLOAD_OPTIONS(options), .opts = &opts, .usage = "[options]",
+	.help_after = help_after, .run = run,
+};
+
+int main(int argc, char **argv)
+{
+	return workload_main(&stream, argc, argv);
 }
