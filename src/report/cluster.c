@@ -7,6 +7,7 @@
 
 #include "escape.h"
 #include "cluster.h"
+#include "units.h"
 #include "results.h"
 
 double cluster_overlap(const double *start, const double *end, size_t n)
@@ -32,13 +33,11 @@ double cluster_overlap(const double *start, const double *end, size_t n)
 
 double cluster_work(const struct obs *o)
 {
-	if (!strcmp(o->unit, "bytes/s"))
-		return o->bytes;
-	if (!strcmp(o->unit, "ops/s") || !strcmp(o->unit, "runs/s"))
-		return o->ops;
-	if (!strcmp(o->unit, "MFLOPS"))
-		return o->ops / 1e6;
-	return NAN;
+	const struct unit_props *u = unit_find(o->unit);
+
+	if (!u)
+		return NAN;
+	return (u->work == RC_BYTES ? o->bytes : o->ops) / u->scale;
 }
 
 /* Where the key's columns sit in results_cluster_cols. */

@@ -208,7 +208,7 @@ void table_head(const struct table *t)
 		if (!column_in(t, c))
 			continue;
 		if (t->fmt == FMT_TEXT || t->fmt == FMT_MARKDOWN)
-			text_cell(t, c, c->head, first);
+			text_cell(t, c, c->heading ? c->heading(t->ctx) : c->head, first);
 		else
 			fprintf(t->out, "%s%s", first ? "" : t->fmt == FMT_TSV ? "\t" : ",", c->key);
 		first = false;

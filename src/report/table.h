@@ -92,6 +92,8 @@ struct column {
 	const char *(*text)(const void *row, const void *ctx, char *buf, size_t len);
 	/* json, where the value is not one: writes it (a list, an object). */
 	void (*put)(struct json *j, const void *row, const void *ctx);
+	/* Text and markdown: the header for CTX, where it depends on it. */
+	const char *(*heading)(const void *ctx);
 	/* Whether the column is there at all for CTX (NULL: always). */
 	bool (*shown)(const void *ctx);
 };

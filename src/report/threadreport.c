@@ -18,6 +18,7 @@
 #include "opt.h"
 #include "output.h"
 #include "table.h"
+#include "units.h"
 #include "version.h"
 
 #define PROG "threadreport"
@@ -284,20 +285,19 @@ static void series_rows(const struct table *t, const struct sctx *c, bool latenc
  * its name; NULL when the unit has none. */
 static const char *counter_figure(const struct series *s, const struct cell *c, double *v)
 {
-	static const struct { const char *unit, *name; size_t at; } figs[] = {
-		{ "bytes/s", "cycles per byte", offsetof(struct cell, cycles_per_byte) },
-		{ "ops/s", "cycles per op", offsetof(struct cell, cycles_per_op) },
-		{ "MFLOPS", "FLOPs per cycle", offsetof(struct cell, flops_per_cycle) },
+	static const size_t at[UNIT_COUNT] = {
+		[UNIT_BYTES_S] = offsetof(struct cell, cycles_per_byte),
+		[UNIT_OPS_S] = offsetof(struct cell, cycles_per_op),
+		[UNIT_MFLOPS] = offsetof(struct cell, flops_per_cycle),
 	};
+	const struct unit_props *u = unit_find(s->key->unit);
 
 	*v = NAN;
-	for (size_t i = 0; i < NCOLS(figs); i++)
-		if (!strcmp(s->key->unit, figs[i].unit)) {
-			if (c)
-				*v = *(const double *)((const char *)c + figs[i].at);
-			return figs[i].name;
-		}
-	return NULL;
+	if (!u || !u->per_cycle)
+		return NULL;
+	if (c)
+		*v = *(const double *)((const char *)c + at[u - units]);
+	return u->per_cycle;
 }
 
 #define ROW(name, expr) COLUMN_GET(name, struct srow, expr)
@@ -450,10 +450,14 @@ TEXT(batch_text, or_dash(buf, len, "%.10g", isfinite(r->x->lat_batch) ? r->x->la
 	}
 SHOWN(monitored, s->monitored)
 SHOWN(counted, s->counted)
-SHOWN(per_byte, s->counted && !strcmp(s->key->unit, "bytes/s"))
-SHOWN(per_op, s->counted && !strcmp(s->key->unit, "ops/s"))
-SHOWN(per_flop, s->counted && !strcmp(s->key->unit, "MFLOPS"))
-SHOWN(per_none, s->counted && !counter_figure(s, NULL, &(double){ 0 }))
+
+/* The counted figure's head: the unit's ("cyc/B"), "-" where it has none. */
+static const char *figure_head(const void *ctx)
+{
+	const struct unit_props *u = unit_find(((const struct sctx *)ctx)->s->key->unit);
+
+	return u && u->per_cycle_head ? u->per_cycle_head : "-";
+}
 /* wkr+% heads the table wherever a cell has it; rows have it where counted. */
 SHOWN(spread, s->spread && (s->counted || ((const struct sctx *)ctx)->heading))
 
@@ -540,10 +544,7 @@ static const struct column cell_cols[] = {
 	{ NULL, "offplan", 7, .in = IN(FMT_TEXT), .text = offplan_text, .shown = monitored },
 	{ NULL, "steal%", 6, .in = IN(FMT_TEXT), .text = steal_text, .shown = monitored },
 	{ NULL, "sys%", 5, .in = IN(FMT_TEXT), .text = sys_text, .shown = monitored },
-	{ NULL, "cyc/B", 9, .lead = "  ", .in = IN(FMT_TEXT), .text = fig_text, .shown = per_byte },
-	{ NULL, "cyc/op", 9, .lead = "  ", .in = IN(FMT_TEXT), .text = fig_text, .shown = per_op },
-	{ NULL, "FLOP/cyc", 9, .lead = "  ", .in = IN(FMT_TEXT), .text = fig_text, .shown = per_flop },
-	{ NULL, "-", 9, .lead = "  ", .in = IN(FMT_TEXT), .text = fig_text, .shown = per_none },
+	{ NULL, "-", 9, .lead = "  ", .in = IN(FMT_TEXT), .text = fig_text, .shown = counted, .heading = figure_head },
 	{ NULL, "IPC", 6, .in = IN(FMT_TEXT), .text = ipc_text, .shown = counted },
 	{ NULL, "wkr+%", 7, .in = IN(FMT_TEXT), .text = spread_text, .shown = spread },
 	{ NULL, "", .lead = "", .in = IN(FMT_TEXT), .text = note_text },
