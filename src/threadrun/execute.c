@@ -135,6 +135,14 @@ static const char *default_results(const struct execute *ex, char *err, size_t e
 	return execute_results_name();
 }
 
+/* The program's name in its rows: the resolved path's last part. */
+static const char *program_name(const struct execute *ex)
+{
+	const char *base = strrchr(ex->path, '/');
+
+	return base ? base + 1 : ex->path;
+}
+
 /* A row threadrun writes itself, completed and appended through the one
  * row builder every workload uses: the program's name, the plan, the run
  * (RUN, and *SEQ, counted on), the run's times and STATUS. */
@@ -143,7 +151,6 @@ static int append_own_row(const struct execute *ex, const char *run, unsigned *s
 			  const struct launch_result *r, int status, struct results_row *row,
 			  char *err, size_t errlen)
 {
-	const char *base = strrchr(ex->path, '/');
 	int ret;
 	struct run_env env = {
 		.nthreads = plan->nworkers, .plan = plan->bound ? plan->pu : NULL,
@@ -153,7 +160,7 @@ static int append_own_row(const struct execute *ex, const char *run, unsigned *s
 	};
 	/* Its window: from the launch to the exit, on the wall clock. */
 	struct worker_row wr = {
-		.workload = base ? base + 1 : ex->path, .env = &env, .nworkers = plan->nworkers,
+		.workload = program_name(ex), .env = &env, .nworkers = plan->nworkers,
 		.wall_s = r->wall_s, .user_s = r->user_s, .sys_s = r->sys_s, .load = &r->load,
 		.status = status, .seq = seq, .t_start_us = r->t_start_us,
 		.t_end_us = r->t_start_us + llround(r->wall_s * 1e6),
@@ -244,6 +251,16 @@ static void counter_columns(const struct execute *ex, const char *run, const str
 		 sum.share < 1 ? "; multiplexed, counts scaled by time enabled / running" : "", lost);
 }
 
+void execute_run_identity(const struct execute *ex, struct results_row *row)
+{
+	results_row_set(row, RC_WORKLOAD, "%s", program_name(ex));
+	results_row_set(row, RC_CONFIG, "%s", ex->config);
+	results_row_set(row, RC_ALGORITHM, "%s", RESULTS_RUN_ALGORITHM);
+	results_row_set(row, RC_BACKEND, "threadrun");
+	results_row_set(row, RC_OPS, "1");
+	results_row_set(row, RC_UNIT, "runs/s");
+}
+
 /* Why a workload of ours that wrote no row failed (its run row's note). */
 #define ROWLESS "exited 0 without writing a row: not a measurement (an action such as --list, or a module or library that ended it from inside a call)"
 
@@ -260,9 +277,7 @@ static int append_run_row(const struct execute *ex, const char *run, unsigned *s
 	results_row_init(&row);
 	if (ctr)
 		counter_columns(ex, run, ctr, &row, cnote, sizeof(cnote));
-	results_row_set(&row, RC_ALGORITHM, "%s", RESULTS_RUN_ALGORITHM);
-	results_row_set(&row, RC_OPS, "1");
-	results_row_set(&row, RC_UNIT, "runs/s");
+	execute_run_identity(ex, &row);
 	if (ms) {
 		if (plan->bound)
 			results_row_set(&row, RC_PLACEMENT_OK, "%s", ms->off_plan ? "no" : "yes");

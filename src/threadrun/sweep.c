@@ -194,9 +194,8 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 	void *grown;
 
 	(void)line;
-	if (strcmp(results_row_get(row, RC_ALGORITHM), RESULTS_RUN_ALGORITHM) ||
-	    strcmp(results_row_get(row, RC_BACKEND), "threadrun") ||
-	    !same_but_job(row, &d->want, results_series_cols, RESULTS_NSERIES_COLS) ||
+	/* Algorithm and backend are series columns: run rows only. */
+	if (!same_but_job(row, &d->want, results_series_cols, RESULTS_NSERIES_COLS) ||
 	    strcmp(results_row_get(row, RC_STATUS), "0"))
 		return 0;
 	if (d->n == d->cap) {
@@ -373,12 +372,7 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 		execute_finish(&ex);
 		goto out_names;
 	}
-	results_row_set(&done.want, RC_WORKLOAD, "%s", strrchr(ex.path, '/') ? strrchr(ex.path, '/') + 1 : ex.path);
-	results_row_set(&done.want, RC_CONFIG, "%s", ex.config);
-	results_row_set(&done.want, RC_ALGORITHM, "%s", RESULTS_RUN_ALGORITHM);
-	results_row_set(&done.want, RC_BACKEND, "threadrun");
-	results_row_set(&done.want, RC_OPS, "1");
-	results_row_set(&done.want, RC_UNIT, "runs/s");
+	execute_run_identity(&ex, &done.want);
 	if (o->rank >= 0)
 		results_row_set(&done.want, RC_RANK, "%ld", o->rank);
 	/* The whole sweep under the file's measuring lock: no other sweep or
