@@ -125,28 +125,41 @@ static int set_topology(const char *arg, void *opts, char *err, size_t errlen)
 	return 0;
 }
 
+/* The rows' rules (opt_check): -n and -t alike print a plan, run nothing. */
+#define PLAN_ONLY "dry-run topology"
+#define SWEEP_ONLY "--repeat and --resume go with --sweep"
+
 static const struct opt_spec options[] = {
 	{ OPT_STRING('p', "policy", "POLICY", A(policy_text), "compact, scatter, none, cK, list:CPUS, an hwloc location, OpenMP's or likwid-pin's spelling (table below; default compact)") },
-	{ OPT_UNSIGNED('c', "per-core", "K", A(per_core), 1, PL_MAX_WORKERS, "K strands on each core, cores in order (same as -p cK)") },
+	{ OPT_UNSIGNED('c', "per-core", "K", A(per_core), 1, PL_MAX_WORKERS, "K strands on each core, cores in order (same as -p cK)"),
+	  .excludes = "policy", .excludes_msg = "-c %s and -p %s both set the policy; give one" },
 	{ OPT_CALLBACK('t', "topology", "SPEC", set_topology, "plan for an hwloc synthetic topology or XML file (implies -n)") },
 	{ OPT_FLAG('n', "dry-run", A(dry_run), "print the plan (worker, PU, core, package, NUMA node), run nothing") },
-	{ OPT_CALLBACK(0, "format", "FMT", set_format, "-n: the plan as text (default), or csv, tsv, json for programs") },
-	{ OPT_FLAG(0, "env", A(env), "-n: print the environment the plan gives PROGRAM (OMP_*, THREADRUN_*) as shell lines, not the plan") },
+	{ OPT_CALLBACK(0, "format", "FMT", set_format, "-n: the plan as text (default), or csv, tsv, json for programs"),
+	  .needs = PLAN_ONLY, .needs_msg = "--format prints the plan: it goes with -n (or -t)" },
+	{ OPT_FLAG(0, "env", A(env), "-n: print the environment the plan gives PROGRAM (OMP_*, THREADRUN_*) as shell lines, not the plan"),
+	  .needs = PLAN_ONLY, .needs_msg = "--env prints a plan's environment: it goes with -n (or -t)",
+	  .excludes = "format", .excludes_msg = "--env prints the environment, --format the plan: give one" },
 	{ OPT_FLAG(0, "strict", A(strict), "refuse more workers than PUs instead of wrapping round-robin") },
 	{ OPT_STRING(0, "allowed", "CPUS", A(allowed), "use only these PUs: OS indices (0-3,8) or hwloc locations (core:0-1, pu:1), besides the cgroup and affinity limits") },
 	{ OPT_FLAG(0, "pthreads", A(pthreads), "one PU per thread of a dynamically linked program: main thread on the first, each thread it creates on the next") },
 	{ OPT_CALLBACK('s', "skip", "MASK", set_skip, "hex mask, bit i set: the i-th thread created is not pinned (likwid-pin's -s; implies --pthreads)") },
 	{ OPT_STRING('o', "results", "FILE", A(results), "results file workloads append to (default ./results/runs.csv); %h host, %r rank, %% a %") },
 	{ OPT_STRING(0, "sweep", "LIST", A(sweep), "sweep thread counts: 1,2,4,8 or 1-8 or 1-64x2 (doubling); -p takes a comma list") },
-	{ OPT_UNSIGNED(0, "repeat", "R", A(repeat), 1, 10000, "sweep: run every combination R times (default 1)") },
-	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds") },
+	{ OPT_UNSIGNED(0, "repeat", "R", A(repeat), 1, 10000, "sweep: run every combination R times (default 1)"),
+	  .needs = "sweep", .needs_msg = SWEEP_ONLY },
+	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds"),
+	  .needs = "sweep", .needs_msg = SWEEP_ONLY },
 	{ OPT_DOUBLE(0, "wait", "[=S]", A(wait), 0, OUTFILE_WAIT_FOREVER, "wait (at most S seconds) for the sweep or runs measuring on the results file to end; without it, refuse, exit 1"),
 	  .implied = OUTFILE_WAIT_FOREVER },
 	{ OPT_DOUBLE(0, "monitor", "[=S]", A(monitor), 0.01, 60, "watch every CPU and thread, sampling every S seconds (default 0.25)"),
 	  .implied = MONITOR_DEFAULT_S },
-	{ OPT_CALLBACK(0, "counters", "[=EVENTS]", set_counters, "count each thread's events (perf_event_open): EVENTS a comma list, default software and hardware; =list names them") },
-	{ OPT_CALLBACK(0, "metric", "RE", add_metric, "[NAME=]RE: the rate is group 1 of the last output line matching RE (PCRE2); repeatable") },
-	{ OPT_CALLBACK(0, "unit", "UNIT", add_unit, "--metric's unit (default value): one for all, or one per --metric in order") },
+	{ OPT_CALLBACK(0, "counters", "[=EVENTS]", set_counters, "count each thread's events (perf_event_open): EVENTS a comma list, default software and hardware; =list names them"),
+	  .excludes = PLAN_ONLY, .excludes_msg = "--counters counts a run: it does not go with -n (or -t)" },
+	{ OPT_CALLBACK(0, "metric", "RE", add_metric, "[NAME=]RE: the rate is group 1 of the last output line matching RE (PCRE2); repeatable"),
+	  .excludes = PLAN_ONLY, .excludes_msg = "--metric reads a run's output: it does not go with -n (or -t)" },
+	{ OPT_CALLBACK(0, "unit", "UNIT", add_unit, "--metric's unit (default value): one for all, or one per --metric in order"),
+	  .needs = "metric", .needs_msg = "--unit names the figure of --metric: give --metric REGEX too" },
 	{ OPT_FLAG('q', "quiet", A(quiet), "results only: no line of threadrun's own (summary, sweep progress; with --monitor, only its warnings); warnings stay") },
 	{ OPT_VERSION('V') },
 	{ OPT_ACTION('h', 'h', "help", "show this help") },
@@ -272,6 +285,53 @@ static int put_line(const char *name, const char *value, void *arg)
 	return fputc('\n', out) == EOF ? -1 : 0;
 }
 
+/* What the options leave to be done once they are all read and their
+ * rules hold: the metrics' units, the counters' events, the default
+ * repeat.  0, or the exit status with the message in ERR. */
+static int finish_options(struct args *a, char *err, size_t errlen)
+{
+	if (a->metrics.n && metric_finish_setup(&a->metrics, a->units, a->nunits, err, errlen) < 0)
+		return 2;
+	if (a->counters)
+		return counters_parse(a->events, &a->spec, err, errlen);
+	return 0;
+}
+
+/* The operands: N PROGRAM [ARGS...], or, with --sweep, PROGRAM [ARGS...].
+ * 0, or 2 with the message in ERR. */
+static int take_operands(int argc, char **argv, struct args *a, char *err, size_t errlen)
+{
+	if (a->sweep) {
+		a->argc = argc - optind;
+		a->argv = argv + optind;
+		if (a->argc == 0) {
+			snprintf(err, errlen, "program: missing, usage: %s --sweep LIST [options] -- PROGRAM [ARGS...]",
+				 PROG);
+			return 2;
+		}
+		return 0;
+	}
+	if (optind >= argc) {
+		snprintf(err, errlen, "threads: missing, usage: %s [options] N PROGRAM [ARGS...]", PROG);
+		return 2;
+	}
+	if (num_parse_unsigned("threads", argv[optind], 1, PL_MAX_WORKERS, &a->nthreads, err,
+			       errlen) < 0)
+		return 2;
+	a->argc = argc - optind - 1;
+	a->argv = argv + optind + 1;
+	/* N -- PROGRAM, as hwloc-bind and numactl take it. */
+	if (a->argc > 0 && strcmp(a->argv[0], "--") == 0) {
+		a->argc--;
+		a->argv++;
+	}
+	if (a->argc == 0 && !a->dry_run) {
+		snprintf(err, errlen, "program: missing, usage: %s [options] N [--] PROGRAM [ARGS...]", PROG);
+		return 2;
+	}
+	return 0;
+}
+
 /* Parse the command line; 0 to go on, else the exit status (help: 0 via -1). */
 static int parse_args(int argc, char **argv, struct args *a)
 {
@@ -287,94 +347,24 @@ static int parse_args(int argc, char **argv, struct args *a)
 	if (c == 'h') {
 		opt_help(&p, stdout, usage, help_after);
 		print_spellings(stdout);
-	}
-	else if (c == 'V')
+	} else if (c == 'V') {
 		version_print(stdout, PROG);
+	} else if (c == OPT_END && a->counters && a->events && !strcmp(a->events, "list")) {
+		/* An action, as --help is: before any rule. */
+		counters_list(stdout);
+		c = 'h';
+	}
 	if (c == 'h' || c == 'V')
 		ret = -1;
-	if (c != OPT_END)
+	if (c != OPT_END || opt_check(&p) < 0)
 		goto out;
-	if (a->per_core && a->policy_text) {
-		snprintf(err, sizeof(err), "-c %u and -p %s both set the policy; give one",
-			 a->per_core, a->policy_text);
-		goto bad;
-	}
-	if (!a->sweep && (a->repeat || a->resume)) {
-		snprintf(err, sizeof(err), "--repeat and --resume go with --sweep");
-		goto bad;
-	}
-	if (a->nunits && !a->metrics.n) {
-		snprintf(err, sizeof(err), "--unit names the figure of --metric: give --metric REGEX too");
-		goto bad;
-	}
-	if (a->metrics.n && a->dry_run) {
-		snprintf(err, sizeof(err), "--metric reads a run's output: it does not go with -n (or -t)");
-		goto bad;
-	}
-	if (a->metrics.n && metric_finish_setup(&a->metrics, a->units, a->nunits, err, sizeof(err)) < 0)
-		goto bad;
-	if (a->counters && a->events && !strcmp(a->events, "list")) {
-		counters_list(stdout);
-		ret = -1;
-		goto out;
-	}
-	if (a->counters && a->dry_run) {
-		snprintf(err, sizeof(err), "--counters counts a run: it does not go with -n (or -t)");
-		goto bad;
-	}
-	if (a->counters) {
-		ret = counters_parse(a->events, &a->spec, err, sizeof(err));
-		if (ret)
-			goto bad;
-		ret = 2;
-	}
-	if (a->format >= 0 && !a->dry_run) {
-		snprintf(err, sizeof(err), "--format prints the plan: it goes with -n (or -t)");
-		goto bad;
-	}
-	if (a->env && !a->dry_run) {
-		snprintf(err, sizeof(err), "--env prints a plan's environment: it goes with -n (or -t)");
-		goto bad;
-	}
-	if (a->env && a->format >= 0) {
-		snprintf(err, sizeof(err), "--env prints the environment, --format the plan: give one");
-		goto bad;
-	}
 	if (!a->repeat)
 		a->repeat = 1;
-	if (a->sweep) {
-		a->argc = argc - optind;
-		a->argv = argv + optind;
-		if (a->argc == 0) {
-			snprintf(err, sizeof(err), "program: missing, usage: %s --sweep LIST [options] -- PROGRAM [ARGS...]",
-				 PROG);
-			goto bad;
-		}
-		ret = 0;
-		goto out;
-	}
-	if (optind >= argc) {
-		snprintf(err, sizeof(err), "threads: missing, usage: %s [options] N PROGRAM [ARGS...]", PROG);
-		goto bad;
-	}
-	if (num_parse_unsigned("threads", argv[optind], 1, PL_MAX_WORKERS, &a->nthreads,
-			       err, sizeof(err)) < 0)
-		goto bad;
-	a->argc = argc - optind - 1;
-	a->argv = argv + optind + 1;
-	/* N -- PROGRAM, as hwloc-bind and numactl take it. */
-	if (a->argc > 0 && strcmp(a->argv[0], "--") == 0) {
-		a->argc--;
-		a->argv++;
-	}
-	if (a->argc == 0 && !a->dry_run) {
-		snprintf(err, sizeof(err), "program: missing, usage: %s [options] N [--] PROGRAM [ARGS...]", PROG);
-		goto bad;
-	}
-	ret = 0;
-	goto out;
-bad:
-	msg_error(PROG, "%s", err);
+	ret = finish_options(a, err, sizeof(err));
+	if (!ret)
+		ret = take_operands(argc, argv, a, err, sizeof(err));
+	if (ret)
+		msg_error(PROG, "%s", err);
 out:
 	opt_fini(&p);
 	return ret;
