@@ -651,46 +651,29 @@ static int on_started(pid_t pid, void *arg, char *err, size_t errlen)
 	return 0;
 }
 
-int execute_run(struct execute *ex, const struct pl_plan *plan, const char *policy,
-		char *const argv[], unsigned repeat, struct launch_result *r, char *err,
-		size_t errlen)
+/* The run's environment: its id, config, repeat, counters and the plan's
+ * variables (CFG: the config's descriptor, -1 none).  0, or -1 with errno. */
+static int set_run_env(struct execute *ex, const struct pl_plan *plan, const char *policy,
+		       unsigned repeat, const char *run, int *cfg)
 {
-	struct started_arg sa = { .ex = ex, .plan = plan };
-	struct launch_hook hook = { on_started, &sa, ex->counters != NULL };
-	struct monitor_summary ms;
-	bool monitored = false, measured, rowless;
-	int out_fd = ex->output_fd, err_fd = ex->output_fd;
-	char num[16], *why = NULL, *run = run_env_make_run();
-	unsigned failed = 0, seq;
-	int ret = 0, rows, cfg = -1;
+	char num[16], spec[4096];
 
 	/* One run id per launch: the program's rows and threadrun's share it. */
-	if (!run || setenv(ENV_RUN, run, 1) < 0 || run_env_export_config(ex->config, &cfg) < 0) {
-		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
-		free(run);
-		r->status = 1;
+	if (!run || setenv(ENV_RUN, run, 1) < 0 || run_env_export_config(ex->config, cfg) < 0)
 		return -1;
-	}
-
 	snprintf(num, sizeof(num), "%u", repeat);
 	setenv(ENV_REPEAT, num, 1);
 	/* --counters: the project's workloads count each measurement too. */
-	if (ex->counters) {
-		char spec[4096];
-
-		if (counters_export(ex->counters, spec, sizeof(spec)) == 0)
-			setenv(ENV_COUNTERS, spec, 1);
-		else
-			unsetenv(ENV_COUNTERS);
-	} else {
+	if (ex->counters && counters_export(ex->counters, spec, sizeof(spec)) == 0)
+		setenv(ENV_COUNTERS, spec, 1);
+	else
 		unsetenv(ENV_COUNTERS);
-	}
-	if (export_env(ex, plan, policy) < 0) {
-		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
-		r->status = 1;
-		close(cfg);
-		return -1;
-	}
+	return export_env(ex, plan, policy);
+}
+
+/* The notes said once, before the first run they concern. */
+static void run_notes(struct execute *ex, const struct pl_plan *plan)
+{
 	omp_note(ex);
 	/* Once: where the CPU set is not one PU, it is not per thread. */
 	if (ex->process_note && plan->bound && plan->distinct > 1) {
@@ -698,74 +681,80 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 		free(ex->process_note);
 		ex->process_note = NULL;
 	}
-	/* --metric: the output passes through a tap that reads the figures. */
-	if (ex->metrics && ex->metrics->n) {
-		sa.tap = metric_tap_open(ex->metrics, out_fd >= 0 ? out_fd : 1,
-					 err_fd >= 0 ? err_fd : 2, &out_fd, &err_fd, err, errlen);
-		if (!sa.tap) {
-			r->status = 1;
-			close(cfg);
-			return -1;
-		}
-	}
-	rows = rows_counter();
+}
+
+/* The counter of the program's rows, exported: its descriptor, or -1. */
+static int export_rows_counter(void)
+{
+	int rows = rows_counter();
+	char num[16];
+
 	if (rows >= 0) {
 		snprintf(num, sizeof(num), "%d", rows);
 		setenv(ENV_ROWS_FD, num, 1);
 	} else {
 		unsetenv(ENV_ROWS_FD);
 	}
-	if (ex->series >= 0 && series_mark(ex->series, plan->nworkers, policy, repeat) < 0)
-		fprintf(stderr, "threadrun: monitor: cannot write '%s': %s\n", ESC(ex->series_path),
-			strerror(errno));
-	if (launch_run(ex->path, argv, plan, out_fd, err_fd, &hook, r, err, errlen) < 0)
-		ret = -1;
-	/* A signal ends the run: threadrun does not wait for the matcher. */
-	if (launch_interrupted())
-		metric_tap_stop(sa.tap);
-	metric_tap_close(sa.tap);
-	if (ex->monitor > 0 && !sa.m)
-		fprintf(stderr, "threadrun: %s\n", sa.err);
-	if (sa.m) {
-		monitor_stop(sa.m);
-		if (ex->monitor > 0) {
-			monitor_print(sa.m, stderr, ex->quiet);
-			monitor_summarise(sa.m, &ms);
-			monitored = true;
-		}
-		if (sa.ctr && !ex->quiet)
-			monitor_print_counters(sa.m, stderr);
+	return rows;
+}
+
+/* The monitor and counters stopped and printed: whether *MS holds the
+ * monitor's summary. */
+static bool end_watch(const struct execute *ex, const struct started_arg *sa,
+		      struct monitor_summary *ms)
+{
+	bool monitored = false;
+
+	if (ex->monitor > 0 && !sa->m)
+		fprintf(stderr, "threadrun: %s\n", sa->err);
+	if (!sa->m)
+		return false;
+	monitor_stop(sa->m);
+	if (ex->monitor > 0) {
+		monitor_print(sa->m, stderr, ex->quiet);
+		monitor_summarise(sa->m, ms);
+		monitored = true;
 	}
-	/* An interrupted run is not a measurement: no row for it.  A sweep
-	 * (and a monitored run) always records the run: it marks it done for
-	 * --resume and carries what the monitor saw.  It comes after the
-	 * metrics' rows, with their failure, so that --resume takes a run
-	 * as done only when every row of it is in the file. */
-	unsetenv(ENV_ROWS_FD);
-	measured = !ret && !launch_interrupted();
+	if (sa->ctr && !ex->quiet)
+		monitor_print_counters(sa->m, stderr);
+	return monitored;
+}
+
+/*
+ * The rows of a run that ended, after the program's own (counted by ROWS):
+ * the metrics' rows, then the run row, which a sweep (and a monitored
+ * run) always writes: it marks the run done for --resume and carries what
+ * the monitor saw, so it comes last, when every row of the run is in the
+ * file.  0, or -1 with the message in ERR (a row missing fails the run).
+ */
+static int record_run(const struct execute *ex, const char *run, int rows,
+		      const struct pl_plan *plan, const char *policy, unsigned repeat,
+		      struct launch_result *r, const struct monitor_summary *ms,
+		      const struct counters *ctr, char *err, size_t errlen)
+{
 	/* A workload of ours writes a row for each measurement: exiting 0
 	 * with none measured nothing (a module that ended it from inside a
 	 * call with _exit, or an action such as --list). */
-	rowless = measured && ex->own && rows >= 0 && fd_size(rows) == 0 && !r->status;
+	bool rowless = ex->own && rows >= 0 && fd_size(rows) == 0 && !r->status;
+	/* threadrun's rows of a run come after the program's own. */
+	unsigned failed = 0, seq = (unsigned)(fd_size(rows) / 2);
+	char *why = NULL;
+	int ret = 0;
+
 	if (rowless)
 		r->status = 1;
-	/* threadrun's rows of a run come after the program's own. */
-	seq = (unsigned)(fd_size(rows) / 2);
-	if (measured && ex->metrics && ex->metrics->n &&
+	if (ex->metrics && ex->metrics->n &&
 	    append_metric_rows(ex, run, &seq, plan, policy, repeat, r, &failed, &why, err,
 			       errlen) < 0)
 		ret = -1;
 	if (failed && !r->status)
 		r->status = 1;
-	if (!ret && measured && (ex->always_row || fd_size(rows) == 0) &&
-	    append_run_row(ex, run, &seq, plan, policy, repeat, r, monitored ? &ms : NULL,
-			   sa.ctr, rowless ? ROWLESS : NULL, err, errlen) < 0)
+	if (!ret && (ex->always_row || fd_size(rows) == 0) &&
+	    append_run_row(ex, run, &seq, plan, policy, repeat, r, ms, ctr,
+			   rowless ? ROWLESS : NULL, err, errlen) < 0)
 		ret = -1;
-	monitor_free(sa.m);
-	counters_free(sa.ctr);
 	if (!ret && rowless) {
-		snprintf(err, errlen, "%s: %s", strrchr(ex->path, '/') ? strrchr(ex->path, '/') + 1 : ex->path,
-			 ROWLESS);
+		snprintf(err, errlen, "%s: %s", program_name(ex), ROWLESS);
 		ret = -1;
 	} else if (!ret && failed) {
 		if (failed > 1)
@@ -775,11 +764,57 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 			snprintf(err, errlen, "%s", why ? why : "metric: out of memory");
 		ret = -1;
 	}
+	free(why);
+	return ret;
+}
+
+int execute_run(struct execute *ex, const struct pl_plan *plan, const char *policy,
+		char *const argv[], unsigned repeat, struct launch_result *r, char *err,
+		size_t errlen)
+{
+	struct started_arg sa = { .ex = ex, .plan = plan };
+	struct launch_hook hook = { on_started, &sa, ex->counters != NULL };
+	struct monitor_summary ms;
+	bool monitored;
+	int out_fd = ex->output_fd, err_fd = ex->output_fd;
+	char *run = run_env_make_run();
+	int ret = -1, rows = -1, cfg = -1;
+
+	r->status = 1;
+	if (set_run_env(ex, plan, policy, repeat, run, &cfg) < 0) {
+		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
+		goto out;
+	}
+	run_notes(ex, plan);
+	/* --metric: the output passes through a tap that reads the figures. */
+	if (ex->metrics && ex->metrics->n) {
+		sa.tap = metric_tap_open(ex->metrics, out_fd >= 0 ? out_fd : 1,
+					 err_fd >= 0 ? err_fd : 2, &out_fd, &err_fd, err, errlen);
+		if (!sa.tap)
+			goto out;
+	}
+	rows = export_rows_counter();
+	if (ex->series >= 0 && series_mark(ex->series, plan->nworkers, policy, repeat) < 0)
+		fprintf(stderr, "threadrun: monitor: cannot write '%s': %s\n", ESC(ex->series_path),
+			strerror(errno));
+	ret = launch_run(ex->path, argv, plan, out_fd, err_fd, &hook, r, err, errlen);
+	/* A signal ends the run: threadrun does not wait for the matcher. */
+	if (launch_interrupted())
+		metric_tap_stop(sa.tap);
+	metric_tap_close(sa.tap);
+	monitored = end_watch(ex, &sa, &ms);
+	unsetenv(ENV_ROWS_FD);
+	/* An interrupted run is not a measurement: no row for it. */
+	if (!ret && !launch_interrupted())
+		ret = record_run(ex, run, rows, plan, policy, repeat, r, monitored ? &ms : NULL,
+				 sa.ctr, err, errlen);
+out:
+	monitor_free(sa.m);
+	counters_free(sa.ctr);
 	if (rows >= 0)
 		close(rows);
 	if (cfg >= 0)
 		close(cfg);
-	free(why);
 	free(run);
 	return ret;
 }

@@ -534,18 +534,129 @@ out:
 	return ret;
 }
 
+/* One results file per run, and what can be counted: 0, or the exit status. */
+static int prepare_outputs(struct args *a, struct outfile *of)
+{
+	const char *own;
+	char err[512];
+	int ret;
+
+	/* One results file per run: a program of ours given its own -o makes
+	 * that the run's file when threadrun has none (a %% in it would mean
+	 * another file to threadrun, so that one only gets the note below).
+	 * Without an answer (its arguments are bad) the run asks again and
+	 * the program says why. */
+	if (a->argc > 0 && !a->dry_run)
+		(void)execute_ask_own(a->argv, &a->config, &a->own_results);
+	own = a->own_results;
+	if (own && !a->results && !strchr(own, '%'))
+		a->results = own;
+	/* -o's %h and %r, once: the program, FILE.log and the rest get the
+	 * file this process writes. */
+	ret = outfile_setup(of, a->results, err, sizeof(err));
+	if (ret) {
+		msg_error(PROG, "%s", err);
+		return ret;
+	}
+	if (own && (!of->results || !outfile_same(own, of->results)) && !a->quiet)
+		fprintf(stderr, "%s: note: %s's rows go to %s (its -o), threadrun's rows to %s\n",
+			PROG, ESC(a->argv[0]), ESC(own), ESC(of->results ? of->results : "its default file"));
+	/* What can be counted here: a named event that cannot, exit 3; the
+	 * default set says once what it leaves out. */
+	if (!a->counters)
+		return 0;
+	ret = counters_probe(&a->spec, err, sizeof(err));
+	if (ret)
+		msg_error(PROG, "%s", err);
+	else if (a->spec.note[0])
+		msg_error(PROG, "counters: %s", a->spec.note);
+	return ret;
+}
+
+/* A single run's plan and what is said about it. */
+struct single {
+	struct pl_policy policy;
+	pl_topology_t topo;
+	struct pl_plan *plan;
+	char *name;             /* the policy's canonical name */
+	char *warns[3];         /* kept for the plan's machine forms */
+	unsigned nwarn;
+	struct launcher_id id;
+	char *cpuset;
+};
+
+/* More workers than PUs: how they share them. */
+static void warn_wrapped(struct single *s)
+{
+	const struct pl_plan *plan = s->plan;
+
+	if (plan->wrapped && s->policy.kind == PL_POLICY_OPENMP)
+		warn(s->warns, &s->nwarn, 3,
+		     "%u workers on %u PU%s of policy %s: sharing them as libgomp shares places (--strict refuses)",
+		     plan->nworkers, plan->distinct, plan->distinct == 1 ? "" : "s", s->name);
+	else if (plan->wrapped)
+		warn(s->warns, &s->nwarn, 3,
+		     "%u workers on %u PU%s of policy %s: wrapping round-robin, up to %u per PU (--strict refuses)",
+		     plan->nworkers, plan->distinct, plan->distinct == 1 ? "" : "s", s->name,
+		     (plan->nworkers + plan->distinct - 1) / plan->distinct);
+}
+
+/* The policy, the machine, the plan and the rank: 0, or the exit status. */
+static int plan_single(const struct args *a, struct single *s)
+{
+	char err[512], pc[32];
+
+	if (a->per_core)
+		snprintf(pc, sizeof(pc), "c%u", a->per_core);
+	if (pl_policy_parse(a->per_core ? pc : a->policy_text ? a->policy_text : "compact",
+			    &s->policy, err, sizeof(err)) < 0) {
+		msg_error(PROG, "%s", err);
+		return 2;
+	}
+	if (pl_topology_init(&s->topo) < 0 ||
+	    (a->topology && pl_topology_set_source(s->topo, a->topology) < 0)) {
+		msg_error(PROG, "out of memory");
+		return 1;
+	}
+	if (load_topology(s->topo, a->topology != NULL, s->warns, &s->nwarn, 3) < 0 ||
+	    (a->allowed && pl_topology_restrict(s->topo, a->allowed) < 0) ||
+	    pl_plan_compute(s->topo, &s->policy, a->nthreads, a->strict ? PL_PLAN_STRICT : 0,
+			    &s->plan) < 0) {
+		msg_error(PROG, "%s", pl_topology_get_error(s->topo));
+		return 2;
+	}
+	s->name = pl_policy_strdup(&s->policy);
+	if (!s->name) {
+		msg_error(PROG, "out of memory");
+		return 1;
+	}
+	warn_wrapped(s);
+	/* Which rank this is and the PUs it was given, before anything is bound. */
+	if (run_env_identify(&s->id, &s->cpuset, false) < 0) {
+		msg_error(PROG, "out of memory");
+		return 1;
+	}
+	warn_launcher_pus(&s->id, s->topo, s->plan->nworkers, s->warns, &s->nwarn, 3);
+	return 0;
+}
+
+static void single_clear(struct single *s)
+{
+	run_env_identity_free(&s->id, &s->cpuset);
+	while (s->nwarn > 0)
+		free(s->warns[--s->nwarn]);
+	free(s->name);
+	pl_plan_destroy(s->plan);
+	pl_topology_destroy(s->topo);
+	pl_policy_clear(&s->policy);
+}
+
 int main(int argc, char **argv)
 {
-	struct pl_policy policy = { 0 };
-	struct pl_plan *plan = NULL;
-	pl_topology_t topo = NULL;
-	char err[512], *name = NULL, pc[32], *warns[3] = { NULL, NULL, NULL }, *cpuset = NULL;
-	struct launcher_id id = { .rank = -1, .ranks = -1, .local_rank = -1 };
-	struct plan_who who = { &id, NULL };
-	unsigned nwarn = 0;
+	struct single s = { .id = { .rank = -1, .ranks = -1, .local_rank = -1 } };
+	struct plan_who who = { &s.id, NULL };
 	struct outfile of = { .rank = -1 };
 	struct args a;
-	const char *own;
 	int ret;
 
 	datafile_stdio_init(PROG);
@@ -555,105 +666,30 @@ int main(int argc, char **argv)
 		ret = ret < 0 ? 0 : ret;
 		goto out;
 	}
-	/* One results file per run: a program of ours given its own -o makes
-	 * that the run's file when threadrun has none (a %% in it would mean
-	 * another file to threadrun, so that one only gets the note below). */
-	/* Without an answer (its arguments are bad) the run asks again and
-	 * the program says why. */
-	if (a.argc > 0 && !a.dry_run)
-		(void)execute_ask_own(a.argv, &a.config, &a.own_results);
-	own = a.own_results;
-	if (own && !a.results && !strchr(own, '%'))
-		a.results = own;
-	/* -o's %h and %r, once: the program, FILE.log and the rest get the
-	 * file this process writes. */
-	ret = outfile_setup(&of, a.results, err, sizeof(err));
-	if (ret) {
-		msg_error(PROG, "%s", err);
+	ret = prepare_outputs(&a, &of);
+	if (ret)
 		goto out;
-	}
-	if (own && (!of.results || !outfile_same(own, of.results)) && !a.quiet)
-		fprintf(stderr, "%s: note: %s's rows go to %s (its -o), threadrun's rows to %s\n",
-			PROG, ESC(a.argv[0]), ESC(own), ESC(of.results ? of.results : "its default file"));
-	/* What can be counted here: a named event that cannot, exit 3; the
-	 * default set says once what it leaves out. */
-	if (a.counters) {
-		ret = counters_probe(&a.spec, err, sizeof(err));
-		if (ret) {
-			msg_error(PROG, "%s", err);
-			goto out;
-		}
-		if (a.spec.note[0])
-			msg_error(PROG, "counters: %s", a.spec.note);
-	}
 	if (a.sweep) {
 		ret = sweep_main(&a, &of);
 		goto out;
 	}
-	ret = 2;
-	if (a.per_core)
-		snprintf(pc, sizeof(pc), "c%u", a.per_core);
-	if (pl_policy_parse(a.per_core ? pc : a.policy_text ? a.policy_text : "compact",
-			    &policy, err, sizeof(err)) < 0) {
-		msg_error(PROG, "%s", err);
+	ret = plan_single(&a, &s);
+	if (ret)
 		goto out;
-	}
-	if (pl_topology_init(&topo) < 0 ||
-	    (a.topology && pl_topology_set_source(topo, a.topology) < 0)) {
-		msg_error(PROG, "out of memory");
-		ret = 1;
-		goto out;
-	}
-	if (load_topology(topo, a.topology != NULL, warns, &nwarn, 3) < 0 ||
-	    (a.allowed && pl_topology_restrict(topo, a.allowed) < 0) ||
-	    pl_plan_compute(topo, &policy, a.nthreads, a.strict ? PL_PLAN_STRICT : 0, &plan) < 0) {
-		msg_error(PROG, "%s", pl_topology_get_error(topo));
-		goto out;
-	}
-	name = pl_policy_strdup(&policy);
-	if (!name) {
-		msg_error(PROG, "out of memory");
-		ret = 1;
-		goto out;
-	}
-	if (plan->wrapped && policy.kind == PL_POLICY_OPENMP)
-		warn(warns, &nwarn, 3,
-		     "%u workers on %u PU%s of policy %s: sharing them as libgomp shares places (--strict refuses)",
-		     plan->nworkers, plan->distinct, plan->distinct == 1 ? "" : "s", name);
-	else if (plan->wrapped)
-		warn(warns, &nwarn, 3,
-		     "%u workers on %u PU%s of policy %s: wrapping round-robin, up to %u per PU (--strict refuses)",
-		     plan->nworkers, plan->distinct, plan->distinct == 1 ? "" : "s", name,
-		     (plan->nworkers + plan->distinct - 1) / plan->distinct);
-	/* Which rank this is and the PUs it was given, before anything is bound. */
-	if (run_env_identify(&id, &cpuset, false) < 0) {
-		msg_error(PROG, "out of memory");
-		ret = 1;
-		goto out;
-	}
-	warn_launcher_pus(&id, topo, plan->nworkers, warns, &nwarn, 3);
 	if (a.dry_run && a.env) {
-		ret = execute_plan_env(topo, plan, name, of.results ? of.results : execute_results_name(),
-				       cpuset, put_line, stdout) < 0 ? 1 : 0;
-		goto out;
+		ret = execute_plan_env(s.topo, s.plan, s.name,
+				       of.results ? of.results : execute_results_name(), s.cpuset,
+				       put_line, stdout) < 0 ? 1 : 0;
+	} else if (a.dry_run) {
+		who.cpuset = s.cpuset;
+		plan_print(stdout, a.format < 0 ? PLAN_TEXT : (enum plan_format)a.format, s.topo,
+			   s.plan, s.name, (const char *const *)s.warns, s.nwarn, &who);
+	} else {
+		ret = run_single(s.topo, s.plan, s.name, &a, &s.id, &s.cpuset, &of);
 	}
-	if (a.dry_run) {
-		who.cpuset = cpuset;
-		plan_print(stdout, a.format < 0 ? PLAN_TEXT : (enum plan_format)a.format, topo, plan,
-			   name, (const char *const *)warns, nwarn, &who);
-		ret = 0;
-		goto out;
-	}
-	ret = run_single(topo, plan, name, &a, &id, &cpuset, &of);
 out:
-	run_env_identity_free(&id, &cpuset);
+	single_clear(&s);
 	outfile_clear(&of);
-	while (nwarn > 0)
-		free(warns[--nwarn]);
-	free(name);
-	pl_plan_destroy(plan);
-	pl_topology_destroy(topo);
-	pl_policy_clear(&policy);
 	metric_free(&a.metrics);
 	free(a.units);
 	free(a.config);
