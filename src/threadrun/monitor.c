@@ -284,6 +284,64 @@ static int judged_pu(const struct thread_seen *t)
 	return t->bound ? t->planned : -1;
 }
 
+/* A thread is renamed after exec and by the workloads: follow it.  BUF is
+ * its stat line, CLOSE the ')' after its name. */
+static void follow_name(const struct monitor *m, struct thread_seen *t, const char *buf,
+			const char *close)
+{
+	const char *open = strchr(buf, '(');
+	char name[32];
+
+	snprintf(name, sizeof(name), "%.*s", open ? (int)(close - open - 1) : 0, open ? open + 1 : "");
+	if (!strcmp(name, t->name))
+		return;
+	forget_all(t);
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->worker = worker_index(m, t);
+	t->planned = !m->affinity && t->worker >= 0 && m->plan->bound
+			     ? m->plan->pu[(unsigned)t->worker % m->plan->nworkers] : -1;
+}
+
+/* The stat fields after "(comm) ": state is field 3; utime 14, stime 15,
+ * processor 39.  0, or -1 when the line is cut. */
+static int stat_fields(const char *p, unsigned long *utime, unsigned long *stime, int *cpu)
+{
+	int i;
+
+	for (i = 3; i < 14 && p; i++)
+		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
+	if (!p || sscanf(p, "%lu %lu", utime, stime) != 2)
+		return -1;
+	for (; i < 39 && p; i++)
+		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
+	return p && sscanf(p, "%d", cpu) == 1 ? 0 : -1;
+}
+
+/* Where the thread is bound: ONE, the single PU of its set (-1 a wider
+ * set), read from its status (N its read_status answer). */
+static void follow_binding(const struct monitor *m, struct thread_seen *t, int n, int one)
+{
+	if (m->affinity && n >= 0) {
+		/* --pthreads: the preloaded library binds each thread to the
+		 * PU the plan gives its creation, which the order threads
+		 * appear in cannot tell (a skipped helper, a thread that ended
+		 * unseen): planned on the plan's PU it is bound to, none on a
+		 * wider set.  A new thread runs its first instants under its
+		 * creator's binding: where it ran then is forgotten. */
+		int pu = planned_pu(m->plan, one) ? one : -1;
+
+		if (pu != t->planned && t->samples)
+			forget_where(t);
+		t->planned = pu;
+	}
+	if (one >= 0 && !t->bound) {
+		/* Its bind point: where it ran before, and its move onto the
+		 * PU, are no part of the placement. */
+		forget_where(t);
+		t->bound = true;
+	}
+}
+
 static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 {
 	char dir[96], path[128], buf[1024], *p;
@@ -305,54 +363,14 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 	t = thread_find(m, pid, tid);
 	if (!t)
 		return;
-	{
-		/* A thread is renamed after exec and by the workloads: follow it. */
-		char *open = strchr(buf, '('), name[32];
-
-		snprintf(name, sizeof(name), "%.*s", open ? (int)(p - open - 1) : 0, open ? open + 1 : "");
-		if (strcmp(name, t->name)) {
-			forget_all(t);
-			snprintf(t->name, sizeof(t->name), "%s", name);
-			t->worker = worker_index(m, t);
-			t->planned = !m->affinity && t->worker >= 0 && m->plan->bound
-					     ? m->plan->pu[(unsigned)t->worker % m->plan->nworkers] : -1;
-		}
-	}
-	if (m->light)
-		return;
-	/* After "(comm)": state is field 3; utime 14, stime 15, processor 39. */
-	p += 2;
-	for (i = 3; i < 14 && p; i++)
-		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
-	if (!p || sscanf(p, "%lu %lu", &utime, &stime) != 2)
-		return;
-	for (; i < 39 && p; i++)
-		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
-	if (!p || sscanf(p, "%d", &cpu) != 1)
+	follow_name(m, t, buf, p);
+	if (m->light || stat_fields(p + 2, &utime, &stime, &cpu) < 0)
 		return;
 	n = read_status(dir, t, allowed);
 	for (i = 0; n == 1 && i < MAX_CPUS && one < 0; i++)
 		if (in_set(allowed, i))
 			one = i;
-	if (m->affinity && n >= 0) {
-		/* --pthreads: the preloaded library binds each thread to the
-		 * PU the plan gives its creation, which the order threads
-		 * appear in cannot tell (a skipped helper, a thread that ended
-		 * unseen): planned on the plan's PU it is bound to, none on a
-		 * wider set.  A new thread runs its first instants under its
-		 * creator's binding: where it ran then is forgotten. */
-		int pu = planned_pu(m->plan, one) ? one : -1;
-
-		if (pu != t->planned && t->samples)
-			forget_where(t);
-		t->planned = pu;
-	}
-	if (one >= 0 && !t->bound) {
-		/* Its bind point: where it ran before, and its move onto the
-		 * PU, are no part of the placement. */
-		forget_where(t);
-		t->bound = true;
-	}
+	follow_binding(m, t, n, one);
 	t->utime = (double)utime / m->ticks_per_s;
 	t->stime = (double)stime / m->ticks_per_s;
 	/* On a CPU outside its own set, the set changed between the two
