@@ -732,12 +732,37 @@ static void print_version(void)
 	printf("MPI %d.%d: %s\n", major, minor, *lib ? lib : "unknown library");
 }
 
+/* What MPI itself says, for the launchers whose environment does not:
+ * the job, the rank and the ranks. */
+static void export_mpi_identity(const struct wrapper *w, const char *job)
+{
+	char num[32];
+
+	setenv(ENV_JOB, job, 1);
+	snprintf(num, sizeof(num), "%d", w->rank);
+	setenv(ENV_RANK, num, 1);
+	snprintf(num, sizeof(num), "%d", w->ranks);
+	setenv(ENV_RANKS, num, 1);
+}
+
+static void wrapper_free(struct wrapper *w)
+{
+	while (w->nqueue)
+		drop_head(w);
+	free(w->queue);
+	free(w->sync_key);
+	if (w->req_fd >= 0)
+		close(w->req_fd);
+	if (w->rep_fd >= 0)
+		close(w->rep_fd);
+}
+
 int main(int argc, char **argv)
 {
 	struct wrapper w = { .req_fd = -1, .rep_fd = -1, .sync_round = -1, .printed_round = -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
-	char *path, *job = NULL, num[32];
-	int worst = 1, ret;
+	char *path, *job = NULL;
+	int ret;
 
 	if (argc < 2) {
 		fprintf(stderr, "%s: threadrun's arguments missing, usage: %s [THREADRUN ARGS...] (-h: help)\n",
@@ -765,12 +790,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: rank %d: out of memory for the job id\n", PROG, w.rank);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	/* What MPI itself says, for the launchers whose environment does not. */
-	setenv(ENV_JOB, job, 1);
-	snprintf(num, sizeof(num), "%d", w.rank);
-	setenv(ENV_RANK, num, 1);
-	snprintf(num, sizeof(num), "%d", w.ranks);
-	setenv(ENV_RANKS, num, 1);
+	export_mpi_identity(&w, job);
 	/* Replies to a child that is gone are dropped, not fatal. */
 	signal(SIGPIPE, SIG_IGN);
 	sigaction(SIGINT, &sa, NULL);
@@ -780,18 +800,10 @@ int main(int argc, char **argv)
 		w.status = 126;
 		w.abort = true;
 	}
-	worst = rounds(&w);
-	ret = worst;
-	while (w.nqueue)
-		drop_head(&w);
-	free(w.queue);
-	free(w.sync_key);
+	ret = rounds(&w);
+	wrapper_free(&w);
 	free(job);
 	free(path);
-	if (w.req_fd >= 0)
-		close(w.req_fd);
-	if (w.rep_fd >= 0)
-		close(w.rep_fd);
 	MPI_Finalize();
 	return ret;
 }

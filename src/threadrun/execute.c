@@ -412,61 +412,69 @@ static bool own_program(const char *path)
  * own -o names, what follows up to a NUL (opt_print_config()), or NULL.
  * NULL when it gives none (bad arguments: the run itself says what is
  * wrong). */
-static char *ask_config(const char *path, char *const argv[], char **results)
+/* PATH --print-config ARGV[1...], its stdout on W, its stderr on
+ * /dev/null: its pid, or -1. */
+static pid_t spawn_asked(const char *path, char *const argv[], int w)
 {
 	posix_spawn_file_actions_t fa;
-	char **args = NULL, *out = NULL, *nl, *file;
-	size_t n = 0, len = 0, cap = 0, rest;
-	int fds[2] = { -1, -1 }, status = -1;
+	char **args;
+	size_t n = 0;
 	pid_t pid = -1;
-	ssize_t got;
 
 	while (argv[n])
 		n++;
 	args = calloc(n + 2, sizeof(*args));
-	if (!args || pipe2(fds, O_CLOEXEC) < 0)
-		goto out;
+	if (!args)
+		return -1;
 	args[0] = argv[0];
 	args[1] = (char *)"--print-config";
 	memcpy(args + 2, argv + 1, (n - 1) * sizeof(*args));
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, w, 1);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	if (posix_spawn(&pid, path, &fa, NULL, args, environ) != 0)
 		pid = -1;
 	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	fds[1] = -1;
-	if (pid < 0)
-		goto out;
-	/* A config is one line; more than 1 MiB is not one. */
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			char *grown = cap >= (1u << 20) ? NULL : realloc(out, cap = cap ? cap * 2 : 8192);
+	free(args);
+	return pid;
+}
 
+/* What FD gives to its end, up to 1 MiB (a config is one line; more is
+ * not one): a new string of *LEN bytes and a NUL, or NULL. */
+static char *read_answer(int fd, size_t *len)
+{
+	char *out = NULL, *grown;
+	size_t cap = 0;
+	ssize_t got;
+
+	*len = 0;
+	for (;;) {
+		if (*len + 4096 + 1 > cap) {
+			grown = cap >= (1u << 20) ? NULL : realloc(out, cap = cap ? cap * 2 : 8192);
 			if (!grown)
 				break;
 			out = grown;
 		}
-		got = read(fds[0], out + len, cap - len - 1);
+		got = read(fd, out + *len, cap - *len - 1);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
 			break;
-		len += (size_t)got;
+		*len += (size_t)got;
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-out:
-	if (fds[0] >= 0)
-		close(fds[0]);
-	free(args);
 	if (out)
-		out[len] = '\0';
-	nl = out ? memchr(out, '\n', len) : NULL;
-	file = nl ? nl + 1 : NULL;
-	rest = nl ? len - (size_t)(file - out) : 0;
-	/* One line without a NUL, then nothing or a name ended by its NUL. */
+		out[*len] = '\0';
+	return out;
+}
+
+/* The config in OUT (LEN bytes, the program's exit STATUS): one line
+ * without a NUL, then nothing or a results file ended by its NUL, a new
+ * string in *RESULTS.  OUT cut to the config, or NULL (OUT freed). */
+static char *take_answer(char *out, size_t len, int status, char **results)
+{
+	char *nl = out ? memchr(out, '\n', len) : NULL, *file = nl ? nl + 1 : NULL;
+	size_t rest = nl ? len - (size_t)(file - out) : 0;
+
 	if (!nl || nl == out || memchr(out, '\0', (size_t)(nl - out)) ||
 	    (rest && (rest < 2 || memchr(file, '\0', rest) != file + rest - 1)) ||
 	    !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -479,6 +487,26 @@ out:
 		return NULL;
 	}
 	return out;
+}
+
+static char *ask_config(const char *path, char *const argv[], char **results)
+{
+	int fds[2], status = -1;
+	char *out = NULL;
+	size_t len = 0;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return NULL;
+	pid = spawn_asked(path, argv, fds[1]);
+	close(fds[1]);
+	if (pid >= 0) {
+		out = read_answer(fds[0], &len);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(fds[0]);
+	return take_answer(out, len, status, results);
 }
 
 int execute_ask_own(char *const argv[], char **config, char **results)
@@ -515,10 +543,61 @@ static char *plain_config(char *const argv[])
 	return buf;
 }
 
+/* RESULTS (NULL: the default file), checked, as the run's file: 0, or 2
+ * with the message in ERR. */
+static int set_results(struct execute *ex, const char *results, char *err, size_t errlen)
+{
+	if (!results && !(results = default_results(ex, err, errlen)))
+		return 2;
+	if (strlen(results) >= sizeof(ex->results)) {
+		snprintf(err, errlen, "results: '%.32s...' (%zu characters): %s, at most %zu", results,
+			 strlen(results), strerror(ENAMETOOLONG), sizeof(ex->results) - 1);
+		return 2;
+	}
+	if (results != ex->results)
+		snprintf(ex->results, sizeof(ex->results), "%s", results);
+	return results_check(ex->results, err, errlen) < 0 ? 2 : 0;
+}
+
+/* How the program's threads are placed: by itself (ours), by the
+ * preloaded library (--pthreads), or by its CPU set (a note says so).
+ * 0, or the exit status with the message in ERR. */
+static int set_thread_placement(struct execute *ex, const char *name, char *err, size_t errlen)
+{
+	int st;
+
+	/* After ask_config: LD_PRELOAD is for the program's run alone. */
+	if (ex->pthreads && ex->own && ex->omp_note)
+		fprintf(stderr, "threadrun: note: %s binds each of its workers itself: --pthreads is not needed, no library is preloaded\n",
+			ESC(name));
+	if (ex->pthreads && !ex->own) {
+		st = pthreads_setup(ex->path, name, ex->skip, err, errlen);
+		if (st)
+			return st;
+		ex->preloaded = true;
+	}
+	if (!ex->pthreads && !ex->own && ex->omp_note)
+		ex->process_note = pthreads_note(ex->path, name);
+	return 0;
+}
+
+/* --monitor's time series, beside the results: 0, or 2 with the message
+ * in ERR. */
+static int open_series(struct execute *ex, char *err, size_t errlen)
+{
+	if (asprintf(&ex->series_path, "%s%s.monitor.csv", ex->results, ex->tag ? ex->tag : "") < 0) {
+		ex->series_path = NULL;
+		snprintf(err, errlen, "out of memory");
+		return 2;
+	}
+	ex->series = datafile_open("monitor", ex->series_path, O_WRONLY | O_CREAT | O_APPEND, err,
+				   errlen);
+	return ex->series < 0 ? 2 : 0;
+}
+
 int execute_prepare(struct execute *ex, char *const argv[], const char *results, char *err,
 		    size_t errlen)
 {
-	bool own;
 	int st;
 
 	ex->series = -1;
@@ -529,7 +608,7 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 	st = launch_resolve(argv[0], ex->path, sizeof(ex->path), err, errlen);
 	if (st)
 		return st;
-	own = ex->own = own_program(ex->path);
+	ex->own = own_program(ex->path);
 	/* A program of ours that gave no answer (bad arguments) gets the
 	 * plain config; its run says what is wrong. */
 	ex->config = ex->asked_config ? strdup(ex->asked_config) : plain_config(argv);
@@ -537,41 +616,13 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 		snprintf(err, errlen, "out of memory");
 		return 2;
 	}
-	if (!results && !(results = default_results(ex, err, errlen)))
-		return 2;
-	if (strlen(results) >= sizeof(ex->results)) {
-		snprintf(err, errlen, "results: '%.32s...' (%zu characters): %s, at most %zu", results,
-			 strlen(results), strerror(ENAMETOOLONG), sizeof(ex->results) - 1);
-		return 2;
-	}
-	if (results != ex->results)
-		snprintf(ex->results, sizeof(ex->results), "%s", results);
-	if (results_check(ex->results, err, errlen) < 0)
-		return 2;
-	/* After ask_config: LD_PRELOAD is for the program's run alone. */
-	if (ex->pthreads && own && ex->omp_note)
-		fprintf(stderr, "threadrun: note: %s binds each of its workers itself: --pthreads is not needed, no library is preloaded\n",
-			ESC(argv[0]));
-	if (ex->pthreads && !own) {
-		st = pthreads_setup(ex->path, argv[0], ex->skip, err, errlen);
-		if (st)
-			return st;
-		ex->preloaded = true;
-	}
-	if (!ex->pthreads && !own && ex->omp_note)
-		ex->process_note = pthreads_note(ex->path, argv[0]);
-	if (ex->monitor > 0) {
-		if (asprintf(&ex->series_path, "%s%s.monitor.csv", ex->results,
-			     ex->tag ? ex->tag : "") < 0) {
-			ex->series_path = NULL;
-			snprintf(err, errlen, "out of memory");
-			return 2;
-		}
-		ex->series = datafile_open("monitor", ex->series_path, O_WRONLY | O_CREAT | O_APPEND,
-					   err, errlen);
-		if (ex->series < 0)
-			return 2;
-	}
+	st = set_results(ex, results, err, errlen);
+	if (!st)
+		st = set_thread_placement(ex, argv[0], err, errlen);
+	if (!st && ex->monitor > 0)
+		st = open_series(ex, err, errlen);
+	if (st)
+		return st;
 	/* The PUs threadrun was given, before it binds any program: what the
 	 * rows of every run say in cpuset (each run exports it). */
 	if (!ex->identified && run_env_identify(&ex->id, &ex->cpuset, false) < 0) {

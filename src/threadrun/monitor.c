@@ -792,12 +792,51 @@ static void ipc_cell(FILE *out, const struct counters_spec *s, double cycles, do
 	fprintf(out, " %6s", counts_format(d.ipc, buf, sizeof(buf)));
 }
 
+/* One thread's line of the table: its least share of time counted. */
+static double counter_thread_line(const struct monitor *m, const struct thread_seen *t,
+				  int ci, int ii, FILE *out)
+{
+	const struct counters_spec *s = counters_spec_of(m->ctr);
+	double share = counters_share(m->ctr, t->cnt);
+	unsigned i;
+
+	fprintf(out, "%-8d %-16s %6d", (int)t->tid, t->name, t->worker);
+	for (i = 0; i < s->n; i++)
+		counter_cell(out, &s->ev[i], counters_value(m->ctr, t->cnt, i),
+			     counter_width(&s->ev[i]));
+	ipc_cell(out, s, ci >= 0 ? counters_value(m->ctr, t->cnt, (unsigned)ci) : -1,
+		 ii >= 0 ? counters_value(m->ctr, t->cnt, (unsigned)ii) : -1);
+	fprintf(out, " %7.1f%%\n", 100.0 * share);
+	return share;
+}
+
+/* What the inherited totals hold beyond the threads' own counts: the
+ * moments before a thread was seen, and threads never seen. */
+static void counter_unseen_line(const struct monitor *m, FILE *out)
+{
+	const struct counters_spec *s = counters_spec_of(m->ctr);
+	unsigned i;
+	size_t k;
+
+	fprintf(out, "%-8s %-16s %6s", "-", "(before seen)", "-");
+	for (i = 0; i < s->n; i++) {
+		double total = counters_total(m->ctr, i), sum = 0;
+
+		for (k = 0; k < m->nthreads; k++)
+			if (m->threads[k].cnt && counters_value(m->ctr, m->threads[k].cnt, i) > 0)
+				sum += counters_value(m->ctr, m->threads[k].cnt, i);
+		counter_cell(out, &s->ev[i], s->ev[i].hw || total < 0 ? -1 : total > sum ? total - sum : 0,
+			     counter_width(&s->ev[i]));
+	}
+	fprintf(out, " %6s %8s\n", "", "");
+}
+
 void monitor_print_counters(const struct monitor *m, FILE *out)
 {
 	const struct counters_spec *s;
-	int ci, ii;
-	double least = 1;
-	unsigned i;
+	int ci, ii, e;
+	double least = 1, share;
+	unsigned i, failed;
 	size_t k;
 
 	if (!m || !m->ctr)
@@ -812,49 +851,23 @@ void monitor_print_counters(const struct monitor *m, FILE *out)
 			fprintf(out, "counters: ev%u is %s\n", i, s->ev[i].name);
 	counter_header(out, s);
 	for (k = 0; k < m->nthreads; k++) {
-		const struct thread_seen *t = &m->threads[k];
-		double share;
-
-		if (!t->cnt)
+		if (!m->threads[k].cnt)
 			continue;
-		fprintf(out, "%-8d %-16s %6d", (int)t->tid, t->name, t->worker);
-		for (i = 0; i < s->n; i++)
-			counter_cell(out, &s->ev[i], counters_value(m->ctr, t->cnt, i),
-				     counter_width(&s->ev[i]));
-		ipc_cell(out, s, ci >= 0 ? counters_value(m->ctr, t->cnt, (unsigned)ci) : -1,
-			 ii >= 0 ? counters_value(m->ctr, t->cnt, (unsigned)ii) : -1);
-		share = counters_share(m->ctr, t->cnt);
+		share = counter_thread_line(m, &m->threads[k], ci, ii, out);
 		if (share < least)
 			least = share;
-		fprintf(out, " %7.1f%%\n", 100.0 * share);
 	}
-	/* What the inherited totals hold beyond the threads' own counts: the
-	 * moments before a thread was seen, and threads never seen. */
-	fprintf(out, "%-8s %-16s %6s", "-", "(before seen)", "-");
-	for (i = 0; i < s->n; i++) {
-		double total = counters_total(m->ctr, i), sum = 0;
-
-		for (k = 0; k < m->nthreads; k++)
-			if (m->threads[k].cnt && counters_value(m->ctr, m->threads[k].cnt, i) > 0)
-				sum += counters_value(m->ctr, m->threads[k].cnt, i);
-		counter_cell(out, &s->ev[i], s->ev[i].hw || total < 0 ? -1 : total > sum ? total - sum : 0,
-			     counter_width(&s->ev[i]));
-	}
-	fprintf(out, " %6s %8s\n", "", "");
+	counter_unseen_line(m, out);
 	fprintf(out, "%-8s %-16s %6s", "-", "(total)", "-");
 	for (i = 0; i < s->n; i++)
 		counter_cell(out, &s->ev[i], counters_total(m->ctr, i), counter_width(&s->ev[i]));
 	ipc_cell(out, s, ci >= 0 ? counters_total(m->ctr, (unsigned)ci) : -1,
 		 ii >= 0 ? counters_total(m->ctr, (unsigned)ii) : -1);
 	fprintf(out, " %7.1f%%\n", 100.0 * least);
-	{
-		int e;
-		unsigned failed = counters_failed(m->ctr, &e);
-
-		if (failed)
-			fprintf(out, "counters: warning: %u thread%s could not be counted (%s): only the totals hold them\n",
-				failed, failed == 1 ? "" : "s", strerror(e));
-	}
+	failed = counters_failed(m->ctr, &e);
+	if (failed)
+		fprintf(out, "counters: warning: %u thread%s could not be counted (%s): only the totals hold them\n",
+			failed, failed == 1 ? "" : "s", strerror(e));
 	if (least < 1)
 		fprintf(out, "counters: multiplexed: more events than the PMU has counters; each count is scaled by time enabled / time running (the least share %.1f%%)\n",
 			100.0 * least);
