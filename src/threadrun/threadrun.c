@@ -337,7 +337,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 {
 	struct opt_parser p;
 	char err[1024];         /* --counters' unit masks */
-	int c, ret = 2;
+	int c, ret = -1;
 
 	memset(a, 0, sizeof(*a));
 	a->format = -1;
@@ -352,20 +352,17 @@ static int parse_args(int argc, char **argv, struct args *a)
 	} else if (c == OPT_END && a->counters && a->events && !strcmp(a->events, "list")) {
 		/* An action, as --help is: before any rule. */
 		counters_list(stdout);
-		c = 'h';
+	} else if (c != OPT_END || opt_check(&p) < 0) {
+		ret = 2;
+	} else {
+		if (!a->repeat)
+			a->repeat = 1;
+		ret = finish_options(a, err, sizeof(err));
+		if (!ret)
+			ret = take_operands(argc, argv, a, err, sizeof(err));
+		if (ret)
+			msg_error(PROG, "%s", err);
 	}
-	if (c == 'h' || c == 'V')
-		ret = -1;
-	if (c != OPT_END || opt_check(&p) < 0)
-		goto out;
-	if (!a->repeat)
-		a->repeat = 1;
-	ret = finish_options(a, err, sizeof(err));
-	if (!ret)
-		ret = take_operands(argc, argv, a, err, sizeof(err));
-	if (ret)
-		msg_error(PROG, "%s", err);
-out:
 	opt_fini(&p);
 	return ret;
 }
