@@ -229,8 +229,8 @@ int gate_ready(const char *key, volatile sig_atomic_t *interrupted)
 	/* Counted even when gone: a measurement's number is its place. */
 	snprintf(pos, sizeof(pos), "%u.%u", g.index, ++g.seq);
 	if (!g.gone) {
-		ans = ask("ready", pos, "go", key, interrupted, NULL);
-		ret = ans == 'y';
+		ans = ask(GATE_READY, pos, GATE_GO, key, interrupted, NULL);
+		ret = ans == GATE_YES[0];
 	}
 	pthread_mutex_unlock(&g.mu);
 	return ret;
@@ -244,9 +244,9 @@ int gate_resume(unsigned index, bool done, const char *key, int (*interrupted)(v
 	if (!gate_open())
 		return -1;
 	pthread_mutex_lock(&g.mu);
-	snprintf(pos, sizeof(pos), "%u.0 %d", index, done ? 1 : 0);
+	snprintf(pos, sizeof(pos), "%u.0 %s", index, done ? GATE_TRUE : GATE_FALSE);
 	if (!g.gone)
-		ret = ask("resume", pos, "skip", key, NULL, interrupted) == '1';
+		ret = ask(GATE_RESUME, pos, GATE_SKIP, key, NULL, interrupted) == GATE_TRUE[0];
 	pthread_mutex_unlock(&g.mu);
 	return ret;
 }
@@ -267,7 +267,7 @@ void gate_row(double work, const char *unit, double wall_s, long long t_start_us
 			u[i] = '_';
 	pthread_mutex_lock(&g.mu);
 	if (!g.gone) {
-		n = snprintf(line, sizeof(line), "row %ld.%lu %.17g %s %.9g %lld %lld %d\n",
+		n = snprintf(line, sizeof(line), GATE_ROW " %ld.%lu %.17g %s %.9g %lld %lld %d\n",
 			     (long)getpid(), ++g.tokens, work == work ? work : 0.0, u, wall_s,
 			     t_start_us, t_end_us, status);
 		if (n > 0 && (size_t)n < sizeof(line))

@@ -23,6 +23,17 @@
 /* The combination index threadrun's sweep exports to the program. */
 #define ENV_SWEEP_INDEX "THREADRUN_SWEEP_INDEX"
 
+/* The protocol's words, for both ends (gate.c and threadrun-mpi). */
+#define GATE_READY "ready"   /* a measurement waits; answered GATE_GO */
+#define GATE_GO "go"         /* GATE_YES: released with every rank */
+#define GATE_RESUME "resume" /* a sweep's combination; answered GATE_SKIP */
+#define GATE_SKIP "skip"     /* GATE_TRUE: every rank has it */
+#define GATE_ROW "row"       /* a row was appended; no answer */
+#define GATE_YES "yes"
+#define GATE_NO "no"
+#define GATE_TRUE "1"
+#define GATE_FALSE "0"
+
 /* PIPE_BUF: a line this long or shorter is written whole. */
 #define GATE_LINE 4096
 

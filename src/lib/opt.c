@@ -38,14 +38,19 @@ int opt_init(struct opt_parser *p, const char *prog, const struct opt_spec *spec
 	     size_t nspecs, unsigned flags)
 {
 	struct option *longs = calloc(nspecs + 1, sizeof(*longs));
+	const char **given = calloc(nspecs ? nspecs : 1, sizeof(*given));
 	size_t i, n = 0;
 
-	if (!longs)
+	if (!longs || !given) {
+		free(longs);
+		free(given);
 		return -1;
+	}
 	p->prog = prog;
 	p->specs = specs;
 	p->nspecs = nspecs;
 	p->longs = longs;
+	p->given = given;
 	/* '+': stop at the first operand; ':': report a missing value ourselves. */
 	n += (size_t)snprintf(p->shorts, sizeof(p->shorts), "%s:",
 			      flags & OPT_STOP_AT_OPERAND ? "+" : "");
@@ -75,6 +80,8 @@ void opt_fini(struct opt_parser *p)
 {
 	free(p->longs);
 	p->longs = NULL;
+	free(p->given);
+	p->given = NULL;
 }
 
 const struct opt_spec *opt_spec_of(const struct opt_parser *p, int id)
@@ -347,8 +354,49 @@ int opt_parse(struct opt_parser *p, int argc, char **argv, void *opts)
 		}
 		if (s->seen)
 			*(bool *)((char *)opts + s->seen - 1) = true;
+		p->given[s - p->specs] = arg ? arg : "";
 	}
 	return OPT_END;
+}
+
+/* The value of the first row of NAMES (long names, space-separated) given,
+ * or NULL when none is. */
+static const char *given_of(const struct opt_parser *p, const char *names)
+{
+	size_t i, len;
+
+	for (; *names; names += len + (names[len] == ' ')) {
+		len = strcspn(names, " ");
+		for (i = 0; i < p->nspecs; i++)
+			if (p->given[i] && p->specs[i].long_name &&
+			    strncmp(p->specs[i].long_name, names, len) == 0 &&
+			    !p->specs[i].long_name[len])
+				return p->given[i];
+	}
+	return NULL;
+}
+
+int opt_check(const struct opt_parser *p)
+{
+	const struct opt_spec *s;
+	const char *other;
+	size_t i;
+
+	for (i = 0; i < p->nspecs; i++) {
+		s = &p->specs[i];
+		if (!p->given[i])
+			continue;
+		if (s->needs && !given_of(p, s->needs)) {
+			msg_error(p->prog, s->needs_msg, p->given[i]);
+			return -1;
+		}
+		other = s->excludes ? given_of(p, s->excludes) : NULL;
+		if (other) {
+			msg_error(p->prog, s->excludes_msg, p->given[i], other);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int num_scan_u64(const char **p, uint64_t max, uint64_t *out)

@@ -55,6 +55,12 @@ struct opt_spec {
 	int (*call)(const char *arg, void *opts, char *err, size_t errlen);
 	/* Help text made from a table at run time, instead of HELP. */
 	void (*help_fn)(char *buf, size_t len);
+	/* Rules opt_check() holds the row to when it is given: it NEEDS one
+	 * of the rows named (long names, space-separated) and EXCLUDES all of
+	 * them.  A broken rule's message is a format given the row's value and
+	 * the other row's, as typed ("" for a flag). */
+	const char *needs, *needs_msg;
+	const char *excludes, *excludes_msg;
 };
 
 /* Rows, git's OPT_* style: { OPT_UNSIGNED(...) } or, with more fields,
@@ -94,6 +100,7 @@ struct opt_parser {
 	size_t nspecs;
 	char shorts[128];
 	void *longs;            /* struct option[], built from specs */
+	const char **given;     /* per row: its last value ("" for a flag), NULL: not given */
 };
 
 /* Prepare to parse argv.  A launcher stops at the first operand (so the
@@ -117,6 +124,9 @@ const struct opt_spec *opt_spec_of(const struct opt_parser *p, int id);
  * OPT_ERROR after printing one line naming the bad option or value.
  */
 int opt_parse(struct opt_parser *p, int argc, char **argv, void *opts);
+/* After opt_parse(): the rows' needs and excludes rules, in row order.  0,
+ * or -1 after printing the first broken rule's message. */
+int opt_check(const struct opt_parser *p);
 
 /*
  * The canonical configuration of a run (the results' `config` column): the

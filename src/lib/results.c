@@ -511,17 +511,57 @@ void results_nolock_error(const char *locked, const char *results, char *err, si
 	free(hint);
 }
 
+/* The row's LINE (after the file's HEADER when it is new) appended to FD,
+ * locked: 0, or -1 with the message in ERR, the file as it was. */
+static int append_locked(int fd, const char *path, const char *header, const char *line,
+			 char *err, size_t errlen)
+{
+	struct stat st;
+	char last = '\n', *text = NULL;
+	bool crlf = false;
+	int ret = -1, saved;
+
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "results: cannot read '%s': %s", ESC(path), strerror(errno));
+		return -1;
+	}
+	if (st.st_size > 0 && header_matches(fd, header, &crlf) != 1) {
+		snprintf(err, errlen, "results: '%s' has another header (%s); not appending: give a new file",
+			 ESC(path), header_diff(fd));
+		return -1;
+	}
+	/* A file cut short by someone else's crash still gets our row on a line
+	 * of its own, so the reader names the damaged line and keeps ours. */
+	if (st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) != 1)
+		last = '\n';
+	/* A file with CR LF line ends keeps them (LINE ends in one "\n"). */
+	if (asprintf(&text, "%s%s%.*s%s", st.st_size == 0 ? header : "",
+		     last == '\n' ? "" : crlf ? "\r\n" : "\n", (int)strlen(line) - 1, line,
+		     crlf ? "\r\n" : "\n") < 0)
+		return -1;
+	if (datafile_write_all(fd, text, strlen(text)) == 0 && fsync(fd) == 0) {
+		ret = 0;
+	} else {
+		saved = errno;
+		/* Cut back a part-written row. */
+		if (ftruncate(fd, st.st_size) < 0)
+			snprintf(err, errlen, "results: cannot append to '%s': %s, and cutting back failed: %s",
+				 ESC(path), strerror(saved), strerror(errno));
+		else
+			snprintf(err, errlen, "results: cannot append to '%s': %s (earlier rows kept)",
+				 ESC(path), strerror(saved));
+	}
+	free(text);
+	return ret;
+}
+
 int results_append(const char *path, const struct results_row *row, char *err,
 		   size_t errlen)
 {
-	char *header = format_line(NULL), *line = format_line(row), *text = NULL;
+	char *header = format_line(NULL), *line = format_line(row);
 	sigset_t all, old;
-	struct stat st;
-	char last;
-	int fd = -1, ret = -1, saved;
-	bool blocked = false, crlf = false;
+	int fd = -1, ret = -1;
 
-	sigfillset(&all);
 	if (!header || !line) {
 		snprintf(err, errlen, "results: out of memory");
 		goto out;
@@ -540,49 +580,17 @@ int results_append(const char *path, const struct results_row *row, char *err,
 		goto out;
 	}
 	/* Held off from here to the end: the row goes in whole or not at all. */
+	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
-	blocked = true;
-	if (fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "results: cannot read '%s': %s", ESC(path), strerror(errno));
-		goto out;
-	}
-	if (st.st_size > 0 && header_matches(fd, header, &crlf) != 1) {
-		snprintf(err, errlen, "results: '%s' has another header (%s); not appending: give a new file",
-			 ESC(path), header_diff(fd));
-		goto out;
-	}
-	/* A file cut short by someone else's crash still gets our row on a line
-	 * of its own, so the reader names the damaged line and keeps ours. */
-	last = '\n';
-	if (st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) != 1)
-		last = '\n';
-	/* A file with CR LF line ends keeps them (LINE ends in one "\n"). */
-	if (asprintf(&text, "%s%s%.*s%s", st.st_size == 0 ? header : "",
-		     last == '\n' ? "" : crlf ? "\r\n" : "\n", (int)strlen(line) - 1, line,
-		     crlf ? "\r\n" : "\n") < 0) {
-		text = NULL;
-		goto out;
-	}
-	if (datafile_write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
-		saved = errno;
-		/* Cut back a part-written row. */
-		if (ftruncate(fd, st.st_size) < 0)
-			snprintf(err, errlen, "results: cannot append to '%s': %s, and cutting back failed: %s",
-				 ESC(path), strerror(saved), strerror(errno));
-		else
-			snprintf(err, errlen, "results: cannot append to '%s': %s (earlier rows kept)",
-				 ESC(path), strerror(saved));
-		goto out;
-	}
-	ret = 0;
+	ret = append_locked(fd, path, header, line, err, errlen);
+	close(fd);
+	fd = -1;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 out:
 	if (fd >= 0)
 		close(fd);
-	if (blocked)
-		sigprocmask(SIG_SETMASK, &old, NULL);
 	free(header);
 	free(line);
-	free(text);
 	return ret;
 }
 
@@ -610,7 +618,8 @@ struct reader {
 	bool begun;             /* a UTF-8 BOM at the file's start is looked for (and skipped) */
 };
 
-enum rec { REC_OK, REC_MORE, REC_BAD };
+/* REC_GO: parse_record's steps, the field goes on. */
+enum rec { REC_OK, REC_MORE, REC_BAD, REC_GO };
 
 /* Open PATH for reading: regular files only ("-": stdin, a file or a pipe),
  * opened without blocking so a FIFO or device is refused, not waited on. */
@@ -699,87 +708,121 @@ static void add_field(struct reader *r, size_t o)
  * first newline when a quoted field ran over one (0 when none): the damage
  * may be that quote, so reading resumes on the next line.
  */
-static enum rec parse_record(struct reader *r, size_t *end, unsigned *lines,
+#define TOO_LONG "record longer than 1 MiB"
+
+/* The quoted field at buf[*I] into out[*O]: REC_GO with both just past it,
+ * or the record's answer. */
+static enum rec parse_quoted(struct reader *r, size_t *pi, size_t *po, unsigned *lines,
 			     const char **why, size_t *split)
 {
 	const char *b = r->buf;
-	size_t i = r->pos, o = 0, lim = r->pos + RECORD_MAX;
+	size_t i = *pi + 1, o = *po, lim = r->pos + RECORD_MAX;
 	bool more = !r->eof;
+
+	for (;; i++) {
+		if (i >= lim) {
+			*why = TOO_LONG;
+			return REC_BAD;
+		}
+		if (i >= r->len) {
+			if (more)
+				return REC_MORE;
+			*why = "unterminated quote";
+			return REC_BAD;
+		}
+		if (b[i] == '"') {
+			if (i + 1 >= r->len && more)
+				return REC_MORE;
+			if (i + 1 < r->len && b[i + 1] == '"')
+				i++;
+			else
+				break;
+		} else if (b[i] == '\0') {
+			*why = "NUL byte";
+			return REC_BAD;
+		} else if (b[i] == '\n') {
+			(*lines)++;
+			if (!*split)
+				*split = i + 1;
+		}
+		r->out[o++] = b[i];
+	}
+	i++;
+	if (i < r->len && b[i] != ',' && b[i] != '\n' && b[i] != '\r') {
+		*why = "text after a closing quote";
+		return REC_BAD;
+	}
+	*pi = i;
+	*po = o;
+	return REC_GO;
+}
+
+/* The field's unquoted rest at buf[*I] into out[*O]: REC_GO with *I at its
+ * comma or line end, REC_OK at the end of the data (*END), or REC_MORE or
+ * REC_BAD. */
+static enum rec parse_plain(struct reader *r, size_t *pi, size_t *po, size_t *end,
+			    const char **why)
+{
+	const char *b = r->buf;
+	size_t i = *pi, lim = r->pos + RECORD_MAX;
+	bool more = !r->eof;
+
+	for (;; i++) {
+		if (i >= lim) {
+			*why = TOO_LONG;
+			return REC_BAD;
+		}
+		if (i >= r->len) {
+			if (more)
+				return REC_MORE;
+			r->out[*po] = '\0';
+			*end = i;
+			return REC_OK;
+		}
+		if (b[i] == ',' || b[i] == '\n')
+			break;
+		if (b[i] == '\r') {
+			if (i + 1 >= r->len && more)
+				return REC_MORE;
+			if (i + 1 < r->len && b[i + 1] == '\n') {
+				i++;
+				break;
+			}
+		}
+		if (b[i] == '\0') {
+			*why = "NUL byte";
+			return REC_BAD;
+		}
+		r->out[(*po)++] = b[i];
+	}
+	*pi = i;
+	return REC_GO;
+}
+
+static enum rec parse_record(struct reader *r, size_t *end, unsigned *lines,
+			     const char **why, size_t *split)
+{
+	size_t i = r->pos, o = 0;
+	enum rec st;
 
 	*lines = 1;
 	*split = 0;
 	r->nfields = 0;
 	for (;;) {
 		add_field(r, o);
-		if (i < r->len && b[i] == '"') {
-			for (i++;; i++) {
-				if (i >= lim)
-					goto too_long;
-				if (i >= r->len) {
-					if (more)
-						return REC_MORE;
-					*why = "unterminated quote";
-					return REC_BAD;
-				}
-				if (b[i] == '"') {
-					if (i + 1 >= r->len && more)
-						return REC_MORE;
-					if (i + 1 < r->len && b[i + 1] == '"')
-						i++;
-					else
-						break;
-				} else if (b[i] == '\0') {
-					*why = "NUL byte";
-					return REC_BAD;
-				} else if (b[i] == '\n') {
-					(*lines)++;
-					if (!*split)
-						*split = i + 1;
-				}
-				r->out[o++] = b[i];
-			}
-			i++;
-			if (i < r->len && b[i] != ',' && b[i] != '\n' && b[i] != '\r') {
-				*why = "text after a closing quote";
-				return REC_BAD;
-			}
-		}
-		for (;; i++) {
-			if (i >= lim)
-				goto too_long;
-			if (i >= r->len) {
-				if (more)
-					return REC_MORE;
-				r->out[o] = '\0';
-				*end = i;
-				return REC_OK;
-			}
-			if (b[i] == ',' || b[i] == '\n')
-				break;
-			if (b[i] == '\r') {
-				if (i + 1 >= r->len && more)
-					return REC_MORE;
-				if (i + 1 < r->len && b[i + 1] == '\n') {
-					i++;
-					break;
-				}
-			}
-			if (b[i] == '\0') {
-				*why = "NUL byte";
-				return REC_BAD;
-			}
-			r->out[o++] = b[i];
-		}
+		if (i < r->len && r->buf[i] == '"' &&
+		    (st = parse_quoted(r, &i, &o, lines, why, split)) != REC_GO)
+			return st;
+		st = parse_plain(r, &i, &o, end, why);
+		if (st != REC_GO)
+			return st;
 		r->out[o++] = '\0';
-		if (b[i] == '\n') {
+		if (r->buf[i] == '\n') {
 			*end = i + 1;
 			return REC_OK;
 		}
 		i++;
 	}
-too_long:
-	*why = "record longer than 1 MiB";
-	return REC_BAD;
 }
 
 /* Skip to the start of the next physical line (streaming: a line without
@@ -845,6 +888,7 @@ static int reader_next(struct reader *r, unsigned *line, FILE *errf, unsigned *b
 			if (!split)
 				split = end;
 			/* fall through */
+		case REC_GO:    /* parse_record's steps only: never */
 		case REC_BAD:
 			fprintf(errf, "%s:%u: malformed row (%s), skipped\n", ESC(r->path), r->line, why);
 			(*bad)++;
@@ -864,77 +908,108 @@ static const char *rfield(const struct reader *r, unsigned i)
 	return r->out + r->field[i];
 }
 
+/* The header record: MAP from its fields to columns, HAVE the columns it
+ * names.  0, or -1 with the message in ERR when it is not a results header. */
+static int read_header(const struct reader *r, const char *path, unsigned line, int *map,
+		       bool *have, char *err, size_t errlen)
+{
+	unsigned f;
+
+	for (f = 0; f < r->nfields && f < FIELDS_MAX; f++) {
+		map[f] = col_find_or_alias(rfield(r, f));
+		if (map[f] >= 0)
+			have[map[f]] = true;
+	}
+	if (r->nfields > FIELDS_MAX || !have[RC_WORKLOAD] || !have[RC_RATE] || !have[RC_THREADS]) {
+		snprintf(err, errlen,
+			 "'%s' line %u: not a results header (needs at least workload, threads, rate columns)",
+			 path, line);
+		return -1;
+	}
+	return 0;
+}
+
+/* A data record as a row, checked, to CB (a bad one counted in *BAD and
+ * said on ERRF): CB's answer, non-zero to stop. */
+static int take_record(const struct reader *r, const int *map, const char *path,
+		       unsigned line, FILE *errf, unsigned *bad, struct results_info *info,
+		       results_cb cb, void *arg)
+{
+	struct results_row row;
+	char why[160];
+	unsigned f;
+	int c;
+
+	results_row_init(&row);
+	for (f = 0; f < r->want; f++)
+		if (map[f] >= 0 && *rfield(r, f)) {
+			free(row.val[map[f]]);
+			row.val[map[f]] = strdup(rfield(r, f));
+		}
+	if (results_row_check(&row, why, sizeof(why)) < 0) {
+		fprintf(errf, "%s:%u: %s, row skipped\n", ESC(path), line, why);
+		(*bad)++;
+		results_row_clear(&row);
+		return 0;
+	}
+	info->rows++;
+	c = cb ? cb(&row, line, arg) : 0;
+	results_row_clear(&row);
+	return c;
+}
+
+/* A file read to its end: 0 with the columns it lacks in INFO, or -1 with
+ * the message in ERR when it had no header. */
+static int read_summary(const char *path, bool any, bool headed, unsigned bad, const bool *have,
+			struct results_info *info, char *err, size_t errlen)
+{
+	size_t used;
+	int i;
+
+	if (!any && bad == 0) {
+		snprintf(err, errlen, "'%s' is empty, expected a results file with a header line", ESC(path));
+		return -1;
+	}
+	if (!headed) {
+		if (bad)
+			snprintf(err, errlen, "'%s' has no header line, only %u damaged line(s); expected a CSV results file",
+				 ESC(path), bad);
+		else
+			snprintf(err, errlen, "'%s' has no header line", ESC(path));
+		return -1;
+	}
+	memcpy(info->has, have, sizeof(info->has));
+	for (i = 0, used = 0; i < RC_COUNT; i++)
+		if (!have[i] && used < sizeof(info->missing))
+			used += (size_t)snprintf(info->missing + used, sizeof(info->missing) - used,
+						 "%s%s", used ? " " : "", col_names[i]);
+	return 0;
+}
+
 int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
 		 struct results_info *info, char *err, size_t errlen)
 {
 	struct reader r;
-	int map[FIELDS_MAX], i, c, ret = -1, got;
-	unsigned nhead = 0, line, bad = 0, f;
+	int map[FIELDS_MAX], ret = -1, got;
+	unsigned line, bad = 0;
 	bool have[RC_COUNT] = { false }, any = false;
-	struct results_row row;
-	char why[160];
-	size_t used;
 
 	memset(info, 0, sizeof(*info));
 	if (reader_open(&r, path, err, errlen) < 0)
 		goto out;
 	while ((got = reader_next(&r, &line, errf, &bad, err, errlen)) > 0) {
 		any = true;
-		if (nhead == 0) {
-			for (f = 0; f < r.nfields && f < FIELDS_MAX; f++) {
-				map[f] = col_find_or_alias(rfield(&r, f));
-				if (map[f] >= 0)
-					have[map[f]] = true;
-			}
-			if (r.nfields > FIELDS_MAX || !have[RC_WORKLOAD] || !have[RC_RATE] ||
-			    !have[RC_THREADS]) {
-				snprintf(err, errlen,
-					 "'%s' line %u: not a results header (needs at least workload, threads, rate columns)",
-					 path, line);
+		if (r.want == 0) {
+			if (read_header(&r, path, line, map, have, err, errlen) < 0)
 				goto out;
-			}
-			nhead = r.want = r.nfields;
-			continue;
-		}
-		results_row_init(&row);
-		for (f = 0; f < nhead; f++)
-			if (map[f] >= 0 && *rfield(&r, f)) {
-				free(row.val[map[f]]);
-				row.val[map[f]] = strdup(rfield(&r, f));
-			}
-		if (results_row_check(&row, why, sizeof(why)) < 0) {
-			fprintf(errf, "%s:%u: %s, row skipped\n", ESC(path), line, why);
-			bad++;
-			results_row_clear(&row);
-			continue;
-		}
-		info->rows++;
-		c = cb ? cb(&row, line, arg) : 0;
-		results_row_clear(&row);
-		if (c)
+			r.want = r.nfields;
+		} else if (take_record(&r, map, path, line, errf, &bad, info, cb, arg)) {
 			break;
+		}
 	}
 	info->bad_lines = bad;
-	if (got < 0)
-		goto out;
-	if (!any && bad == 0) {
-		snprintf(err, errlen, "'%s' is empty, expected a results file with a header line", ESC(path));
-		goto out;
-	}
-	if (nhead == 0) {
-		if (bad)
-			snprintf(err, errlen, "'%s' has no header line, only %u damaged line(s); expected a CSV results file",
-				 ESC(path), bad);
-		else
-			snprintf(err, errlen, "'%s' has no header line", ESC(path));
-		goto out;
-	}
-	memcpy(info->has, have, sizeof(have));
-	for (i = 0, used = 0; i < RC_COUNT; i++)
-		if (!have[i] && used < sizeof(info->missing))
-			used += (size_t)snprintf(info->missing + used, sizeof(info->missing) - used,
-						 "%s%s", used ? " " : "", col_names[i]);
-	ret = 0;
+	if (got >= 0)
+		ret = read_summary(path, any, r.want > 0, bad, have, info, err, errlen);
 out:
 	reader_close(&r);
 	return ret;

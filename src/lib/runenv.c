@@ -313,34 +313,28 @@ int run_env_export_config(const char *config, int *fd)
 	return 0;
 }
 
-int run_env_load(struct run_env *env, unsigned default_threads, char *err,
-		 size_t errlen)
+/* THREADRUN_THREADS (else OMP_NUM_THREADS), _REPEAT and _ROWS_FD: 0, or -1
+ * (with the message in ERR when a value is bad). */
+static int load_numbers(struct run_env *env, char *err, size_t errlen)
 {
-	const char *threads = getenv(ENV_THREADS), *plan = getenv(ENV_PLAN);
-	const char *policy = getenv(ENV_POLICY), *repeat = getenv(ENV_REPEAT);
-	const char *rows_fd = getenv(ENV_ROWS_FD);
-	struct pl_policy pol;
+	const char *threads = getenv(ENV_THREADS), *repeat = getenv(ENV_REPEAT);
+	const char *rows_fd = getenv(ENV_ROWS_FD), *omp_env = getenv("OMP_NUM_THREADS");
 	char *omp = NULL;
-	unsigned *pus = NULL;
 	unsigned fd;
-	int n, ret = -1;
+	int ret = -1;
 
-	memset(env, 0, sizeof(*env));
-	env->nthreads = default_threads;
-	env->rows_fd = -1;
-	if (!threads && getenv("OMP_NUM_THREADS")) {
+	if (!threads && omp_env) {
 		/* OMP_NUM_THREADS may be a nesting list "4,2": the first level counts. */
-		omp = strndup(getenv("OMP_NUM_THREADS"), strcspn(getenv("OMP_NUM_THREADS"), ","));
+		omp = strndup(omp_env, strcspn(omp_env, ","));
 		if (!omp)
-			goto out;
+			return -1;
 		threads = omp;
 	}
-	if (threads && num_parse_unsigned(omp ? "OMP_NUM_THREADS" : ENV_THREADS,
-					  threads, 1, PL_MAX_WORKERS, &env->nthreads, err,
-					  errlen) < 0)
+	if (threads && num_parse_unsigned(omp ? "OMP_NUM_THREADS" : ENV_THREADS, threads, 1,
+					  PL_MAX_WORKERS, &env->nthreads, err, errlen) < 0)
 		goto out;
-	if (repeat && num_parse_unsigned(ENV_REPEAT, repeat, 0, 1000000, &env->repeat,
-					 err, errlen) < 0)
+	if (repeat && num_parse_unsigned(ENV_REPEAT, repeat, 0, 1000000, &env->repeat, err,
+					 errlen) < 0)
 		goto out;
 	if (rows_fd && *rows_fd) {
 		if (num_parse_unsigned(ENV_ROWS_FD, rows_fd, 0, 1u << 20, &fd, err, errlen) < 0)
@@ -349,44 +343,73 @@ int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 		if (fcntl((int)fd, F_GETFD) >= 0)
 			env->rows_fd = (int)fd;
 	}
+	ret = 0;
+out:
+	free(omp);
+	return ret;
+}
+
+/* THREADRUN_POLICY and _PLAN: 0, or -1 (with the message in ERR when a
+ * value is bad). */
+static int load_placement(struct run_env *env, char *err, size_t errlen)
+{
+	const char *policy = getenv(ENV_POLICY), *plan = getenv(ENV_PLAN);
+	struct pl_policy pol;
+	unsigned *pus = NULL;
+	int n;
+
 	/* The policy goes into rows as written: it must be one threadrun names. */
+	if (policy && pl_policy_parse(policy, &pol, err, errlen) < 0) {
+		n = (int)strlen(err);
+		snprintf(err + n, errlen - (size_t)n, " (in %s)", ENV_POLICY);
+		return -1;
+	}
 	if (policy) {
-		if (pl_policy_parse(policy, &pol, err, errlen) < 0) {
-			n = (int)strlen(err);
-			snprintf(err + n, errlen - (size_t)n, " (in %s)", ENV_POLICY);
-			goto out;
-		}
 		env->policy = pl_policy_strdup(&pol);
 		pl_policy_clear(&pol);
 	} else {
 		env->policy = strdup("none");
 	}
 	if (!env->policy)
-		goto out;
-	if (plan && *plan && strcmp(plan, "none") != 0) {
-		n = pl_cpulist_parse(plan, &pus, err, errlen);
-		if (n < 0)
-			goto out;
-		env->plan = calloc((size_t)n, sizeof(*env->plan));
-		if (!env->plan)
-			goto out;
-		for (env->nplan = 0; env->nplan < (unsigned)n; env->nplan++)
-			env->plan[env->nplan] = (int)pus[env->nplan];
+		return -1;
+	if (!plan || !*plan || strcmp(plan, "none") == 0)
+		return 0;
+	n = pl_cpulist_parse(plan, &pus, err, errlen);
+	if (n < 0)
+		return -1;
+	env->plan = calloc((size_t)n, sizeof(*env->plan));
+	for (env->nplan = 0; env->plan && env->nplan < (unsigned)n; env->nplan++)
+		env->plan[env->nplan] = (int)pus[env->nplan];
+	free(pus);
+	return env->plan ? 0 : -1;
+}
+
+/* THREADRUN_RUN, else a new run id: 0, or -1 (with the message in ERR when
+ * the value is bad). */
+static int load_run(struct run_env *env, char *err, size_t errlen)
+{
+	const char *run = getenv(ENV_RUN);
+
+	/* A run id from threadrun is copied, never interpreted: only its size
+	 * and bytes are checked, so a hostile value cannot damage a row. */
+	if (run && *run && (strlen(run) > 256 || !printable(run))) {
+		snprintf(err, errlen, "%s: '%.40s' is not a run id, allowed 1..256 printable characters",
+			 ENV_RUN, ESC(run));
+		return -1;
 	}
-	/* A run id from threadrun is copied, never interpreted: only its size and
-	 * bytes are checked, so a hostile value cannot damage a row. */
-	if (getenv(ENV_RUN) && *getenv(ENV_RUN)) {
-		if (strlen(getenv(ENV_RUN)) > 256 || !printable(getenv(ENV_RUN))) {
-			snprintf(err, errlen, "%s: '%.40s' is not a run id, allowed 1..256 printable characters",
-				 ENV_RUN, ESC(getenv(ENV_RUN)));
-			goto out;
-		}
-		env->run = strdup(getenv(ENV_RUN));
-	} else {
-		env->run = run_env_make_run();
-	}
-	if (!env->run)
-		goto out;
+	env->run = run && *run ? strdup(run) : run_env_make_run();
+	return env->run ? 0 : -1;
+}
+
+int run_env_load(struct run_env *env, unsigned default_threads, char *err,
+		 size_t errlen)
+{
+	memset(env, 0, sizeof(*env));
+	env->nthreads = default_threads;
+	env->rows_fd = -1;
+	if (load_numbers(env, err, errlen) < 0 || load_placement(env, err, errlen) < 0 ||
+	    load_run(env, err, errlen) < 0)
+		goto fail;
 	if (load_config(env) < 0)
 		goto nomem;
 	env->results = getenv(ENV_RESULTS);
@@ -395,16 +418,12 @@ int run_env_load(struct run_env *env, unsigned default_threads, char *err,
 	machine_env();
 	if (run_env_identify(&env->id, &env->cpuset, true) < 0)
 		goto nomem;
-	ret = 0;
-	goto out;
+	return 0;
 nomem:
 	snprintf(err, errlen, "out of memory");
-out:
-	free(omp);
-	free(pus);
-	if (ret < 0)
-		run_env_free(env);
-	return ret;
+fail:
+	run_env_free(env);
+	return -1;
 }
 
 char *run_env_make_run(void)

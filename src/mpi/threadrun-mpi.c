@@ -177,16 +177,18 @@ static void end_job(struct wrapper *w)
 	}
 }
 
-/* Answer a request; a reader that is gone is not an error. */
-static void reply(struct wrapper *w, const struct request *q, const char *answer)
+/* Answer a request yes or no in its own words; a reader that is gone is
+ * not an error. */
+static void reply(struct wrapper *w, const struct request *q, bool yes)
 {
+	bool ready = q->kind == ST_READY;
 	char line[128];
 	int n;
 
 	if (w->rep_fd < 0)
 		return;
-	n = snprintf(line, sizeof(line), "%s %s %s\n", q->kind == ST_READY ? "go" : "skip",
-		     q->token, answer);
+	n = snprintf(line, sizeof(line), "%s %s %s\n", ready ? GATE_GO : GATE_SKIP, q->token,
+		     ready ? (yes ? GATE_YES : GATE_NO) : (yes ? GATE_TRUE : GATE_FALSE));
 	if (n > 0 && (size_t)n < sizeof(line) && write(w->rep_fd, line, (size_t)n) < 0 &&
 	    errno != EAGAIN && errno != EINTR) {
 		close(w->rep_fd);
@@ -239,18 +241,18 @@ static void take_request(struct wrapper *w, enum rank_state kind, char *rest)
 	    strlen(token) >= sizeof(q.token) || !parse_pos(pos, &q.index, &q.seq))
 		return;
 	snprintf(q.token, sizeof(q.token), "%s", token);
-	q.done = done && strcmp(done, "1") == 0;
+	q.done = done && strcmp(done, GATE_TRUE) == 0;
 	q.key = fnv1a(rest);
 	q.pid = token_pid(token);
 	if (w->child <= 0) {
 		/* Nothing waits on this rank any more: never hold it. */
-		reply(w, &q, kind == ST_READY ? "no" : "0");
+		reply(w, &q, false);
 		return;
 	}
 	if (w->nqueue == w->cap) {
 		grown = realloc(w->queue, (w->cap ? w->cap * 2 : 4) * sizeof(*w->queue));
 		if (!grown) {
-			reply(w, &q, kind == ST_READY ? "no" : "0");
+			reply(w, &q, false);
 			return;
 		}
 		w->queue = grown;
@@ -293,11 +295,11 @@ static void take_line(struct wrapper *w, char *line)
 
 	if (!line)
 		return;
-	if (strcmp(verb, "ready") == 0)
+	if (strcmp(verb, GATE_READY) == 0)
 		take_request(w, ST_READY, line);
-	else if (strcmp(verb, "resume") == 0)
+	else if (strcmp(verb, GATE_RESUME) == 0)
 		take_request(w, ST_RESUME, line);
-	else if (strcmp(verb, "row") == 0)
+	else if (strcmp(verb, GATE_ROW) == 0)
 		take_row(w, line);
 }
 
@@ -361,7 +363,7 @@ static bool child_exited(struct wrapper *w)
 	read_requests(w);
 	/* Processes it left behind are not waited for. */
 	while (w->nqueue) {
-		reply(w, &w->queue[0], w->queue[0].kind == ST_READY ? "no" : "0");
+		reply(w, &w->queue[0], false);
 		drop_head(w);
 	}
 	return true;
@@ -527,9 +529,9 @@ static void release(struct wrapper *w, const struct post *all, int64_t round)
 	}
 	q = &w->queue[0];
 	if (q->kind == ST_RESUME) {
-		reply(w, q, together && done ? "1" : "0");
+		reply(w, q, together && done);
 	} else {
-		reply(w, q, together ? "yes" : "no");
+		reply(w, q, together);
 		/* Rows count for the cluster line only after a release
 		 * with every rank. */
 		w->sync_pid = together ? q->pid : 0;
@@ -730,12 +732,37 @@ static void print_version(void)
 	printf("MPI %d.%d: %s\n", major, minor, *lib ? lib : "unknown library");
 }
 
+/* What MPI itself says, for the launchers whose environment does not:
+ * the job, the rank and the ranks. */
+static void export_mpi_identity(const struct wrapper *w, const char *job)
+{
+	char num[32];
+
+	setenv(ENV_JOB, job, 1);
+	snprintf(num, sizeof(num), "%d", w->rank);
+	setenv(ENV_RANK, num, 1);
+	snprintf(num, sizeof(num), "%d", w->ranks);
+	setenv(ENV_RANKS, num, 1);
+}
+
+static void wrapper_free(struct wrapper *w)
+{
+	while (w->nqueue)
+		drop_head(w);
+	free(w->queue);
+	free(w->sync_key);
+	if (w->req_fd >= 0)
+		close(w->req_fd);
+	if (w->rep_fd >= 0)
+		close(w->rep_fd);
+}
+
 int main(int argc, char **argv)
 {
 	struct wrapper w = { .req_fd = -1, .rep_fd = -1, .sync_round = -1, .printed_round = -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
-	char *path, *job = NULL, num[32];
-	int worst = 1, ret;
+	char *path, *job = NULL;
+	int ret;
 
 	if (argc < 2) {
 		fprintf(stderr, "%s: threadrun's arguments missing, usage: %s [THREADRUN ARGS...] (-h: help)\n",
@@ -763,12 +790,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: rank %d: out of memory for the job id\n", PROG, w.rank);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	/* What MPI itself says, for the launchers whose environment does not. */
-	setenv(ENV_JOB, job, 1);
-	snprintf(num, sizeof(num), "%d", w.rank);
-	setenv(ENV_RANK, num, 1);
-	snprintf(num, sizeof(num), "%d", w.ranks);
-	setenv(ENV_RANKS, num, 1);
+	export_mpi_identity(&w, job);
 	/* Replies to a child that is gone are dropped, not fatal. */
 	signal(SIGPIPE, SIG_IGN);
 	sigaction(SIGINT, &sa, NULL);
@@ -778,18 +800,10 @@ int main(int argc, char **argv)
 		w.status = 126;
 		w.abort = true;
 	}
-	worst = rounds(&w);
-	ret = worst;
-	while (w.nqueue)
-		drop_head(&w);
-	free(w.queue);
-	free(w.sync_key);
+	ret = rounds(&w);
+	wrapper_free(&w);
 	free(job);
 	free(path);
-	if (w.req_fd >= 0)
-		close(w.req_fd);
-	if (w.rep_fd >= 0)
-		close(w.rep_fd);
 	MPI_Finalize();
 	return ret;
 }

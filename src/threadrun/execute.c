@@ -135,6 +135,14 @@ static const char *default_results(const struct execute *ex, char *err, size_t e
 	return execute_results_name();
 }
 
+/* The program's name in its rows: the resolved path's last part. */
+static const char *program_name(const struct execute *ex)
+{
+	const char *base = strrchr(ex->path, '/');
+
+	return base ? base + 1 : ex->path;
+}
+
 /* A row threadrun writes itself, completed and appended through the one
  * row builder every workload uses: the program's name, the plan, the run
  * (RUN, and *SEQ, counted on), the run's times and STATUS. */
@@ -143,7 +151,6 @@ static int append_own_row(const struct execute *ex, const char *run, unsigned *s
 			  const struct launch_result *r, int status, struct results_row *row,
 			  char *err, size_t errlen)
 {
-	const char *base = strrchr(ex->path, '/');
 	int ret;
 	struct run_env env = {
 		.nthreads = plan->nworkers, .plan = plan->bound ? plan->pu : NULL,
@@ -153,7 +160,7 @@ static int append_own_row(const struct execute *ex, const char *run, unsigned *s
 	};
 	/* Its window: from the launch to the exit, on the wall clock. */
 	struct worker_row wr = {
-		.workload = base ? base + 1 : ex->path, .env = &env, .nworkers = plan->nworkers,
+		.workload = program_name(ex), .env = &env, .nworkers = plan->nworkers,
 		.wall_s = r->wall_s, .user_s = r->user_s, .sys_s = r->sys_s, .load = &r->load,
 		.status = status, .seq = seq, .t_start_us = r->t_start_us,
 		.t_end_us = r->t_start_us + llround(r->wall_s * 1e6),
@@ -244,6 +251,16 @@ static void counter_columns(const struct execute *ex, const char *run, const str
 		 sum.share < 1 ? "; multiplexed, counts scaled by time enabled / running" : "", lost);
 }
 
+void execute_run_identity(const struct execute *ex, struct results_row *row)
+{
+	results_row_set(row, RC_WORKLOAD, "%s", program_name(ex));
+	results_row_set(row, RC_CONFIG, "%s", ex->config);
+	results_row_set(row, RC_ALGORITHM, "%s", RESULTS_RUN_ALGORITHM);
+	results_row_set(row, RC_BACKEND, "threadrun");
+	results_row_set(row, RC_OPS, "1");
+	results_row_set(row, RC_UNIT, "runs/s");
+}
+
 /* Why a workload of ours that wrote no row failed (its run row's note). */
 #define ROWLESS "exited 0 without writing a row: not a measurement (an action such as --list, or a module or library that ended it from inside a call)"
 
@@ -260,9 +277,7 @@ static int append_run_row(const struct execute *ex, const char *run, unsigned *s
 	results_row_init(&row);
 	if (ctr)
 		counter_columns(ex, run, ctr, &row, cnote, sizeof(cnote));
-	results_row_set(&row, RC_ALGORITHM, "%s", RESULTS_RUN_ALGORITHM);
-	results_row_set(&row, RC_OPS, "1");
-	results_row_set(&row, RC_UNIT, "runs/s");
+	execute_run_identity(ex, &row);
 	if (ms) {
 		if (plan->bound)
 			results_row_set(&row, RC_PLACEMENT_OK, "%s", ms->off_plan ? "no" : "yes");
@@ -397,61 +412,69 @@ static bool own_program(const char *path)
  * own -o names, what follows up to a NUL (opt_print_config()), or NULL.
  * NULL when it gives none (bad arguments: the run itself says what is
  * wrong). */
-static char *ask_config(const char *path, char *const argv[], char **results)
+/* PATH --print-config ARGV[1...], its stdout on W, its stderr on
+ * /dev/null: its pid, or -1. */
+static pid_t spawn_asked(const char *path, char *const argv[], int w)
 {
 	posix_spawn_file_actions_t fa;
-	char **args = NULL, *out = NULL, *nl, *file;
-	size_t n = 0, len = 0, cap = 0, rest;
-	int fds[2] = { -1, -1 }, status = -1;
+	char **args;
+	size_t n = 0;
 	pid_t pid = -1;
-	ssize_t got;
 
 	while (argv[n])
 		n++;
 	args = calloc(n + 2, sizeof(*args));
-	if (!args || pipe2(fds, O_CLOEXEC) < 0)
-		goto out;
+	if (!args)
+		return -1;
 	args[0] = argv[0];
 	args[1] = (char *)"--print-config";
 	memcpy(args + 2, argv + 1, (n - 1) * sizeof(*args));
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, w, 1);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	if (posix_spawn(&pid, path, &fa, NULL, args, environ) != 0)
 		pid = -1;
 	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	fds[1] = -1;
-	if (pid < 0)
-		goto out;
-	/* A config is one line; more than 1 MiB is not one. */
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			char *grown = cap >= (1u << 20) ? NULL : realloc(out, cap = cap ? cap * 2 : 8192);
+	free(args);
+	return pid;
+}
 
+/* What FD gives to its end, up to 1 MiB (a config is one line; more is
+ * not one): a new string of *LEN bytes and a NUL, or NULL. */
+static char *read_answer(int fd, size_t *len)
+{
+	char *out = NULL, *grown;
+	size_t cap = 0;
+	ssize_t got;
+
+	*len = 0;
+	for (;;) {
+		if (*len + 4096 + 1 > cap) {
+			grown = cap >= (1u << 20) ? NULL : realloc(out, cap = cap ? cap * 2 : 8192);
 			if (!grown)
 				break;
 			out = grown;
 		}
-		got = read(fds[0], out + len, cap - len - 1);
+		got = read(fd, out + *len, cap - *len - 1);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
 			break;
-		len += (size_t)got;
+		*len += (size_t)got;
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-out:
-	if (fds[0] >= 0)
-		close(fds[0]);
-	free(args);
 	if (out)
-		out[len] = '\0';
-	nl = out ? memchr(out, '\n', len) : NULL;
-	file = nl ? nl + 1 : NULL;
-	rest = nl ? len - (size_t)(file - out) : 0;
-	/* One line without a NUL, then nothing or a name ended by its NUL. */
+		out[*len] = '\0';
+	return out;
+}
+
+/* The config in OUT (LEN bytes, the program's exit STATUS): one line
+ * without a NUL, then nothing or a results file ended by its NUL, a new
+ * string in *RESULTS.  OUT cut to the config, or NULL (OUT freed). */
+static char *take_answer(char *out, size_t len, int status, char **results)
+{
+	char *nl = out ? memchr(out, '\n', len) : NULL, *file = nl ? nl + 1 : NULL;
+	size_t rest = nl ? len - (size_t)(file - out) : 0;
+
 	if (!nl || nl == out || memchr(out, '\0', (size_t)(nl - out)) ||
 	    (rest && (rest < 2 || memchr(file, '\0', rest) != file + rest - 1)) ||
 	    !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -464,6 +487,26 @@ out:
 		return NULL;
 	}
 	return out;
+}
+
+static char *ask_config(const char *path, char *const argv[], char **results)
+{
+	int fds[2], status = -1;
+	char *out = NULL;
+	size_t len = 0;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return NULL;
+	pid = spawn_asked(path, argv, fds[1]);
+	close(fds[1]);
+	if (pid >= 0) {
+		out = read_answer(fds[0], &len);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(fds[0]);
+	return take_answer(out, len, status, results);
 }
 
 int execute_ask_own(char *const argv[], char **config, char **results)
@@ -500,10 +543,61 @@ static char *plain_config(char *const argv[])
 	return buf;
 }
 
+/* RESULTS (NULL: the default file), checked, as the run's file: 0, or 2
+ * with the message in ERR. */
+static int set_results(struct execute *ex, const char *results, char *err, size_t errlen)
+{
+	if (!results && !(results = default_results(ex, err, errlen)))
+		return 2;
+	if (strlen(results) >= sizeof(ex->results)) {
+		snprintf(err, errlen, "results: '%.32s...' (%zu characters): %s, at most %zu", results,
+			 strlen(results), strerror(ENAMETOOLONG), sizeof(ex->results) - 1);
+		return 2;
+	}
+	if (results != ex->results)
+		snprintf(ex->results, sizeof(ex->results), "%s", results);
+	return results_check(ex->results, err, errlen) < 0 ? 2 : 0;
+}
+
+/* How the program's threads are placed: by itself (ours), by the
+ * preloaded library (--pthreads), or by its CPU set (a note says so).
+ * 0, or the exit status with the message in ERR. */
+static int set_thread_placement(struct execute *ex, const char *name, char *err, size_t errlen)
+{
+	int st;
+
+	/* After ask_config: LD_PRELOAD is for the program's run alone. */
+	if (ex->pthreads && ex->own && ex->omp_note)
+		fprintf(stderr, "threadrun: note: %s binds each of its workers itself: --pthreads is not needed, no library is preloaded\n",
+			ESC(name));
+	if (ex->pthreads && !ex->own) {
+		st = pthreads_setup(ex->path, name, ex->skip, err, errlen);
+		if (st)
+			return st;
+		ex->preloaded = true;
+	}
+	if (!ex->pthreads && !ex->own && ex->omp_note)
+		ex->process_note = pthreads_note(ex->path, name);
+	return 0;
+}
+
+/* --monitor's time series, beside the results: 0, or 2 with the message
+ * in ERR. */
+static int open_series(struct execute *ex, char *err, size_t errlen)
+{
+	if (asprintf(&ex->series_path, "%s%s.monitor.csv", ex->results, ex->tag ? ex->tag : "") < 0) {
+		ex->series_path = NULL;
+		snprintf(err, errlen, "out of memory");
+		return 2;
+	}
+	ex->series = datafile_open("monitor", ex->series_path, O_WRONLY | O_CREAT | O_APPEND, err,
+				   errlen);
+	return ex->series < 0 ? 2 : 0;
+}
+
 int execute_prepare(struct execute *ex, char *const argv[], const char *results, char *err,
 		    size_t errlen)
 {
-	bool own;
 	int st;
 
 	ex->series = -1;
@@ -514,7 +608,7 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 	st = launch_resolve(argv[0], ex->path, sizeof(ex->path), err, errlen);
 	if (st)
 		return st;
-	own = ex->own = own_program(ex->path);
+	ex->own = own_program(ex->path);
 	/* A program of ours that gave no answer (bad arguments) gets the
 	 * plain config; its run says what is wrong. */
 	ex->config = ex->asked_config ? strdup(ex->asked_config) : plain_config(argv);
@@ -522,41 +616,13 @@ int execute_prepare(struct execute *ex, char *const argv[], const char *results,
 		snprintf(err, errlen, "out of memory");
 		return 2;
 	}
-	if (!results && !(results = default_results(ex, err, errlen)))
-		return 2;
-	if (strlen(results) >= sizeof(ex->results)) {
-		snprintf(err, errlen, "results: '%.32s...' (%zu characters): %s, at most %zu", results,
-			 strlen(results), strerror(ENAMETOOLONG), sizeof(ex->results) - 1);
-		return 2;
-	}
-	if (results != ex->results)
-		snprintf(ex->results, sizeof(ex->results), "%s", results);
-	if (results_check(ex->results, err, errlen) < 0)
-		return 2;
-	/* After ask_config: LD_PRELOAD is for the program's run alone. */
-	if (ex->pthreads && own && ex->omp_note)
-		fprintf(stderr, "threadrun: note: %s binds each of its workers itself: --pthreads is not needed, no library is preloaded\n",
-			ESC(argv[0]));
-	if (ex->pthreads && !own) {
-		st = pthreads_setup(ex->path, argv[0], ex->skip, err, errlen);
-		if (st)
-			return st;
-		ex->preloaded = true;
-	}
-	if (!ex->pthreads && !own && ex->omp_note)
-		ex->process_note = pthreads_note(ex->path, argv[0]);
-	if (ex->monitor > 0) {
-		if (asprintf(&ex->series_path, "%s%s.monitor.csv", ex->results,
-			     ex->tag ? ex->tag : "") < 0) {
-			ex->series_path = NULL;
-			snprintf(err, errlen, "out of memory");
-			return 2;
-		}
-		ex->series = datafile_open("monitor", ex->series_path, O_WRONLY | O_CREAT | O_APPEND,
-					   err, errlen);
-		if (ex->series < 0)
-			return 2;
-	}
+	st = set_results(ex, results, err, errlen);
+	if (!st)
+		st = set_thread_placement(ex, argv[0], err, errlen);
+	if (!st && ex->monitor > 0)
+		st = open_series(ex, err, errlen);
+	if (st)
+		return st;
 	/* The PUs threadrun was given, before it binds any program: what the
 	 * rows of every run say in cpuset (each run exports it). */
 	if (!ex->identified && run_env_identify(&ex->id, &ex->cpuset, false) < 0) {
@@ -636,46 +702,29 @@ static int on_started(pid_t pid, void *arg, char *err, size_t errlen)
 	return 0;
 }
 
-int execute_run(struct execute *ex, const struct pl_plan *plan, const char *policy,
-		char *const argv[], unsigned repeat, struct launch_result *r, char *err,
-		size_t errlen)
+/* The run's environment: its id, config, repeat, counters and the plan's
+ * variables (CFG: the config's descriptor, -1 none).  0, or -1 with errno. */
+static int set_run_env(struct execute *ex, const struct pl_plan *plan, const char *policy,
+		       unsigned repeat, const char *run, int *cfg)
 {
-	struct started_arg sa = { .ex = ex, .plan = plan };
-	struct launch_hook hook = { on_started, &sa, ex->counters != NULL };
-	struct monitor_summary ms;
-	bool monitored = false, measured, rowless;
-	int out_fd = ex->output_fd, err_fd = ex->output_fd;
-	char num[16], *why = NULL, *run = run_env_make_run();
-	unsigned failed = 0, seq;
-	int ret = 0, rows, cfg = -1;
+	char num[16], spec[4096];
 
 	/* One run id per launch: the program's rows and threadrun's share it. */
-	if (!run || setenv(ENV_RUN, run, 1) < 0 || run_env_export_config(ex->config, &cfg) < 0) {
-		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
-		free(run);
-		r->status = 1;
+	if (!run || setenv(ENV_RUN, run, 1) < 0 || run_env_export_config(ex->config, cfg) < 0)
 		return -1;
-	}
-
 	snprintf(num, sizeof(num), "%u", repeat);
 	setenv(ENV_REPEAT, num, 1);
 	/* --counters: the project's workloads count each measurement too. */
-	if (ex->counters) {
-		char spec[4096];
-
-		if (counters_export(ex->counters, spec, sizeof(spec)) == 0)
-			setenv(ENV_COUNTERS, spec, 1);
-		else
-			unsetenv(ENV_COUNTERS);
-	} else {
+	if (ex->counters && counters_export(ex->counters, spec, sizeof(spec)) == 0)
+		setenv(ENV_COUNTERS, spec, 1);
+	else
 		unsetenv(ENV_COUNTERS);
-	}
-	if (export_env(ex, plan, policy) < 0) {
-		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
-		r->status = 1;
-		close(cfg);
-		return -1;
-	}
+	return export_env(ex, plan, policy);
+}
+
+/* The notes said once, before the first run they concern. */
+static void run_notes(struct execute *ex, const struct pl_plan *plan)
+{
 	omp_note(ex);
 	/* Once: where the CPU set is not one PU, it is not per thread. */
 	if (ex->process_note && plan->bound && plan->distinct > 1) {
@@ -683,74 +732,80 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 		free(ex->process_note);
 		ex->process_note = NULL;
 	}
-	/* --metric: the output passes through a tap that reads the figures. */
-	if (ex->metrics && ex->metrics->n) {
-		sa.tap = metric_tap_open(ex->metrics, out_fd >= 0 ? out_fd : 1,
-					 err_fd >= 0 ? err_fd : 2, &out_fd, &err_fd, err, errlen);
-		if (!sa.tap) {
-			r->status = 1;
-			close(cfg);
-			return -1;
-		}
-	}
-	rows = rows_counter();
+}
+
+/* The counter of the program's rows, exported: its descriptor, or -1. */
+static int export_rows_counter(void)
+{
+	int rows = rows_counter();
+	char num[16];
+
 	if (rows >= 0) {
 		snprintf(num, sizeof(num), "%d", rows);
 		setenv(ENV_ROWS_FD, num, 1);
 	} else {
 		unsetenv(ENV_ROWS_FD);
 	}
-	if (ex->series >= 0 && series_mark(ex->series, plan->nworkers, policy, repeat) < 0)
-		fprintf(stderr, "threadrun: monitor: cannot write '%s': %s\n", ESC(ex->series_path),
-			strerror(errno));
-	if (launch_run(ex->path, argv, plan, out_fd, err_fd, &hook, r, err, errlen) < 0)
-		ret = -1;
-	/* A signal ends the run: threadrun does not wait for the matcher. */
-	if (launch_interrupted())
-		metric_tap_stop(sa.tap);
-	metric_tap_close(sa.tap);
-	if (ex->monitor > 0 && !sa.m)
-		fprintf(stderr, "threadrun: %s\n", sa.err);
-	if (sa.m) {
-		monitor_stop(sa.m);
-		if (ex->monitor > 0) {
-			monitor_print(sa.m, stderr, ex->quiet);
-			monitor_summarise(sa.m, &ms);
-			monitored = true;
-		}
-		if (sa.ctr && !ex->quiet)
-			monitor_print_counters(sa.m, stderr);
+	return rows;
+}
+
+/* The monitor and counters stopped and printed: whether *MS holds the
+ * monitor's summary. */
+static bool end_watch(const struct execute *ex, const struct started_arg *sa,
+		      struct monitor_summary *ms)
+{
+	bool monitored = false;
+
+	if (ex->monitor > 0 && !sa->m)
+		fprintf(stderr, "threadrun: %s\n", sa->err);
+	if (!sa->m)
+		return false;
+	monitor_stop(sa->m);
+	if (ex->monitor > 0) {
+		monitor_print(sa->m, stderr, ex->quiet);
+		monitor_summarise(sa->m, ms);
+		monitored = true;
 	}
-	/* An interrupted run is not a measurement: no row for it.  A sweep
-	 * (and a monitored run) always records the run: it marks it done for
-	 * --resume and carries what the monitor saw.  It comes after the
-	 * metrics' rows, with their failure, so that --resume takes a run
-	 * as done only when every row of it is in the file. */
-	unsetenv(ENV_ROWS_FD);
-	measured = !ret && !launch_interrupted();
+	if (sa->ctr && !ex->quiet)
+		monitor_print_counters(sa->m, stderr);
+	return monitored;
+}
+
+/*
+ * The rows of a run that ended, after the program's own (counted by ROWS):
+ * the metrics' rows, then the run row, which a sweep (and a monitored
+ * run) always writes: it marks the run done for --resume and carries what
+ * the monitor saw, so it comes last, when every row of the run is in the
+ * file.  0, or -1 with the message in ERR (a row missing fails the run).
+ */
+static int record_run(const struct execute *ex, const char *run, int rows,
+		      const struct pl_plan *plan, const char *policy, unsigned repeat,
+		      struct launch_result *r, const struct monitor_summary *ms,
+		      const struct counters *ctr, char *err, size_t errlen)
+{
 	/* A workload of ours writes a row for each measurement: exiting 0
 	 * with none measured nothing (a module that ended it from inside a
 	 * call with _exit, or an action such as --list). */
-	rowless = measured && ex->own && rows >= 0 && fd_size(rows) == 0 && !r->status;
+	bool rowless = ex->own && rows >= 0 && fd_size(rows) == 0 && !r->status;
+	/* threadrun's rows of a run come after the program's own. */
+	unsigned failed = 0, seq = (unsigned)(fd_size(rows) / 2);
+	char *why = NULL;
+	int ret = 0;
+
 	if (rowless)
 		r->status = 1;
-	/* threadrun's rows of a run come after the program's own. */
-	seq = (unsigned)(fd_size(rows) / 2);
-	if (measured && ex->metrics && ex->metrics->n &&
+	if (ex->metrics && ex->metrics->n &&
 	    append_metric_rows(ex, run, &seq, plan, policy, repeat, r, &failed, &why, err,
 			       errlen) < 0)
 		ret = -1;
 	if (failed && !r->status)
 		r->status = 1;
-	if (!ret && measured && (ex->always_row || fd_size(rows) == 0) &&
-	    append_run_row(ex, run, &seq, plan, policy, repeat, r, monitored ? &ms : NULL,
-			   sa.ctr, rowless ? ROWLESS : NULL, err, errlen) < 0)
+	if (!ret && (ex->always_row || fd_size(rows) == 0) &&
+	    append_run_row(ex, run, &seq, plan, policy, repeat, r, ms, ctr,
+			   rowless ? ROWLESS : NULL, err, errlen) < 0)
 		ret = -1;
-	monitor_free(sa.m);
-	counters_free(sa.ctr);
 	if (!ret && rowless) {
-		snprintf(err, errlen, "%s: %s", strrchr(ex->path, '/') ? strrchr(ex->path, '/') + 1 : ex->path,
-			 ROWLESS);
+		snprintf(err, errlen, "%s: %s", program_name(ex), ROWLESS);
 		ret = -1;
 	} else if (!ret && failed) {
 		if (failed > 1)
@@ -760,11 +815,57 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 			snprintf(err, errlen, "%s", why ? why : "metric: out of memory");
 		ret = -1;
 	}
+	free(why);
+	return ret;
+}
+
+int execute_run(struct execute *ex, const struct pl_plan *plan, const char *policy,
+		char *const argv[], unsigned repeat, struct launch_result *r, char *err,
+		size_t errlen)
+{
+	struct started_arg sa = { .ex = ex, .plan = plan };
+	struct launch_hook hook = { on_started, &sa, ex->counters != NULL };
+	struct monitor_summary ms;
+	bool monitored;
+	int out_fd = ex->output_fd, err_fd = ex->output_fd;
+	char *run = run_env_make_run();
+	int ret = -1, rows = -1, cfg = -1;
+
+	r->status = 1;
+	if (set_run_env(ex, plan, policy, repeat, run, &cfg) < 0) {
+		snprintf(err, errlen, "cannot set the environment: %s", strerror(errno));
+		goto out;
+	}
+	run_notes(ex, plan);
+	/* --metric: the output passes through a tap that reads the figures. */
+	if (ex->metrics && ex->metrics->n) {
+		sa.tap = metric_tap_open(ex->metrics, out_fd >= 0 ? out_fd : 1,
+					 err_fd >= 0 ? err_fd : 2, &out_fd, &err_fd, err, errlen);
+		if (!sa.tap)
+			goto out;
+	}
+	rows = export_rows_counter();
+	if (ex->series >= 0 && series_mark(ex->series, plan->nworkers, policy, repeat) < 0)
+		fprintf(stderr, "threadrun: monitor: cannot write '%s': %s\n", ESC(ex->series_path),
+			strerror(errno));
+	ret = launch_run(ex->path, argv, plan, out_fd, err_fd, &hook, r, err, errlen);
+	/* A signal ends the run: threadrun does not wait for the matcher. */
+	if (launch_interrupted())
+		metric_tap_stop(sa.tap);
+	metric_tap_close(sa.tap);
+	monitored = end_watch(ex, &sa, &ms);
+	unsetenv(ENV_ROWS_FD);
+	/* An interrupted run is not a measurement: no row for it. */
+	if (!ret && !launch_interrupted())
+		ret = record_run(ex, run, rows, plan, policy, repeat, r, monitored ? &ms : NULL,
+				 sa.ctr, err, errlen);
+out:
+	monitor_free(sa.m);
+	counters_free(sa.ctr);
 	if (rows >= 0)
 		close(rows);
 	if (cfg >= 0)
 		close(cfg);
-	free(why);
 	free(run);
 	return ret;
 }

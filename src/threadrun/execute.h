@@ -15,6 +15,7 @@
 #include "launcher.h"
 #include "metric.h"
 #include "placement.h"
+#include "results.h"
 
 
 struct execute {
@@ -92,6 +93,12 @@ int execute_plan_env(pl_topology_t topo, const struct pl_plan *plan, const char 
 /* The results file a run given none writes: THREADRUN_RESULTS, else
  * results/runs.csv under the current directory. */
 const char *execute_results_name(void);
+
+/*
+ * The identity of threadrun's own run row (results.h: its series columns
+ * and ops): the run row sets it, --resume looks for rows that have it.
+ */
+void execute_run_identity(const struct execute *ex, struct results_row *row);
 
 /* Close what execute_prepare opened. */
 void execute_finish(struct execute *ex);

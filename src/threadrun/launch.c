@@ -602,117 +602,63 @@ static pid_t start_child(const struct child *c)
 	return pid;
 }
 
-int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int out_fd,
-	       int err_fd, const struct launch_hook *hook, struct launch_result *r, char *err,
-	       size_t errlen)
+static void close_fd(int *fd)
 {
-	struct cpuload_mark mark0, mark1;
-	struct rusage ru;
-	int pipefd[2], hold[2] = { -1, -1 }, child_errno = 0, status = 0, ret = -1;
-	sigset_t all, old;
-	pid_t pid, parent = getpid();
-	struct watchdog watchdog = { .pid = -1 };
-	cpu_set_t *mask = NULL;
-	size_t mask_size = 0;
-	double start;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
 
-	memset(r, 0, sizeof(*r));
-	/* Made here: the child may share this memory (vfork) and allocates nothing. */
-	if (plan && plan->bound && !(mask = pl_plan_cpuset(plan, &mask_size))) {
-		snprintf(err, errlen, "cannot make the plan's CPU mask: %s", strerror(errno));
-		r->status = 126;
-		return -1;
-	}
-	/* The child reports a failed exec through a close-on-exec pipe. */
-	if (pipe2(pipefd, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
-		CPU_FREE(mask);
-		r->status = 126;
-		return -1;
-	}
-	/* A hook that must see the child before its exec holds it on a pipe. */
-	if (hook && hook->hold && pipe2(hold, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
-		close(pipefd[0]);
-		close(pipefd[1]);
-		CPU_FREE(mask);
-		r->status = 126;
-		return -1;
-	}
-	/* What else runs on the plan's PUs: /proc/stat before and after. */
-	cpuload_mark(&mark0, plan && plan->bound ? plan->pu : NULL,
-		     plan && plan->bound ? plan->nworkers : 0);
-	/* Orphans of the job become threadrun's children, to be ended with it. */
-	note_prior_children();
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	/* Signals wait until the job's group exists and is known. */
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-	start = now_s();
-	r->t_start_us = epoch_us();
-	pid = start_child(&(struct child){ path, argv, parent, &old, hold[0], hold[1], pipefd[0],
-					   pipefd[1], out_fd, err_fd, mask, mask_size });
-	if (pid < 0) {
-		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
-		r->status = 126;
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		goto out;
-	}
-	setpgid(pid, pid);
-	__atomic_store_n(&job_pgid, pid, __ATOMIC_SEQ_CST);
-	close(pipefd[1]);
-	pipefd[1] = -1;
-	start_watchdog(&watchdog, pid);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (watchdog.pid < 0)
-		fprintf(stderr, "threadrun: warning: no watchdog (%s): the program's children may outlive a killed threadrun\n",
-			strerror(errno));
-	r->pid = pid;
-	if (hook && hook->started) {
-		int st = hook->started(pid, hook->arg, err, errlen);
+/* Let the started child go on: the hook's look at it, then the hold
+ * pipe's release.  0, or the run's status when it never exec'd (it ends
+ * at the pipe's end, and is waited for). */
+static int release_child(pid_t pid, const struct launch_hook *hook, int hold[2], char *err,
+			 size_t errlen)
+{
+	int st = hook && hook->started ? hook->started(pid, hook->arg, err, errlen) : 0;
 
-		if (st) {
-			/* Never exec'd: it ends at the pipe's end. */
-			close(hold[1]);
-			hold[1] = -1;
-			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-				;
-			r->status = st;
-			goto out;
-		}
-	}
-	if (hold[1] >= 0) {
-		close(hold[0]);
-		hold[0] = -1;
+	if (!st && hold[1] >= 0) {
+		close_fd(&hold[0]);
 		if (write(hold[1], "g", 1) != 1) {
 			snprintf(err, errlen, "cannot release the program: %s", strerror(errno));
-			close(hold[1]);
-			hold[1] = -1;
-			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-				;
-			r->status = 126;
-			goto out;
+			st = 126;
 		}
-		close(hold[1]);
-		hold[1] = -1;
 	}
-	while (read(pipefd[0], &child_errno, sizeof(child_errno)) < 0 && errno == EINTR)
+	close_fd(&hold[1]);
+	if (st)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	return st;
+}
+
+/* The released child's end: how it ended and what it used, into R (the
+ * start and MARK0 taken before it started).  0, or -1 with the message in
+ * ERR and R's status. */
+static int wait_result(pid_t pid, int exec_fd, const char *path, const struct pl_plan *plan,
+		       struct watchdog *wd, const struct cpuload_mark *mark0, double start,
+		       struct launch_result *r, char *err, size_t errlen)
+{
+	struct cpuload_mark mark1;
+	struct rusage ru;
+	int child_errno = 0, status = 0;
+
+	while (read(exec_fd, &child_errno, sizeof(child_errno)) < 0 && errno == EINTR)
 		;
-	if (wait_program(pid, &watchdog, &status, &ru) < 0) {
+	if (wait_program(pid, wd, &status, &ru) < 0) {
 		snprintf(err, errlen, "wait4 failed: %s", strerror(errno));
 		r->status = 1;
-		goto out;
+		return -1;
 	}
 	r->wall_s = now_s() - start;
 	r->user_s = tv_s(ru.ru_utime);
 	r->sys_s = tv_s(ru.ru_stime);
 	cpuload_mark(&mark1, plan && plan->bound ? plan->pu : NULL,
 		     plan && plan->bound ? plan->nworkers : 0);
-	cpuload_span_add(&r->load, &mark0, &mark1, r->user_s + r->sys_s);
+	cpuload_span_add(&r->load, mark0, &mark1, r->user_s + r->sys_s);
 	if (child_errno) {
 		snprintf(err, errlen, "cannot run '%s': %s", path, strerror(child_errno));
 		r->status = child_errno == ENOENT ? 127 : 126;
-		goto out;
+		return -1;
 	}
 	if (WIFSIGNALED(status)) {
 		r->signal = WTERMSIG(status);
@@ -720,20 +666,94 @@ int launch_run(const char *path, char *const argv[], const struct pl_plan *plan,
 	} else {
 		r->status = WEXITSTATUS(status);
 	}
-	ret = 0;
+	return 0;
+}
+
+/* The child started in a group of its own, known to the signal handlers
+ * and watched by the watchdog: its pid, or -1 with the message in ERR. */
+static pid_t start_job(struct child *c, sigset_t *old, struct watchdog *wd, char *err,
+		       size_t errlen)
+{
+	sigset_t all;
+	pid_t pid;
+
+	/* Signals wait until the job's group exists and is known. */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, old);
+	pid = start_child(c);
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+		sigprocmask(SIG_SETMASK, old, NULL);
+		return -1;
+	}
+	setpgid(pid, pid);
+	__atomic_store_n(&job_pgid, pid, __ATOMIC_SEQ_CST);
+	close_fd(&c->err_wr);
+	start_watchdog(wd, pid);
+	sigprocmask(SIG_SETMASK, old, NULL);
+	if (wd->pid < 0)
+		fprintf(stderr, "threadrun: warning: no watchdog (%s): the program's children may outlive a killed threadrun\n",
+			strerror(errno));
+	return pid;
+}
+
+int launch_run(const char *path, char *const argv[], const struct pl_plan *plan, int out_fd,
+	       int err_fd, const struct launch_hook *hook, struct launch_result *r, char *err,
+	       size_t errlen)
+{
+	struct cpuload_mark mark0;
+	int pipefd[2] = { -1, -1 }, hold[2] = { -1, -1 }, ret = -1;
+	sigset_t old;
+	pid_t pid = -1;
+	struct watchdog watchdog = { .pid = -1 };
+	struct child c = { path, argv, getpid(), &old, -1, -1, -1, -1, out_fd, err_fd, NULL, 0 };
+	cpu_set_t *mask = NULL;
+	double start;
+
+	memset(r, 0, sizeof(*r));
+	r->status = 126;
+	/* Made here: the child may share this memory (vfork) and allocates nothing. */
+	if (plan && plan->bound && !(c.cpus = mask = pl_plan_cpuset(plan, &c.cpus_size))) {
+		snprintf(err, errlen, "cannot make the plan's CPU mask: %s", strerror(errno));
+		goto out;
+	}
+	/* The child reports a failed exec through a close-on-exec pipe; a
+	 * hook that must see the child before its exec holds it on another. */
+	if (pipe2(pipefd, O_CLOEXEC) < 0 || (hook && hook->hold && pipe2(hold, O_CLOEXEC) < 0)) {
+		snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+		goto out;
+	}
+	/* What else runs on the plan's PUs: /proc/stat before and after. */
+	cpuload_mark(&mark0, plan && plan->bound ? plan->pu : NULL,
+		     plan && plan->bound ? plan->nworkers : 0);
+	/* Orphans of the job become threadrun's children, to be ended with it. */
+	note_prior_children();
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	start = now_s();
+	r->t_start_us = epoch_us();
+	c.hold_rd = hold[0];
+	c.hold_wr = hold[1];
+	c.err_rd = pipefd[0];
+	c.err_wr = pipefd[1];
+	pid = start_job(&c, &old, &watchdog, err, errlen);
+	pipefd[1] = c.err_wr;
+	if (pid < 0)
+		goto out;
+	r->pid = pid;
+	r->status = release_child(pid, hook, hold, err, errlen);
+	if (!r->status)
+		ret = wait_result(pid, pipefd[0], path, plan, &watchdog, &mark0, start, r, err,
+				  errlen);
 out:
 	/* The program is gone; what it left, in its group or not, goes with it. */
 	if (pid > 0)
 		end_leftovers(pid, watchdog.pid);
 	stop_watchdog(&watchdog);
 	__atomic_store_n(&job_pgid, 0, __ATOMIC_SEQ_CST);
-	close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
-	if (hold[0] >= 0)
-		close(hold[0]);
-	if (hold[1] >= 0)
-		close(hold[1]);
+	close_fd(&pipefd[0]);
+	close_fd(&pipefd[1]);
+	close_fd(&hold[0]);
+	close_fd(&hold[1]);
 	CPU_FREE(mask);
 	return ret;
 }

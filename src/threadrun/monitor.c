@@ -284,6 +284,64 @@ static int judged_pu(const struct thread_seen *t)
 	return t->bound ? t->planned : -1;
 }
 
+/* A thread is renamed after exec and by the workloads: follow it.  BUF is
+ * its stat line, CLOSE the ')' after its name. */
+static void follow_name(const struct monitor *m, struct thread_seen *t, const char *buf,
+			const char *close)
+{
+	const char *open = strchr(buf, '(');
+	char name[32];
+
+	snprintf(name, sizeof(name), "%.*s", open ? (int)(close - open - 1) : 0, open ? open + 1 : "");
+	if (!strcmp(name, t->name))
+		return;
+	forget_all(t);
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->worker = worker_index(m, t);
+	t->planned = !m->affinity && t->worker >= 0 && m->plan->bound
+			     ? m->plan->pu[(unsigned)t->worker % m->plan->nworkers] : -1;
+}
+
+/* The stat fields after "(comm) ": state is field 3; utime 14, stime 15,
+ * processor 39.  0, or -1 when the line is cut. */
+static int stat_fields(const char *p, unsigned long *utime, unsigned long *stime, int *cpu)
+{
+	int i;
+
+	for (i = 3; i < 14 && p; i++)
+		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
+	if (!p || sscanf(p, "%lu %lu", utime, stime) != 2)
+		return -1;
+	for (; i < 39 && p; i++)
+		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
+	return p && sscanf(p, "%d", cpu) == 1 ? 0 : -1;
+}
+
+/* Where the thread is bound: ONE, the single PU of its set (-1 a wider
+ * set), read from its status (N its read_status answer). */
+static void follow_binding(const struct monitor *m, struct thread_seen *t, int n, int one)
+{
+	if (m->affinity && n >= 0) {
+		/* --pthreads: the preloaded library binds each thread to the
+		 * PU the plan gives its creation, which the order threads
+		 * appear in cannot tell (a skipped helper, a thread that ended
+		 * unseen): planned on the plan's PU it is bound to, none on a
+		 * wider set.  A new thread runs its first instants under its
+		 * creator's binding: where it ran then is forgotten. */
+		int pu = planned_pu(m->plan, one) ? one : -1;
+
+		if (pu != t->planned && t->samples)
+			forget_where(t);
+		t->planned = pu;
+	}
+	if (one >= 0 && !t->bound) {
+		/* Its bind point: where it ran before, and its move onto the
+		 * PU, are no part of the placement. */
+		forget_where(t);
+		t->bound = true;
+	}
+}
+
 static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 {
 	char dir[96], path[128], buf[1024], *p;
@@ -305,54 +363,14 @@ static void sample_thread(struct monitor *m, pid_t pid, pid_t tid, double now)
 	t = thread_find(m, pid, tid);
 	if (!t)
 		return;
-	{
-		/* A thread is renamed after exec and by the workloads: follow it. */
-		char *open = strchr(buf, '('), name[32];
-
-		snprintf(name, sizeof(name), "%.*s", open ? (int)(p - open - 1) : 0, open ? open + 1 : "");
-		if (strcmp(name, t->name)) {
-			forget_all(t);
-			snprintf(t->name, sizeof(t->name), "%s", name);
-			t->worker = worker_index(m, t);
-			t->planned = !m->affinity && t->worker >= 0 && m->plan->bound
-					     ? m->plan->pu[(unsigned)t->worker % m->plan->nworkers] : -1;
-		}
-	}
-	if (m->light)
-		return;
-	/* After "(comm)": state is field 3; utime 14, stime 15, processor 39. */
-	p += 2;
-	for (i = 3; i < 14 && p; i++)
-		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
-	if (!p || sscanf(p, "%lu %lu", &utime, &stime) != 2)
-		return;
-	for (; i < 39 && p; i++)
-		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
-	if (!p || sscanf(p, "%d", &cpu) != 1)
+	follow_name(m, t, buf, p);
+	if (m->light || stat_fields(p + 2, &utime, &stime, &cpu) < 0)
 		return;
 	n = read_status(dir, t, allowed);
 	for (i = 0; n == 1 && i < MAX_CPUS && one < 0; i++)
 		if (in_set(allowed, i))
 			one = i;
-	if (m->affinity && n >= 0) {
-		/* --pthreads: the preloaded library binds each thread to the
-		 * PU the plan gives its creation, which the order threads
-		 * appear in cannot tell (a skipped helper, a thread that ended
-		 * unseen): planned on the plan's PU it is bound to, none on a
-		 * wider set.  A new thread runs its first instants under its
-		 * creator's binding: where it ran then is forgotten. */
-		int pu = planned_pu(m->plan, one) ? one : -1;
-
-		if (pu != t->planned && t->samples)
-			forget_where(t);
-		t->planned = pu;
-	}
-	if (one >= 0 && !t->bound) {
-		/* Its bind point: where it ran before, and its move onto the
-		 * PU, are no part of the placement. */
-		forget_where(t);
-		t->bound = true;
-	}
+	follow_binding(m, t, n, one);
 	t->utime = (double)utime / m->ticks_per_s;
 	t->stime = (double)stime / m->ticks_per_s;
 	/* On a CPU outside its own set, the set changed between the two
@@ -774,12 +792,51 @@ static void ipc_cell(FILE *out, const struct counters_spec *s, double cycles, do
 	fprintf(out, " %6s", counts_format(d.ipc, buf, sizeof(buf)));
 }
 
+/* One thread's line of the table: its least share of time counted. */
+static double counter_thread_line(const struct monitor *m, const struct thread_seen *t,
+				  int ci, int ii, FILE *out)
+{
+	const struct counters_spec *s = counters_spec_of(m->ctr);
+	double share = counters_share(m->ctr, t->cnt);
+	unsigned i;
+
+	fprintf(out, "%-8d %-16s %6d", (int)t->tid, t->name, t->worker);
+	for (i = 0; i < s->n; i++)
+		counter_cell(out, &s->ev[i], counters_value(m->ctr, t->cnt, i),
+			     counter_width(&s->ev[i]));
+	ipc_cell(out, s, ci >= 0 ? counters_value(m->ctr, t->cnt, (unsigned)ci) : -1,
+		 ii >= 0 ? counters_value(m->ctr, t->cnt, (unsigned)ii) : -1);
+	fprintf(out, " %7.1f%%\n", 100.0 * share);
+	return share;
+}
+
+/* What the inherited totals hold beyond the threads' own counts: the
+ * moments before a thread was seen, and threads never seen. */
+static void counter_unseen_line(const struct monitor *m, FILE *out)
+{
+	const struct counters_spec *s = counters_spec_of(m->ctr);
+	unsigned i;
+	size_t k;
+
+	fprintf(out, "%-8s %-16s %6s", "-", "(before seen)", "-");
+	for (i = 0; i < s->n; i++) {
+		double total = counters_total(m->ctr, i), sum = 0;
+
+		for (k = 0; k < m->nthreads; k++)
+			if (m->threads[k].cnt && counters_value(m->ctr, m->threads[k].cnt, i) > 0)
+				sum += counters_value(m->ctr, m->threads[k].cnt, i);
+		counter_cell(out, &s->ev[i], s->ev[i].hw || total < 0 ? -1 : total > sum ? total - sum : 0,
+			     counter_width(&s->ev[i]));
+	}
+	fprintf(out, " %6s %8s\n", "", "");
+}
+
 void monitor_print_counters(const struct monitor *m, FILE *out)
 {
 	const struct counters_spec *s;
-	int ci, ii;
-	double least = 1;
-	unsigned i;
+	int ci, ii, e;
+	double least = 1, share;
+	unsigned i, failed;
 	size_t k;
 
 	if (!m || !m->ctr)
@@ -794,49 +851,23 @@ void monitor_print_counters(const struct monitor *m, FILE *out)
 			fprintf(out, "counters: ev%u is %s\n", i, s->ev[i].name);
 	counter_header(out, s);
 	for (k = 0; k < m->nthreads; k++) {
-		const struct thread_seen *t = &m->threads[k];
-		double share;
-
-		if (!t->cnt)
+		if (!m->threads[k].cnt)
 			continue;
-		fprintf(out, "%-8d %-16s %6d", (int)t->tid, t->name, t->worker);
-		for (i = 0; i < s->n; i++)
-			counter_cell(out, &s->ev[i], counters_value(m->ctr, t->cnt, i),
-				     counter_width(&s->ev[i]));
-		ipc_cell(out, s, ci >= 0 ? counters_value(m->ctr, t->cnt, (unsigned)ci) : -1,
-			 ii >= 0 ? counters_value(m->ctr, t->cnt, (unsigned)ii) : -1);
-		share = counters_share(m->ctr, t->cnt);
+		share = counter_thread_line(m, &m->threads[k], ci, ii, out);
 		if (share < least)
 			least = share;
-		fprintf(out, " %7.1f%%\n", 100.0 * share);
 	}
-	/* What the inherited totals hold beyond the threads' own counts: the
-	 * moments before a thread was seen, and threads never seen. */
-	fprintf(out, "%-8s %-16s %6s", "-", "(before seen)", "-");
-	for (i = 0; i < s->n; i++) {
-		double total = counters_total(m->ctr, i), sum = 0;
-
-		for (k = 0; k < m->nthreads; k++)
-			if (m->threads[k].cnt && counters_value(m->ctr, m->threads[k].cnt, i) > 0)
-				sum += counters_value(m->ctr, m->threads[k].cnt, i);
-		counter_cell(out, &s->ev[i], s->ev[i].hw || total < 0 ? -1 : total > sum ? total - sum : 0,
-			     counter_width(&s->ev[i]));
-	}
-	fprintf(out, " %6s %8s\n", "", "");
+	counter_unseen_line(m, out);
 	fprintf(out, "%-8s %-16s %6s", "-", "(total)", "-");
 	for (i = 0; i < s->n; i++)
 		counter_cell(out, &s->ev[i], counters_total(m->ctr, i), counter_width(&s->ev[i]));
 	ipc_cell(out, s, ci >= 0 ? counters_total(m->ctr, (unsigned)ci) : -1,
 		 ii >= 0 ? counters_total(m->ctr, (unsigned)ii) : -1);
 	fprintf(out, " %7.1f%%\n", 100.0 * least);
-	{
-		int e;
-		unsigned failed = counters_failed(m->ctr, &e);
-
-		if (failed)
-			fprintf(out, "counters: warning: %u thread%s could not be counted (%s): only the totals hold them\n",
-				failed, failed == 1 ? "" : "s", strerror(e));
-	}
+	failed = counters_failed(m->ctr, &e);
+	if (failed)
+		fprintf(out, "counters: warning: %u thread%s could not be counted (%s): only the totals hold them\n",
+			failed, failed == 1 ? "" : "s", strerror(e));
 	if (least < 1)
 		fprintf(out, "counters: multiplexed: more events than the PMU has counters; each count is scaled by time enabled / time running (the least share %.1f%%)\n",
 			100.0 * least);

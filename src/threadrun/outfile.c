@@ -33,13 +33,50 @@ static const char *bad_host(const char *host)
 	return NULL;
 }
 
+/* The expansion of %C in PATTERN onto F: 0, or -1 with the message in ERR. */
+static int expand_one(FILE *f, char c, const char *pattern, const char *host, long rank,
+		      bool *has_rank, char *err, size_t errlen)
+{
+	const char *why;
+
+	switch (c) {
+	case '%':
+		fputc('%', f);
+		return 0;
+	case 'h':
+		why = host ? bad_host(host) : "it is not known";
+		if (why) {
+			snprintf(err, errlen, "results: the host name '%s' cannot be part of a file name (%s): give -o without %%h",
+				 ESC(host ? host : ""), why);
+			return -1;
+		}
+		fputs(host, f);
+		return 0;
+	case 'r':
+		fprintf(f, "%ld", rank < 0 ? 0 : rank);
+		*has_rank = true;
+		return 0;
+	case '\0':
+		snprintf(err, errlen, "results: '%s' ends in a lone %%, accepted: %s", ESC(pattern),
+			 OUTFILE_PATTERNS);
+		return -1;
+	}
+	if ((unsigned char)c < 0x21 || (unsigned char)c >= 0x7f)
+		snprintf(err, errlen, "results: '%%\\x%02x' in '%s' is not known, accepted: %s",
+			 (unsigned char)c, ESC(pattern), OUTFILE_PATTERNS);
+	else
+		snprintf(err, errlen, "results: '%%%c' in '%s' is not known, accepted: %s", c,
+			 ESC(pattern), OUTFILE_PATTERNS);
+	return -1;
+}
+
 int outfile_expand(const char *pattern, const char *host, long rank, char **out,
 		   bool *has_rank, char *err, size_t errlen)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	const char *p, *why;
+	const char *p;
 
 	*out = NULL;
 	*has_rank = false;
@@ -50,37 +87,10 @@ int outfile_expand(const char *pattern, const char *host, long rank, char **out,
 	for (p = pattern; *p; p++) {
 		if (*p != '%') {
 			fputc(*p, f);
-			continue;
-		}
-		switch (*++p) {
-		case '%':
-			fputc('%', f);
-			break;
-		case 'h':
-			why = host ? bad_host(host) : "it is not known";
-			if (why) {
-				snprintf(err, errlen, "results: the host name '%s' cannot be part of a file name (%s): give -o without %%h",
-					 ESC(host ? host : ""), why);
-				goto fail;
-			}
-			fputs(host, f);
-			break;
-		case 'r':
-			fprintf(f, "%ld", rank < 0 ? 0 : rank);
-			*has_rank = true;
-			break;
-		case '\0':
-			snprintf(err, errlen, "results: '%s' ends in a lone %%, accepted: %s", ESC(pattern),
-				 OUTFILE_PATTERNS);
-			goto fail;
-		default:
-			if ((unsigned char)*p < 0x21 || (unsigned char)*p >= 0x7f)
-				snprintf(err, errlen, "results: '%%\\x%02x' in '%s' is not known, accepted: %s",
-					 (unsigned char)*p, ESC(pattern), OUTFILE_PATTERNS);
-			else
-				snprintf(err, errlen, "results: '%%%c' in '%s' is not known, accepted: %s",
-					 *p, ESC(pattern), OUTFILE_PATTERNS);
-			goto fail;
+		} else if (expand_one(f, *++p, pattern, host, rank, has_rank, err, errlen) < 0) {
+			fclose(f);
+			free(buf);
+			return -1;
 		}
 	}
 	if (fclose(f) != 0) {
@@ -90,10 +100,6 @@ int outfile_expand(const char *pattern, const char *host, long rank, char **out,
 	}
 	*out = buf;
 	return 0;
-fail:
-	fclose(f);
-	free(buf);
-	return -1;
 }
 
 static const char *env_get(const char *name)
@@ -238,16 +244,55 @@ static void busy_error(const char *results, const char *who, double wait_s, char
 			 results, who);
 }
 
-int outfile_hold(const char *results, long rank, bool shared, double wait_s, bool quiet,
-		 int *fdp, char *err, size_t errlen)
+/*
+ * Take the lock on FD (the file PATH, beside RESULTS), waiting up to
+ * WAIT_S seconds.  A process-associated lock: F_GETLK names its holder's
+ * pid, the program (another process) never holds it, and it goes with
+ * threadrun however it ends.  0, or the exit status with the message in ERR.
+ */
+static int take_lock(int fd, const char *path, const char *results, long rank, bool shared,
+		     double wait_s, bool quiet, char *err, size_t errlen)
 {
 	struct timespec pause = { 0, 50 * 1000 * 1000 };
 	double until = now_s() + wait_s;
-	char *path = NULL, who[128];
 	struct flock fl;
+	char who[128];
 	bool said = false;
-	int fd = -1, ret = 2;
 	pid_t pid;
+
+	for (;;) {
+		hold_range(&fl, rank, shared);
+		if (fcntl(fd, F_SETLK, &fl) == 0)
+			return 0;
+		if (errno == ENOLCK) {
+			results_nolock_error(path, results, err, errlen);
+			return 2;
+		}
+		if (errno != EAGAIN && errno != EACCES) {
+			snprintf(err, errlen, "results: cannot lock '%s': %s", path, strerror(errno));
+			return 2;
+		}
+		holder(fd, fl, &pid, who, sizeof(who));
+		/* A threadrun that a sweep's program started is part of that
+		 * measurement, not beside it. */
+		if (pid && is_ancestor(pid))
+			return 0;
+		if (now_s() >= until) {
+			busy_error(results, who, wait_s, err, errlen);
+			return 1;
+		}
+		if (!said && !quiet)
+			fprintf(stderr, "threadrun: waiting for %s, measuring on '%s'\n", who, ESC(results));
+		said = true;
+		nanosleep(&pause, NULL);
+	}
+}
+
+int outfile_hold(const char *results, long rank, bool shared, double wait_s, bool quiet,
+		 int *fdp, char *err, size_t errlen)
+{
+	char *path = NULL;
+	int fd = -1, ret = 2;
 
 	*fdp = -1;
 	if (asprintf(&path, "%s.lock", results) < 0) {
@@ -267,39 +312,11 @@ int outfile_hold(const char *results, long rank, bool shared, double wait_s, boo
 	}
 	if (fd < 0)
 		goto out;
-	/* A process-associated lock: F_GETLK names its holder's pid, the
-	 * program (another process) never holds it, and it goes with
-	 * threadrun however it ends. */
-	for (;;) {
-		hold_range(&fl, rank, shared);
-		if (fcntl(fd, F_SETLK, &fl) == 0)
-			break;
-		if (errno == ENOLCK) {
-			results_nolock_error(path, results, err, errlen);
-			goto out;
-		}
-		if (errno != EAGAIN && errno != EACCES) {
-			snprintf(err, errlen, "results: cannot lock '%s': %s", path, strerror(errno));
-			goto out;
-		}
-		holder(fd, fl, &pid, who, sizeof(who));
-		/* A threadrun that a sweep's program started is part of that
-		 * measurement, not beside it. */
-		if (pid && is_ancestor(pid))
-			break;
-		if (now_s() >= until) {
-			busy_error(results, who, wait_s, err, errlen);
-			ret = 1;
-			goto out;
-		}
-		if (!said && !quiet)
-			fprintf(stderr, "threadrun: waiting for %s, measuring on '%s'\n", who, ESC(results));
-		said = true;
-		nanosleep(&pause, NULL);
+	ret = take_lock(fd, path, results, rank, shared, wait_s, quiet, err, errlen);
+	if (!ret) {
+		*fdp = fd;
+		fd = -1;
 	}
-	*fdp = fd;
-	fd = -1;
-	ret = 0;
 out:
 	if (fd >= 0)
 		close(fd);

@@ -194,9 +194,8 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 	void *grown;
 
 	(void)line;
-	if (strcmp(results_row_get(row, RC_ALGORITHM), RESULTS_RUN_ALGORITHM) ||
-	    strcmp(results_row_get(row, RC_BACKEND), "threadrun") ||
-	    !same_but_job(row, &d->want, results_series_cols, RESULTS_NSERIES_COLS) ||
+	/* Algorithm and backend are series columns: run rows only. */
+	if (!same_but_job(row, &d->want, results_series_cols, RESULTS_NSERIES_COLS) ||
 	    strcmp(results_row_get(row, RC_STATUS), "0"))
 		return 0;
 	if (d->n == d->cap) {
@@ -330,163 +329,207 @@ static int stop_interrupted(const struct progress *pg, const char *when, const c
 	return 128 + sig;
 }
 
-int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
-{
-	struct execute ex = { .topo = topo, .always_row = true, .output_fd = -1,
-			      .monitor = o->monitor, .counters = o->counters, .quiet = true,
-			      .omp_note = !o->quiet,
-			      .metrics = o->metrics, .tag = o->tag, .pthreads = o->pthreads,
-			      .skip = o->skip, .asked_config = o->config };
-	struct progress pg = { .tty = isatty(2), .quiet = o->quiet, .start = now_s() };
-	struct done done = { 0 };
-	struct results_info info;
-	struct launch_result r;
-	char err[PATH_MAX + 256], **names = NULL, *name, *log = NULL, num[16];
-	const char *base = strrchr(o->argv[0], '/') ? strrchr(o->argv[0], '/') + 1 : o->argv[0];
-	unsigned rep, failed = 0, skipped = 0;
-	int i, j, ret = 2, st, lockfd = -1;
-	struct pl_plan *plan = NULL;
-	double t0;
+/* A sweep under way: what its steps share and its end releases. */
+struct sweep {
+	const struct sweep_opts *o;
+	pl_topology_t topo;
+	struct execute ex;
+	struct progress pg;
+	struct done done;
+	char **names;           /* the policies' names, of any length (a list: of hundreds of CPUs) */
+	const char *base;       /* the program's name */
+	char *log;              /* FILE.log */
+	int lockfd;
+	unsigned failed, skipped;
+};
 
-	if (check_plans(topo, o) < 0)
+/* The policies' names, the program set up, the file held and read for
+ * --resume, the log opened: 0, or the exit status. */
+static int sweep_prepare(struct sweep *sw)
+{
+	const struct sweep_opts *o = sw->o;
+	struct results_info info;
+	char err[PATH_MAX + 256];
+	int i, st;
+
+	if (check_plans(sw->topo, o) < 0)
 		return 2;
-	/* Policy names of any length (a list: of hundreds of CPUs). */
-	names = calloc(o->npolicies > 0 ? (size_t)o->npolicies : 1, sizeof(*names));
-	for (i = 0; names && i < o->npolicies; i++)
-		if (!(names[i] = pl_policy_strdup(&o->policies[i])))
+	sw->names = calloc(o->npolicies > 0 ? (size_t)o->npolicies : 1, sizeof(*sw->names));
+	for (i = 0; sw->names && i < o->npolicies; i++)
+		if (!(sw->names[i] = pl_policy_strdup(&o->policies[i])))
 			break;
-	if (!names || i < o->npolicies) {
+	if (!sw->names || i < o->npolicies) {
 		msg_error(PROG, "sweep: out of memory");
-		goto out_names;
+		return 2;
 	}
-	st = execute_prepare(&ex, o->argv, o->results, err, sizeof(err));
+	st = execute_prepare(&sw->ex, o->argv, o->results, err, sizeof(err));
 	if (st) {
 		msg_error(PROG, "%s", err);
-		execute_finish(&ex);
-		ret = st;
-		goto out_names;
+		return st;
 	}
 	/* The series columns of this sweep's run rows, as execute_run writes them. */
-	results_row_init(&done.want);
-	if (results_row_provenance(&done.want, NULL) < 0) {
+	if (results_row_provenance(&sw->done.want, NULL) < 0) {
 		msg_error(PROG, "sweep: out of memory");
-		execute_finish(&ex);
-		goto out_names;
+		return 2;
 	}
-	results_row_set(&done.want, RC_WORKLOAD, "%s", strrchr(ex.path, '/') ? strrchr(ex.path, '/') + 1 : ex.path);
-	results_row_set(&done.want, RC_CONFIG, "%s", ex.config);
-	results_row_set(&done.want, RC_ALGORITHM, "%s", RESULTS_RUN_ALGORITHM);
-	results_row_set(&done.want, RC_BACKEND, "threadrun");
-	results_row_set(&done.want, RC_OPS, "1");
-	results_row_set(&done.want, RC_UNIT, "runs/s");
+	execute_run_identity(&sw->ex, &sw->done.want);
 	if (o->rank >= 0)
-		results_row_set(&done.want, RC_RANK, "%ld", o->rank);
+		results_row_set(&sw->done.want, RC_RANK, "%ld", o->rank);
 	/* The whole sweep under the file's measuring lock: no other sweep or
 	 * run of this rank adds rows to it meanwhile, so the file read once
 	 * under the lock is what --resume skips, to the end. */
-	st = outfile_hold(ex.results, o->rank, false, o->wait, o->quiet, &lockfd, err, sizeof(err));
+	st = outfile_hold(sw->ex.results, o->rank, false, o->wait, o->quiet, &sw->lockfd, err,
+			  sizeof(err));
 	if (st) {
 		msg_error(PROG, "sweep: %s", err);
-		ret = st;
-		goto out;
+		return st;
 	}
-	if (o->resume && access(ex.results, F_OK) == 0 &&
-	    results_read(ex.results, collect_done, &done, stderr, &info, err, sizeof(err)) < 0) {
+	if (o->resume && access(sw->ex.results, F_OK) == 0 &&
+	    results_read(sw->ex.results, collect_done, &sw->done, stderr, &info, err, sizeof(err)) < 0) {
 		msg_error(PROG, "sweep: --resume: %s", err);
-		goto out;
+		return 2;
 	}
-	ex.output_fd = open_beside(ex.results, o->tag, ".log", &log);
-	if (ex.output_fd < 0)
-		goto out;
-	pg.total = (unsigned)(o->ncounts * o->npolicies) * o->repeat;
-	ret = 0;
-	launch_signals_defer(true);
-	for (rep = 0; rep < o->repeat; rep++)
-		for (i = 0; i < o->npolicies; i++)
-			for (j = 0; j < o->ncounts; j++) {
-				pg.index++;
-				name = names[i];
-				if (launch_interrupted()) {
-					ret = stop_interrupted(&pg, "before", ex.results);
-					goto out;
-				}
-				if (skip_done(&done, o, base, ex.config, pg.index, o->counts[j], name,
-					      rep)) {
-					skipped++;
-					continue;
-				}
-				/* A signal may have ended the wait for the ranks' answer. */
-				if (launch_interrupted()) {
-					ret = stop_interrupted(&pg, "before", ex.results);
-					goto out;
-				}
-				if (pl_plan_compute(topo, &o->policies[i], o->counts[j],
-						    o->strict ? PL_PLAN_STRICT : 0, &plan) < 0) {
-					msg_error(PROG, "%s", pl_topology_get_error(topo));
-					ret = 2;
-					goto out;
-				}
-				show_progress(&pg, o->counts[j], name, rep, base);
-				dprintf(ex.output_fd, "=== threadrun sweep [%u/%u] %u threads, %s, repeat %u\n",
-					pg.index, pg.total, o->counts[j], name, rep);
-				/* The program's measurements are numbered within it
-				 * (gate.h): ranks compare combination and number. */
-				snprintf(num, sizeof(num), "%u", pg.index);
-				setenv(ENV_SWEEP_INDEX, num, 1);
-				t0 = now_s();
-				st = execute_run(&ex, plan, name, o->argv, rep, &r, err, sizeof(err));
-				pg.busy += now_s() - t0;
-				pg.ran++;
-				pl_plan_destroy(plan);
-				plan = NULL;
-				if (launch_interrupted()) {
-					if (st < 0)
-						fprintf(stderr, "%s%s: sweep: run %u of %u not recorded: %s\n",
-							pg.tty ? "\n" : "", PROG, pg.index, pg.total, err);
-					ret = stop_interrupted(&pg, "during", ex.results);
-					goto out;
-				}
-				if (st < 0 || r.status) {
-					failed++;
-					fprintf(stderr, "%s%s: sweep: run %u of %u (%u thread%s, %s, repeat %u) failed: %s; output in %s\n",
-						pg.tty ? "\n" : "", PROG, pg.index, pg.total, o->counts[j],
-						o->counts[j] == 1 ? "" : "s", name,
-						rep, st < 0 ? err : r.signal ? strsignal(r.signal) : "nonzero exit",
-						ESC(log));
-					if (st < 0 && r.status >= 126)
-						goto out;
-				}
-			}
-	if (launch_interrupted()) {
-		ret = stop_interrupted(&pg, "after", ex.results);
-		goto out;
-	}
-	if (!o->quiet) {
-		char el[32];
+	sw->ex.output_fd = open_beside(sw->ex.results, o->tag, ".log", &sw->log);
+	return sw->ex.output_fd < 0 ? 2 : 0;
+}
 
-		clock_text(now_s() - pg.start, el, sizeof(el));
-		fprintf(stderr, "%s%s: sweep done: %u run%s, %u failed, %u skipped (already in %s); %s; rows in %s, output in %s\n",
-			pg.tty ? "\n" : "", PROG, pg.total - skipped,
-			pg.total - skipped == 1 ? "" : "s", failed, skipped, ESC(ex.results),
-			el, ESC(ex.results), ESC(log));
+/* Run one combination and say when it failed: -1 to go on, else the
+ * sweep's exit status. */
+static int sweep_run_one(struct sweep *sw, const struct pl_plan *plan, unsigned threads,
+			 const char *name, unsigned rep)
+{
+	struct progress *pg = &sw->pg;
+	struct launch_result r;
+	char err[PATH_MAX + 256], num[16];
+	double t0;
+	int st;
+
+	show_progress(pg, threads, name, rep, sw->base);
+	dprintf(sw->ex.output_fd, "=== threadrun sweep [%u/%u] %u threads, %s, repeat %u\n",
+		pg->index, pg->total, threads, name, rep);
+	/* The program's measurements are numbered within it (gate.h): ranks
+	 * compare combination and number. */
+	snprintf(num, sizeof(num), "%u", pg->index);
+	setenv(ENV_SWEEP_INDEX, num, 1);
+	t0 = now_s();
+	st = execute_run(&sw->ex, plan, name, sw->o->argv, rep, &r, err, sizeof(err));
+	pg->busy += now_s() - t0;
+	pg->ran++;
+	if (launch_interrupted()) {
+		if (st < 0)
+			fprintf(stderr, "%s%s: sweep: run %u of %u not recorded: %s\n",
+				pg->tty ? "\n" : "", PROG, pg->index, pg->total, err);
+		return stop_interrupted(pg, "during", sw->ex.results);
 	}
-	ret = failed ? 1 : 0;
-out:
-	launch_signals_defer(false);
+	if (st < 0 || r.status) {
+		sw->failed++;
+		fprintf(stderr, "%s%s: sweep: run %u of %u (%u thread%s, %s, repeat %u) failed: %s; output in %s\n",
+			pg->tty ? "\n" : "", PROG, pg->index, pg->total, threads, threads == 1 ? "" : "s",
+			name, rep, st < 0 ? err : r.signal ? strsignal(r.signal) : "nonzero exit",
+			ESC(sw->log));
+		/* A program that cannot run ends the sweep. */
+		if (st < 0 && r.status >= 126)
+			return 0;
+	}
+	return -1;
+}
+
+/* Combination INDEX (counts[J], policy I, repeat REP): skipped when
+ * --resume finds it, else planned and run.  -1 to go on, else the sweep's
+ * exit status. */
+static int sweep_step(struct sweep *sw, int i, int j, unsigned rep)
+{
+	const struct sweep_opts *o = sw->o;
+	struct pl_plan *plan;
+	int ret;
+
+	sw->pg.index++;
+	if (launch_interrupted())
+		return stop_interrupted(&sw->pg, "before", sw->ex.results);
+	if (skip_done(&sw->done, o, sw->base, sw->ex.config, sw->pg.index, o->counts[j],
+		      sw->names[i], rep)) {
+		sw->skipped++;
+		return -1;
+	}
+	/* A signal may have ended the wait for the ranks' answer. */
+	if (launch_interrupted())
+		return stop_interrupted(&sw->pg, "before", sw->ex.results);
+	if (pl_plan_compute(sw->topo, &o->policies[i], o->counts[j], o->strict ? PL_PLAN_STRICT : 0,
+			    &plan) < 0) {
+		msg_error(PROG, "%s", pl_topology_get_error(sw->topo));
+		return 2;
+	}
+	ret = sweep_run_one(sw, plan, o->counts[j], sw->names[i], rep);
 	pl_plan_destroy(plan);
-	execute_finish(&ex);
-	if (ex.output_fd >= 0)
-		close(ex.output_fd);
-	if (lockfd >= 0)
-		close(lockfd);
-	free(log);
-out_names:
-	while (done.n > 0)
-		results_row_clear(&done.runs[--done.n]);
-	free(done.runs);
-	results_row_clear(&done.want);
-	for (i = 0; names && i < o->npolicies; i++)
-		free(names[i]);
-	free(names);
+	return ret;
+}
+
+/* The sweep's last line: 0 every run succeeded, 1 one failed. */
+static int sweep_summary(const struct sweep *sw)
+{
+	const struct progress *pg = &sw->pg;
+	unsigned runs = pg->total - sw->skipped;
+	char el[32];
+
+	if (launch_interrupted())
+		return stop_interrupted(pg, "after", sw->ex.results);
+	if (!sw->o->quiet) {
+		clock_text(now_s() - pg->start, el, sizeof(el));
+		fprintf(stderr, "%s%s: sweep done: %u run%s, %u failed, %u skipped (already in %s); %s; rows in %s, output in %s\n",
+			pg->tty ? "\n" : "", PROG, runs, runs == 1 ? "" : "s", sw->failed, sw->skipped,
+			ESC(sw->ex.results), el, ESC(sw->ex.results), ESC(sw->log));
+	}
+	return sw->failed ? 1 : 0;
+}
+
+static void sweep_finish(struct sweep *sw)
+{
+	int i;
+
+	execute_finish(&sw->ex);
+	if (sw->ex.output_fd >= 0)
+		close(sw->ex.output_fd);
+	if (sw->lockfd >= 0)
+		close(sw->lockfd);
+	free(sw->log);
+	while (sw->done.n > 0)
+		results_row_clear(&sw->done.runs[--sw->done.n]);
+	free(sw->done.runs);
+	results_row_clear(&sw->done.want);
+	for (i = 0; sw->names && i < sw->o->npolicies; i++)
+		free(sw->names[i]);
+	free(sw->names);
+}
+
+int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
+{
+	struct sweep sw = {
+		.o = o, .topo = topo, .lockfd = -1,
+		.base = strrchr(o->argv[0], '/') ? strrchr(o->argv[0], '/') + 1 : o->argv[0],
+		.ex = { .topo = topo, .always_row = true, .output_fd = -1, .series = -1,
+			.monitor = o->monitor, .counters = o->counters, .quiet = true,
+			.omp_note = !o->quiet, .metrics = o->metrics, .tag = o->tag,
+			.pthreads = o->pthreads, .skip = o->skip, .asked_config = o->config },
+		.pg = { .tty = isatty(2), .quiet = o->quiet, .start = now_s(),
+			.total = (unsigned)(o->ncounts * o->npolicies) * o->repeat },
+	};
+	unsigned rep;
+	int i, j, ret;
+
+	results_row_init(&sw.done.want);
+	ret = sweep_prepare(&sw);
+	if (ret)
+		goto out;
+	launch_signals_defer(true);
+	ret = -1;
+	for (rep = 0; ret < 0 && rep < o->repeat; rep++)
+		for (i = 0; ret < 0 && i < o->npolicies; i++)
+			for (j = 0; ret < 0 && j < o->ncounts; j++)
+				ret = sweep_step(&sw, i, j, rep);
+	if (ret < 0)
+		ret = sweep_summary(&sw);
+	launch_signals_defer(false);
+out:
+	sweep_finish(&sw);
 	return ret;
 }

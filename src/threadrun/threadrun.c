@@ -125,28 +125,41 @@ static int set_topology(const char *arg, void *opts, char *err, size_t errlen)
 	return 0;
 }
 
+/* The rows' rules (opt_check): -n and -t alike print a plan, run nothing. */
+#define PLAN_ONLY "dry-run topology"
+#define SWEEP_ONLY "--repeat and --resume go with --sweep"
+
 static const struct opt_spec options[] = {
 	{ OPT_STRING('p', "policy", "POLICY", A(policy_text), "compact, scatter, none, cK, list:CPUS, an hwloc location, OpenMP's or likwid-pin's spelling (table below; default compact)") },
-	{ OPT_UNSIGNED('c', "per-core", "K", A(per_core), 1, PL_MAX_WORKERS, "K strands on each core, cores in order (same as -p cK)") },
+	{ OPT_UNSIGNED('c', "per-core", "K", A(per_core), 1, PL_MAX_WORKERS, "K strands on each core, cores in order (same as -p cK)"),
+	  .excludes = "policy", .excludes_msg = "-c %s and -p %s both set the policy; give one" },
 	{ OPT_CALLBACK('t', "topology", "SPEC", set_topology, "plan for an hwloc synthetic topology or XML file (implies -n)") },
 	{ OPT_FLAG('n', "dry-run", A(dry_run), "print the plan (worker, PU, core, package, NUMA node), run nothing") },
-	{ OPT_CALLBACK(0, "format", "FMT", set_format, "-n: the plan as text (default), or csv, tsv, json for programs") },
-	{ OPT_FLAG(0, "env", A(env), "-n: print the environment the plan gives PROGRAM (OMP_*, THREADRUN_*) as shell lines, not the plan") },
+	{ OPT_CALLBACK(0, "format", "FMT", set_format, "-n: the plan as text (default), or csv, tsv, json for programs"),
+	  .needs = PLAN_ONLY, .needs_msg = "--format prints the plan: it goes with -n (or -t)" },
+	{ OPT_FLAG(0, "env", A(env), "-n: print the environment the plan gives PROGRAM (OMP_*, THREADRUN_*) as shell lines, not the plan"),
+	  .needs = PLAN_ONLY, .needs_msg = "--env prints a plan's environment: it goes with -n (or -t)",
+	  .excludes = "format", .excludes_msg = "--env prints the environment, --format the plan: give one" },
 	{ OPT_FLAG(0, "strict", A(strict), "refuse more workers than PUs instead of wrapping round-robin") },
 	{ OPT_STRING(0, "allowed", "CPUS", A(allowed), "use only these PUs: OS indices (0-3,8) or hwloc locations (core:0-1, pu:1), besides the cgroup and affinity limits") },
 	{ OPT_FLAG(0, "pthreads", A(pthreads), "one PU per thread of a dynamically linked program: main thread on the first, each thread it creates on the next") },
 	{ OPT_CALLBACK('s', "skip", "MASK", set_skip, "hex mask, bit i set: the i-th thread created is not pinned (likwid-pin's -s; implies --pthreads)") },
 	{ OPT_STRING('o', "results", "FILE", A(results), "results file workloads append to (default ./results/runs.csv); %h host, %r rank, %% a %") },
 	{ OPT_STRING(0, "sweep", "LIST", A(sweep), "sweep thread counts: 1,2,4,8 or 1-8 or 1-64x2 (doubling); -p takes a comma list") },
-	{ OPT_UNSIGNED(0, "repeat", "R", A(repeat), 1, 10000, "sweep: run every combination R times (default 1)") },
-	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds") },
+	{ OPT_UNSIGNED(0, "repeat", "R", A(repeat), 1, 10000, "sweep: run every combination R times (default 1)"),
+	  .needs = "sweep", .needs_msg = SWEEP_ONLY },
+	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds"),
+	  .needs = "sweep", .needs_msg = SWEEP_ONLY },
 	{ OPT_DOUBLE(0, "wait", "[=S]", A(wait), 0, OUTFILE_WAIT_FOREVER, "wait (at most S seconds) for the sweep or runs measuring on the results file to end; without it, refuse, exit 1"),
 	  .implied = OUTFILE_WAIT_FOREVER },
 	{ OPT_DOUBLE(0, "monitor", "[=S]", A(monitor), 0.01, 60, "watch every CPU and thread, sampling every S seconds (default 0.25)"),
 	  .implied = MONITOR_DEFAULT_S },
-	{ OPT_CALLBACK(0, "counters", "[=EVENTS]", set_counters, "count each thread's events (perf_event_open): EVENTS a comma list, default software and hardware; =list names them") },
-	{ OPT_CALLBACK(0, "metric", "RE", add_metric, "[NAME=]RE: the rate is group 1 of the last output line matching RE (PCRE2); repeatable") },
-	{ OPT_CALLBACK(0, "unit", "UNIT", add_unit, "--metric's unit (default value): one for all, or one per --metric in order") },
+	{ OPT_CALLBACK(0, "counters", "[=EVENTS]", set_counters, "count each thread's events (perf_event_open): EVENTS a comma list, default software and hardware; =list names them"),
+	  .excludes = PLAN_ONLY, .excludes_msg = "--counters counts a run: it does not go with -n (or -t)" },
+	{ OPT_CALLBACK(0, "metric", "RE", add_metric, "[NAME=]RE: the rate is group 1 of the last output line matching RE (PCRE2); repeatable"),
+	  .excludes = PLAN_ONLY, .excludes_msg = "--metric reads a run's output: it does not go with -n (or -t)" },
+	{ OPT_CALLBACK(0, "unit", "UNIT", add_unit, "--metric's unit (default value): one for all, or one per --metric in order"),
+	  .needs = "metric", .needs_msg = "--unit names the figure of --metric: give --metric REGEX too" },
 	{ OPT_FLAG('q', "quiet", A(quiet), "results only: no line of threadrun's own (summary, sweep progress; with --monitor, only its warnings); warnings stay") },
 	{ OPT_VERSION('V') },
 	{ OPT_ACTION('h', 'h', "help", "show this help") },
@@ -272,12 +285,59 @@ static int put_line(const char *name, const char *value, void *arg)
 	return fputc('\n', out) == EOF ? -1 : 0;
 }
 
+/* What the options leave to be done once they are all read and their
+ * rules hold: the metrics' units, the counters' events, the default
+ * repeat.  0, or the exit status with the message in ERR. */
+static int finish_options(struct args *a, char *err, size_t errlen)
+{
+	if (a->metrics.n && metric_finish_setup(&a->metrics, a->units, a->nunits, err, errlen) < 0)
+		return 2;
+	if (a->counters)
+		return counters_parse(a->events, &a->spec, err, errlen);
+	return 0;
+}
+
+/* The operands: N PROGRAM [ARGS...], or, with --sweep, PROGRAM [ARGS...].
+ * 0, or 2 with the message in ERR. */
+static int take_operands(int argc, char **argv, struct args *a, char *err, size_t errlen)
+{
+	if (a->sweep) {
+		a->argc = argc - optind;
+		a->argv = argv + optind;
+		if (a->argc == 0) {
+			snprintf(err, errlen, "program: missing, usage: %s --sweep LIST [options] -- PROGRAM [ARGS...]",
+				 PROG);
+			return 2;
+		}
+		return 0;
+	}
+	if (optind >= argc) {
+		snprintf(err, errlen, "threads: missing, usage: %s [options] N PROGRAM [ARGS...]", PROG);
+		return 2;
+	}
+	if (num_parse_unsigned("threads", argv[optind], 1, PL_MAX_WORKERS, &a->nthreads, err,
+			       errlen) < 0)
+		return 2;
+	a->argc = argc - optind - 1;
+	a->argv = argv + optind + 1;
+	/* N -- PROGRAM, as hwloc-bind and numactl take it. */
+	if (a->argc > 0 && strcmp(a->argv[0], "--") == 0) {
+		a->argc--;
+		a->argv++;
+	}
+	if (a->argc == 0 && !a->dry_run) {
+		snprintf(err, errlen, "program: missing, usage: %s [options] N [--] PROGRAM [ARGS...]", PROG);
+		return 2;
+	}
+	return 0;
+}
+
 /* Parse the command line; 0 to go on, else the exit status (help: 0 via -1). */
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	struct opt_parser p;
 	char err[1024];         /* --counters' unit masks */
-	int c, ret = 2;
+	int c, ret = -1;
 
 	memset(a, 0, sizeof(*a));
 	a->format = -1;
@@ -287,95 +347,22 @@ static int parse_args(int argc, char **argv, struct args *a)
 	if (c == 'h') {
 		opt_help(&p, stdout, usage, help_after);
 		print_spellings(stdout);
-	}
-	else if (c == 'V')
+	} else if (c == 'V') {
 		version_print(stdout, PROG);
-	if (c == 'h' || c == 'V')
-		ret = -1;
-	if (c != OPT_END)
-		goto out;
-	if (a->per_core && a->policy_text) {
-		snprintf(err, sizeof(err), "-c %u and -p %s both set the policy; give one",
-			 a->per_core, a->policy_text);
-		goto bad;
-	}
-	if (!a->sweep && (a->repeat || a->resume)) {
-		snprintf(err, sizeof(err), "--repeat and --resume go with --sweep");
-		goto bad;
-	}
-	if (a->nunits && !a->metrics.n) {
-		snprintf(err, sizeof(err), "--unit names the figure of --metric: give --metric REGEX too");
-		goto bad;
-	}
-	if (a->metrics.n && a->dry_run) {
-		snprintf(err, sizeof(err), "--metric reads a run's output: it does not go with -n (or -t)");
-		goto bad;
-	}
-	if (a->metrics.n && metric_finish_setup(&a->metrics, a->units, a->nunits, err, sizeof(err)) < 0)
-		goto bad;
-	if (a->counters && a->events && !strcmp(a->events, "list")) {
+	} else if (c == OPT_END && a->counters && a->events && !strcmp(a->events, "list")) {
+		/* An action, as --help is: before any rule. */
 		counters_list(stdout);
-		ret = -1;
-		goto out;
-	}
-	if (a->counters && a->dry_run) {
-		snprintf(err, sizeof(err), "--counters counts a run: it does not go with -n (or -t)");
-		goto bad;
-	}
-	if (a->counters) {
-		ret = counters_parse(a->events, &a->spec, err, sizeof(err));
-		if (ret)
-			goto bad;
+	} else if (c != OPT_END || opt_check(&p) < 0) {
 		ret = 2;
+	} else {
+		if (!a->repeat)
+			a->repeat = 1;
+		ret = finish_options(a, err, sizeof(err));
+		if (!ret)
+			ret = take_operands(argc, argv, a, err, sizeof(err));
+		if (ret)
+			msg_error(PROG, "%s", err);
 	}
-	if (a->format >= 0 && !a->dry_run) {
-		snprintf(err, sizeof(err), "--format prints the plan: it goes with -n (or -t)");
-		goto bad;
-	}
-	if (a->env && !a->dry_run) {
-		snprintf(err, sizeof(err), "--env prints a plan's environment: it goes with -n (or -t)");
-		goto bad;
-	}
-	if (a->env && a->format >= 0) {
-		snprintf(err, sizeof(err), "--env prints the environment, --format the plan: give one");
-		goto bad;
-	}
-	if (!a->repeat)
-		a->repeat = 1;
-	if (a->sweep) {
-		a->argc = argc - optind;
-		a->argv = argv + optind;
-		if (a->argc == 0) {
-			snprintf(err, sizeof(err), "program: missing, usage: %s --sweep LIST [options] -- PROGRAM [ARGS...]",
-				 PROG);
-			goto bad;
-		}
-		ret = 0;
-		goto out;
-	}
-	if (optind >= argc) {
-		snprintf(err, sizeof(err), "threads: missing, usage: %s [options] N PROGRAM [ARGS...]", PROG);
-		goto bad;
-	}
-	if (num_parse_unsigned("threads", argv[optind], 1, PL_MAX_WORKERS, &a->nthreads,
-			       err, sizeof(err)) < 0)
-		goto bad;
-	a->argc = argc - optind - 1;
-	a->argv = argv + optind + 1;
-	/* N -- PROGRAM, as hwloc-bind and numactl take it. */
-	if (a->argc > 0 && strcmp(a->argv[0], "--") == 0) {
-		a->argc--;
-		a->argv++;
-	}
-	if (a->argc == 0 && !a->dry_run) {
-		snprintf(err, sizeof(err), "program: missing, usage: %s [options] N [--] PROGRAM [ARGS...]", PROG);
-		goto bad;
-	}
-	ret = 0;
-	goto out;
-bad:
-	msg_error(PROG, "%s", err);
-out:
 	opt_fini(&p);
 	return ret;
 }
@@ -544,18 +531,129 @@ out:
 	return ret;
 }
 
+/* One results file per run, and what can be counted: 0, or the exit status. */
+static int prepare_outputs(struct args *a, struct outfile *of)
+{
+	const char *own;
+	char err[512];
+	int ret;
+
+	/* One results file per run: a program of ours given its own -o makes
+	 * that the run's file when threadrun has none (a %% in it would mean
+	 * another file to threadrun, so that one only gets the note below).
+	 * Without an answer (its arguments are bad) the run asks again and
+	 * the program says why. */
+	if (a->argc > 0 && !a->dry_run)
+		(void)execute_ask_own(a->argv, &a->config, &a->own_results);
+	own = a->own_results;
+	if (own && !a->results && !strchr(own, '%'))
+		a->results = own;
+	/* -o's %h and %r, once: the program, FILE.log and the rest get the
+	 * file this process writes. */
+	ret = outfile_setup(of, a->results, err, sizeof(err));
+	if (ret) {
+		msg_error(PROG, "%s", err);
+		return ret;
+	}
+	if (own && (!of->results || !outfile_same(own, of->results)) && !a->quiet)
+		fprintf(stderr, "%s: note: %s's rows go to %s (its -o), threadrun's rows to %s\n",
+			PROG, ESC(a->argv[0]), ESC(own), ESC(of->results ? of->results : "its default file"));
+	/* What can be counted here: a named event that cannot, exit 3; the
+	 * default set says once what it leaves out. */
+	if (!a->counters)
+		return 0;
+	ret = counters_probe(&a->spec, err, sizeof(err));
+	if (ret)
+		msg_error(PROG, "%s", err);
+	else if (a->spec.note[0])
+		msg_error(PROG, "counters: %s", a->spec.note);
+	return ret;
+}
+
+/* A single run's plan and what is said about it. */
+struct single {
+	struct pl_policy policy;
+	pl_topology_t topo;
+	struct pl_plan *plan;
+	char *name;             /* the policy's canonical name */
+	char *warns[3];         /* kept for the plan's machine forms */
+	unsigned nwarn;
+	struct launcher_id id;
+	char *cpuset;
+};
+
+/* More workers than PUs: how they share them. */
+static void warn_wrapped(struct single *s)
+{
+	const struct pl_plan *plan = s->plan;
+
+	if (plan->wrapped && s->policy.kind == PL_POLICY_OPENMP)
+		warn(s->warns, &s->nwarn, 3,
+		     "%u workers on %u PU%s of policy %s: sharing them as libgomp shares places (--strict refuses)",
+		     plan->nworkers, plan->distinct, plan->distinct == 1 ? "" : "s", s->name);
+	else if (plan->wrapped)
+		warn(s->warns, &s->nwarn, 3,
+		     "%u workers on %u PU%s of policy %s: wrapping round-robin, up to %u per PU (--strict refuses)",
+		     plan->nworkers, plan->distinct, plan->distinct == 1 ? "" : "s", s->name,
+		     (plan->nworkers + plan->distinct - 1) / plan->distinct);
+}
+
+/* The policy, the machine, the plan and the rank: 0, or the exit status. */
+static int plan_single(const struct args *a, struct single *s)
+{
+	char err[512], pc[32];
+
+	if (a->per_core)
+		snprintf(pc, sizeof(pc), "c%u", a->per_core);
+	if (pl_policy_parse(a->per_core ? pc : a->policy_text ? a->policy_text : "compact",
+			    &s->policy, err, sizeof(err)) < 0) {
+		msg_error(PROG, "%s", err);
+		return 2;
+	}
+	if (pl_topology_init(&s->topo) < 0 ||
+	    (a->topology && pl_topology_set_source(s->topo, a->topology) < 0)) {
+		msg_error(PROG, "out of memory");
+		return 1;
+	}
+	if (load_topology(s->topo, a->topology != NULL, s->warns, &s->nwarn, 3) < 0 ||
+	    (a->allowed && pl_topology_restrict(s->topo, a->allowed) < 0) ||
+	    pl_plan_compute(s->topo, &s->policy, a->nthreads, a->strict ? PL_PLAN_STRICT : 0,
+			    &s->plan) < 0) {
+		msg_error(PROG, "%s", pl_topology_get_error(s->topo));
+		return 2;
+	}
+	s->name = pl_policy_strdup(&s->policy);
+	if (!s->name) {
+		msg_error(PROG, "out of memory");
+		return 1;
+	}
+	warn_wrapped(s);
+	/* Which rank this is and the PUs it was given, before anything is bound. */
+	if (run_env_identify(&s->id, &s->cpuset, false) < 0) {
+		msg_error(PROG, "out of memory");
+		return 1;
+	}
+	warn_launcher_pus(&s->id, s->topo, s->plan->nworkers, s->warns, &s->nwarn, 3);
+	return 0;
+}
+
+static void single_clear(struct single *s)
+{
+	run_env_identity_free(&s->id, &s->cpuset);
+	while (s->nwarn > 0)
+		free(s->warns[--s->nwarn]);
+	free(s->name);
+	pl_plan_destroy(s->plan);
+	pl_topology_destroy(s->topo);
+	pl_policy_clear(&s->policy);
+}
+
 int main(int argc, char **argv)
 {
-	struct pl_policy policy = { 0 };
-	struct pl_plan *plan = NULL;
-	pl_topology_t topo = NULL;
-	char err[512], *name = NULL, pc[32], *warns[3] = { NULL, NULL, NULL }, *cpuset = NULL;
-	struct launcher_id id = { .rank = -1, .ranks = -1, .local_rank = -1 };
-	struct plan_who who = { &id, NULL };
-	unsigned nwarn = 0;
+	struct single s = { .id = { .rank = -1, .ranks = -1, .local_rank = -1 } };
+	struct plan_who who = { &s.id, NULL };
 	struct outfile of = { .rank = -1 };
 	struct args a;
-	const char *own;
 	int ret;
 
 	datafile_stdio_init(PROG);
@@ -565,105 +663,30 @@ int main(int argc, char **argv)
 		ret = ret < 0 ? 0 : ret;
 		goto out;
 	}
-	/* One results file per run: a program of ours given its own -o makes
-	 * that the run's file when threadrun has none (a %% in it would mean
-	 * another file to threadrun, so that one only gets the note below). */
-	/* Without an answer (its arguments are bad) the run asks again and
-	 * the program says why. */
-	if (a.argc > 0 && !a.dry_run)
-		(void)execute_ask_own(a.argv, &a.config, &a.own_results);
-	own = a.own_results;
-	if (own && !a.results && !strchr(own, '%'))
-		a.results = own;
-	/* -o's %h and %r, once: the program, FILE.log and the rest get the
-	 * file this process writes. */
-	ret = outfile_setup(&of, a.results, err, sizeof(err));
-	if (ret) {
-		msg_error(PROG, "%s", err);
+	ret = prepare_outputs(&a, &of);
+	if (ret)
 		goto out;
-	}
-	if (own && (!of.results || !outfile_same(own, of.results)) && !a.quiet)
-		fprintf(stderr, "%s: note: %s's rows go to %s (its -o), threadrun's rows to %s\n",
-			PROG, ESC(a.argv[0]), ESC(own), ESC(of.results ? of.results : "its default file"));
-	/* What can be counted here: a named event that cannot, exit 3; the
-	 * default set says once what it leaves out. */
-	if (a.counters) {
-		ret = counters_probe(&a.spec, err, sizeof(err));
-		if (ret) {
-			msg_error(PROG, "%s", err);
-			goto out;
-		}
-		if (a.spec.note[0])
-			msg_error(PROG, "counters: %s", a.spec.note);
-	}
 	if (a.sweep) {
 		ret = sweep_main(&a, &of);
 		goto out;
 	}
-	ret = 2;
-	if (a.per_core)
-		snprintf(pc, sizeof(pc), "c%u", a.per_core);
-	if (pl_policy_parse(a.per_core ? pc : a.policy_text ? a.policy_text : "compact",
-			    &policy, err, sizeof(err)) < 0) {
-		msg_error(PROG, "%s", err);
+	ret = plan_single(&a, &s);
+	if (ret)
 		goto out;
-	}
-	if (pl_topology_init(&topo) < 0 ||
-	    (a.topology && pl_topology_set_source(topo, a.topology) < 0)) {
-		msg_error(PROG, "out of memory");
-		ret = 1;
-		goto out;
-	}
-	if (load_topology(topo, a.topology != NULL, warns, &nwarn, 3) < 0 ||
-	    (a.allowed && pl_topology_restrict(topo, a.allowed) < 0) ||
-	    pl_plan_compute(topo, &policy, a.nthreads, a.strict ? PL_PLAN_STRICT : 0, &plan) < 0) {
-		msg_error(PROG, "%s", pl_topology_get_error(topo));
-		goto out;
-	}
-	name = pl_policy_strdup(&policy);
-	if (!name) {
-		msg_error(PROG, "out of memory");
-		ret = 1;
-		goto out;
-	}
-	if (plan->wrapped && policy.kind == PL_POLICY_OPENMP)
-		warn(warns, &nwarn, 3,
-		     "%u workers on %u PU%s of policy %s: sharing them as libgomp shares places (--strict refuses)",
-		     plan->nworkers, plan->distinct, plan->distinct == 1 ? "" : "s", name);
-	else if (plan->wrapped)
-		warn(warns, &nwarn, 3,
-		     "%u workers on %u PU%s of policy %s: wrapping round-robin, up to %u per PU (--strict refuses)",
-		     plan->nworkers, plan->distinct, plan->distinct == 1 ? "" : "s", name,
-		     (plan->nworkers + plan->distinct - 1) / plan->distinct);
-	/* Which rank this is and the PUs it was given, before anything is bound. */
-	if (run_env_identify(&id, &cpuset, false) < 0) {
-		msg_error(PROG, "out of memory");
-		ret = 1;
-		goto out;
-	}
-	warn_launcher_pus(&id, topo, plan->nworkers, warns, &nwarn, 3);
 	if (a.dry_run && a.env) {
-		ret = execute_plan_env(topo, plan, name, of.results ? of.results : execute_results_name(),
-				       cpuset, put_line, stdout) < 0 ? 1 : 0;
-		goto out;
+		ret = execute_plan_env(s.topo, s.plan, s.name,
+				       of.results ? of.results : execute_results_name(), s.cpuset,
+				       put_line, stdout) < 0 ? 1 : 0;
+	} else if (a.dry_run) {
+		who.cpuset = s.cpuset;
+		plan_print(stdout, a.format < 0 ? PLAN_TEXT : (enum plan_format)a.format, s.topo,
+			   s.plan, s.name, (const char *const *)s.warns, s.nwarn, &who);
+	} else {
+		ret = run_single(s.topo, s.plan, s.name, &a, &s.id, &s.cpuset, &of);
 	}
-	if (a.dry_run) {
-		who.cpuset = cpuset;
-		plan_print(stdout, a.format < 0 ? PLAN_TEXT : (enum plan_format)a.format, topo, plan,
-			   name, (const char *const *)warns, nwarn, &who);
-		ret = 0;
-		goto out;
-	}
-	ret = run_single(topo, plan, name, &a, &id, &cpuset, &of);
 out:
-	run_env_identity_free(&id, &cpuset);
+	single_clear(&s);
 	outfile_clear(&of);
-	while (nwarn > 0)
-		free(warns[--nwarn]);
-	free(name);
-	pl_plan_destroy(plan);
-	pl_topology_destroy(topo);
-	pl_policy_clear(&policy);
 	metric_free(&a.metrics);
 	free(a.units);
 	free(a.config);

@@ -542,6 +542,46 @@ static void run_env(void **state)
 }
 
 /* Numbers and lists are written one way, in every program. */
+/* opt_check(): a row's needs and excludes rules, by the rows given. */
+struct rule_opts {
+	bool a, b, c;
+};
+
+static int check_rules(int argc, char **argv)
+{
+	static const struct opt_spec rows[] = {
+		{ OPT_FLAG('a', "alpha", offsetof(struct rule_opts, a), "a"), .needs = "beta gamma",
+		  .needs_msg = "alpha needs beta or gamma" },
+		{ OPT_FLAG('b', "beta", offsetof(struct rule_opts, b), "b"), .excludes = "gamma",
+		  .excludes_msg = "beta%s and gamma%s exclude each other" },
+		{ OPT_FLAG('c', "gamma", offsetof(struct rule_opts, c), "c") },
+	};
+	struct rule_opts o = { 0 };
+	struct opt_parser p;
+	int ret;
+
+	assert_int_equal(opt_init(&p, "test", rows, 3, 0), 0);
+	assert_int_equal(opt_parse(&p, argc, argv, &o), OPT_END);
+	ret = opt_check(&p);
+	opt_fini(&p);
+	return ret;
+}
+
+static void opt_rules(void **state)
+{
+	char *none[] = { "t", NULL }, *a[] = { "t", "-a", NULL }, *ab[] = { "t", "-a", "-b", NULL };
+	char *ac[] = { "t", "--alpha", "--gamma", NULL }, *bc[] = { "t", "-b", "-c", NULL };
+	char *c[] = { "t", "-c", NULL };
+
+	(void)state;
+	assert_int_equal(check_rules(1, none), 0);
+	assert_int_equal(check_rules(2, a), -1);
+	assert_int_equal(check_rules(3, ab), 0);
+	assert_int_equal(check_rules(3, ac), 0);
+	assert_int_equal(check_rules(3, bc), -1);
+	assert_int_equal(check_rules(2, c), 0);
+}
+
 static void one_way(void **state)
 {
 	static const char *const bad_numbers[] = { " 4", "+4", "4 ", "0x4", "4e0", "", "-", "1-2" };
@@ -1021,6 +1061,7 @@ int main(void)
 		cmocka_unit_test(escape_json),
 		cmocka_unit_test(escape_fields),
 		cmocka_unit_test(one_way),
+		cmocka_unit_test(opt_rules),
 		cmocka_unit_test(results_round_trip),
 		cmocka_unit_test(results_identity),
 		cmocka_unit_test(results_tolerant_reader),
