@@ -161,21 +161,27 @@ static bool selected(const struct level *lv, unsigned i)
 }
 
 /* Append the usable PUs of the objects LV[0] names inside PARENT, going
- * down the further levels; -1 with a message. */
+ * down the further levels (none left: PARENT's PUs); -1 with a message. */
 static int resolve(pl_topology_t topo, const struct level *lv, unsigned nlv,
 		   hwloc_const_cpuset_t parent, const char *elem, size_t elen, struct pl_ulist *out)
 {
 	hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topo->topo);
-	int depth = hwloc_get_type_depth(topo->topo, lv->type);
-	const char *name = lv->name;
+	int depth = nlv ? hwloc_get_type_depth(topo->topo, lv->type) : 0;
 	hwloc_obj_t obj = NULL;
 	unsigned i = 0, want;
 	int nobjs;
 
+	if (!nlv) {
+		if (pl_usable_pus_inside(topo, parent, out) == 0)
+			return 0;
+		pl_set_error(topo, errno, "CPU set '%.*s': %s", (int)elen, elem,
+			     errno == E2BIG ? "too many PUs" : "out of memory");
+		return -1;
+	}
 	if (depth == HWLOC_TYPE_DEPTH_UNKNOWN || depth == HWLOC_TYPE_DEPTH_MULTIPLE) {
 		pl_set_error(topo, EINVAL, "CPU set '%.*s': %s %s in this topology", (int)elen, elem,
 			     depth == HWLOC_TYPE_DEPTH_UNKNOWN ? "there is no" : "more than one level of",
-			     name);
+			     lv->name);
 		return -1;
 	}
 	nobjs = hwloc_get_nbobjs_by_depth(topo->topo, depth);
@@ -186,31 +192,20 @@ static int resolve(pl_topology_t topo, const struct level *lv, unsigned nlv,
 		    !hwloc_bitmap_isincluded(obj->cpuset, parent) ||
 		    !hwloc_bitmap_intersects(obj->cpuset, allowed))
 			continue;
-		if (selected(lv, i)) {
-			if (nlv > 1) {
-				if (resolve(topo, lv + 1, nlv - 1, obj->cpuset, elem, elen, out) < 0)
-					return -1;
-			} else {
-				if (pl_usable_pus_inside(topo, obj->cpuset, out) < 0) {
-					pl_set_error(topo, errno, "CPU set '%.*s': %s", (int)elen,
-						     elem, errno == E2BIG ? "too many PUs" :
-						     "out of memory");
-					return -1;
-				}
-			}
-		}
-		i++;
+		if (selected(lv, i++) &&
+		    resolve(topo, lv + 1, nlv - 1, obj->cpuset, elem, elen, out) < 0)
+			return -1;
 	}
 	if (i == 0) {
 		pl_set_error(topo, EINVAL, "CPU set '%.*s': there is no %s there", (int)elen, elem,
-			     name);
+			     lv->name);
 		return -1;
 	}
 	want = lv->open ? lv->first : lv->last;
 	if (lv->how == IDX_RANGE && want >= i) {
 		pl_set_error(topo, EINVAL,
 			     "CPU set '%.*s': %s %u does not exist here, there %s %u %s%s (logical indices 0..%d)",
-			     (int)elen, elem, name, want, i == 1 ? "is" : "are", i, name,
+			     (int)elen, elem, lv->name, want, i == 1 ? "is" : "are", i, lv->name,
 			     i == 1 ? "" : "s", (int)i - 1);
 		return -1;
 	}

@@ -353,16 +353,20 @@ out:
 	return ret;
 }
 
-/* The object of domain D, or NULL with a message. */
+/* How many domains of KIND hwloc shows: 0 for N, the node. */
+static int domains(pl_topology_t topo, char kind)
+{
+	return kind == 'N' ? 0 : hwloc_get_nbobjs_by_type(topo->topo, kind == 'S' ?
+							  HWLOC_OBJ_PACKAGE : HWLOC_OBJ_NUMANODE);
+}
+
+/* The object of domain D, or NULL with a message.  N is the machine, and
+ * so is S0 (M0) where hwloc shows no package (NUMA node), as in likwid. */
 static hwloc_obj_t domain_obj(pl_topology_t topo, const struct domain *d, const char *text)
 {
-	hwloc_obj_type_t type = d->kind == 'S' ? HWLOC_OBJ_PACKAGE : HWLOC_OBJ_NUMANODE;
-	int n = hwloc_get_nbobjs_by_type(topo->topo, type);
+	int n = domains(topo, d->kind);
 
-	if (d->kind == 'N')
-		return hwloc_get_root_obj(topo->topo);
-	/* likwid has S0 on a machine hwloc shows no package of. */
-	if (n <= 0 && d->index == 0)
+	if (n <= 0 && d->index <= 0)
 		return hwloc_get_root_obj(topo->topo);
 	if (d->index >= n) {
 		pl_set_error(topo, EINVAL, "policy '%s': domain %c%ld does not exist here, the %s domains are %c0..%c%d",
@@ -370,7 +374,8 @@ static hwloc_obj_t domain_obj(pl_topology_t topo, const struct domain *d, const 
 			     d->kind, n - 1);
 		return NULL;
 	}
-	return hwloc_get_obj_by_type(topo->topo, type, (unsigned)d->index);
+	return hwloc_get_obj_by_type(topo->topo, d->kind == 'S' ? HWLOC_OBJ_PACKAGE :
+				     HWLOC_OBJ_NUMANODE, (unsigned)d->index);
 }
 
 /* An expression's PUs past what memory or PL_MAX_LIST allow: -1. */
@@ -386,10 +391,10 @@ static int too_many(pl_topology_t topo, const char *text)
 static int resolve_scatter(pl_topology_t topo, const char *text, const struct likwid_expr *e,
 			   struct pl_ulist *out)
 {
-	hwloc_obj_type_t type = e->d.kind == 'S' ? HWLOC_OBJ_PACKAGE : HWLOC_OBJ_NUMANODE;
-	int nobj = e->d.kind == 'N' ? 0 : hwloc_get_nbobjs_by_type(topo->topo, type);
-	unsigned ndom = nobj > 0 ? (unsigned)nobj : 1, i;
+	int n = domains(topo, e->d.kind);
+	unsigned ndom = n > 0 ? (unsigned)n : 1, i;
 	struct pl_ulist *lists = calloc(ndom, sizeof(*lists));
+	struct domain d = e->d;
 	size_t most = 0, j;
 	long added = 0;
 	int ret = -1;
@@ -397,8 +402,8 @@ static int resolve_scatter(pl_topology_t topo, const char *text, const struct li
 	if (!lists)
 		return too_many(topo, text);
 	for (i = 0; i < ndom; i++) {
-		if (domain_pus(topo, nobj > 0 ? hwloc_get_obj_by_type(topo->topo, type, i) :
-				     hwloc_get_root_obj(topo->topo), true, &lists[i]) < 0)
+		d.index = i;
+		if (domain_pus(topo, domain_obj(topo, &d, text), true, &lists[i]) < 0)
 			goto out;
 		most = lists[i].n > most ? lists[i].n : most;
 	}
