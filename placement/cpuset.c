@@ -51,79 +51,81 @@ static bool cpu_type(hwloc_obj_type_t t)
 	return !hwloc_obj_type_is_io(t) && t != HWLOC_OBJ_MISC;
 }
 
+/* The INDEX of a level at *P: N, N-M, N-, N:C, all, odd or even; -1 when
+ * it is none of them, -2 for a range that goes down. */
+static int parse_index(const char **p, struct level *lv)
+{
+	const char *s = *p;
+	long a, b;
+
+	lv->open = false;
+	if (strncmp(s, "all", 3) == 0 || strncmp(s, "odd", 3) == 0 || strncmp(s, "even", 4) == 0) {
+		lv->how = *s == 'a' ? IDX_ALL : *s == 'o' ? IDX_ODD : IDX_EVEN;
+		*p = s + (*s == 'e' ? 4 : 3);
+		return 0;
+	}
+	lv->how = IDX_RANGE;
+	a = b = pl_parse_index(&s, MAX_LOGICAL);
+	if (a < 0)
+		return -1;
+	if (*s == '-') {
+		s++;
+		if (*s == '\0' || *s == '.' || *s == ',')
+			lv->open = true;
+		else if ((b = pl_parse_index(&s, MAX_LOGICAL)) < 0)
+			return -1;
+	} else if (*s == ':') {
+		s++;
+		b = pl_parse_index(&s, MAX_LOGICAL);
+		if (b < 1)
+			return -1;
+		b = a + b - 1;
+	}
+	lv->first = (unsigned)a;
+	lv->last = (unsigned)b;
+	*p = s;
+	return b < a ? -2 : 0;
+}
+
 /* Read one level "TYPE:INDEX" of the location at *P (up to '.', ',' or the
  * end); -1 with a message naming ELEM. */
 static int parse_level(const char **p, const char *elem, size_t elen, struct level *lv,
 		       char *err, size_t errlen)
 {
 	const char *s = *p, *colon = strchr(s, ':');
+	size_t tl = colon ? (size_t)(colon - s) : 0;
 	union hwloc_obj_attr_u attr;
-	char type[32];
-	long a, b;
-	size_t tl;
+	int r;
 
-	if (!colon || colon == s || (size_t)(colon - s) >= sizeof(type) ||
-	    memchr(s, ',', (size_t)(colon - s)) || memchr(s, '.', (size_t)(colon - s)))
-		goto bad;
-	tl = (size_t)(colon - s);
-	memcpy(type, s, tl);
-	type[tl] = '\0';
-	memcpy(lv->name, type, tl + 1);
-	if (hwloc_type_sscanf(type, &lv->type, &attr, sizeof(attr)) < 0 || !cpu_type(lv->type)) {
+	if (!tl || tl >= sizeof(lv->name) || memchr(s, ',', tl) || memchr(s, '.', tl)) {
+		snprintf(err, errlen, "CPU set '%.*s' is not valid, accepted: %s", (int)elen, elem,
+			 CPUS_ACCEPTED);
+		return -1;
+	}
+	memcpy(lv->name, s, tl);
+	lv->name[tl] = '\0';
+	if (hwloc_type_sscanf(lv->name, &lv->type, &attr, sizeof(attr)) < 0 || !cpu_type(lv->type)) {
 		snprintf(err, errlen,
 			 "CPU set '%.*s': '%s' is not an hwloc object type, accepted: pu, core, package (socket), numa (node), machine, die, group, l1..l3",
-			 (int)elen, elem, type);
+			 (int)elen, elem, lv->name);
 		return -1;
 	}
 	s = colon + 1;
-	lv->open = false;
-	if (strncmp(s, "all", 3) == 0 || strncmp(s, "odd", 3) == 0 || strncmp(s, "even", 4) == 0) {
-		lv->how = *s == 'a' ? IDX_ALL : *s == 'o' ? IDX_ODD : IDX_EVEN;
-		s += *s == 'e' ? 4 : 3;
-	} else {
-		lv->how = IDX_RANGE;
-		a = pl_parse_index(&s, MAX_LOGICAL);
-		if (a < 0)
-			goto bad_index;
-		b = a;
-		if (*s == '-') {
-			s++;
-			if (*s == '\0' || *s == '.' || *s == ',') {
-				lv->open = true;
-			} else {
-				b = pl_parse_index(&s, MAX_LOGICAL);
-				if (b < 0)
-					goto bad_index;
-				if (b < a) {
-					snprintf(err, errlen,
-						 "CPU set '%.*s': range %ld-%ld of %s goes down, give the lower logical index first",
-						 (int)elen, elem, a, b, type);
-					return -1;
-				}
-			}
-		} else if (*s == ':') {
-			s++;
-			b = pl_parse_index(&s, MAX_LOGICAL);
-			if (b < 1)
-				goto bad_index;
-			b = a + b - 1;
-		}
-		lv->first = (unsigned)a;
-		lv->last = (unsigned)b;
+	r = parse_index(&s, lv);
+	if (r == -2) {
+		snprintf(err, errlen,
+			 "CPU set '%.*s': range %u-%u of %s goes down, give the lower logical index first",
+			 (int)elen, elem, lv->first, lv->last, lv->name);
+		return -1;
 	}
-	if (*s != '\0' && *s != '.' && *s != ',')
-		goto bad_index;
+	if (r < 0 || (*s != '\0' && *s != '.' && *s != ',')) {
+		snprintf(err, errlen,
+			 "CPU set '%.*s': index of %s not valid, accepted: N, N-M, N-, N:C (logical indices 0..%u), all, odd or even",
+			 (int)elen, elem, lv->name, MAX_LOGICAL);
+		return -1;
+	}
 	*p = s;
 	return 0;
-bad_index:
-	snprintf(err, errlen,
-		 "CPU set '%.*s': index of %s not valid, accepted: N, N-M, N-, N:C (logical indices 0..%u), all, odd or even",
-		 (int)elen, elem, type, MAX_LOGICAL);
-	return -1;
-bad:
-	snprintf(err, errlen, "CPU set '%.*s' is not valid, accepted: %s", (int)elen, elem,
-		 CPUS_ACCEPTED);
-	return -1;
 }
 
 /* Read the levels of the location ELEM (ELEN characters). */
@@ -159,21 +161,27 @@ static bool selected(const struct level *lv, unsigned i)
 }
 
 /* Append the usable PUs of the objects LV[0] names inside PARENT, going
- * down the further levels; -1 with a message. */
+ * down the further levels (none left: PARENT's PUs); -1 with a message. */
 static int resolve(pl_topology_t topo, const struct level *lv, unsigned nlv,
 		   hwloc_const_cpuset_t parent, const char *elem, size_t elen, struct pl_ulist *out)
 {
 	hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topo->topo);
-	int depth = hwloc_get_type_depth(topo->topo, lv->type);
-	const char *name = lv->name;
+	int depth = nlv ? hwloc_get_type_depth(topo->topo, lv->type) : 0;
 	hwloc_obj_t obj = NULL;
 	unsigned i = 0, want;
 	int nobjs;
 
+	if (!nlv) {
+		if (pl_usable_pus_inside(topo, parent, out) == 0)
+			return 0;
+		pl_set_error(topo, errno, "CPU set '%.*s': %s", (int)elen, elem,
+			     errno == E2BIG ? "too many PUs" : "out of memory");
+		return -1;
+	}
 	if (depth == HWLOC_TYPE_DEPTH_UNKNOWN || depth == HWLOC_TYPE_DEPTH_MULTIPLE) {
 		pl_set_error(topo, EINVAL, "CPU set '%.*s': %s %s in this topology", (int)elen, elem,
 			     depth == HWLOC_TYPE_DEPTH_UNKNOWN ? "there is no" : "more than one level of",
-			     name);
+			     lv->name);
 		return -1;
 	}
 	nobjs = hwloc_get_nbobjs_by_depth(topo->topo, depth);
@@ -184,31 +192,20 @@ static int resolve(pl_topology_t topo, const struct level *lv, unsigned nlv,
 		    !hwloc_bitmap_isincluded(obj->cpuset, parent) ||
 		    !hwloc_bitmap_intersects(obj->cpuset, allowed))
 			continue;
-		if (selected(lv, i)) {
-			if (nlv > 1) {
-				if (resolve(topo, lv + 1, nlv - 1, obj->cpuset, elem, elen, out) < 0)
-					return -1;
-			} else {
-				if (pl_usable_pus_inside(topo, obj->cpuset, out) < 0) {
-					pl_set_error(topo, errno, "CPU set '%.*s': %s", (int)elen,
-						     elem, errno == E2BIG ? "too many PUs" :
-						     "out of memory");
-					return -1;
-				}
-			}
-		}
-		i++;
+		if (selected(lv, i++) &&
+		    resolve(topo, lv + 1, nlv - 1, obj->cpuset, elem, elen, out) < 0)
+			return -1;
 	}
 	if (i == 0) {
 		pl_set_error(topo, EINVAL, "CPU set '%.*s': there is no %s there", (int)elen, elem,
-			     name);
+			     lv->name);
 		return -1;
 	}
 	want = lv->open ? lv->first : lv->last;
 	if (lv->how == IDX_RANGE && want >= i) {
 		pl_set_error(topo, EINVAL,
 			     "CPU set '%.*s': %s %u does not exist here, there %s %u %s%s (logical indices 0..%d)",
-			     (int)elen, elem, name, want, i == 1 ? "is" : "are", i, name,
+			     (int)elen, elem, lv->name, want, i == 1 ? "is" : "are", i, lv->name,
 			     i == 1 ? "" : "s", (int)i - 1);
 		return -1;
 	}
@@ -248,23 +245,49 @@ out:
 	return ret;
 }
 
+/* Add the PUs of the location P (LEN characters of a CPU set): its
+ * syntax checked, and resolved when there is a TOPO. */
+static int add_location(pl_topology_t topo, const char *what, const char *p, size_t len,
+			struct pl_ulist *out, char *err, size_t errlen)
+{
+	struct level lv[PL_MAX_LEVELS];
+	size_t before = out->n;
+	unsigned nlv;
+	char *set = NULL;
+
+	if (parse_location(p, len, lv, &nlv, err, errlen) < 0)
+		return -1;
+	if (!topo)
+		return 0;
+	if (resolve(topo, lv, nlv, hwloc_topology_get_complete_cpuset(topo->topo), p, len, out) < 0) {
+		snprintf(err, errlen, "%s", topo->err);
+		return -1;
+	}
+	if (out->n > before)
+		return 0;
+	hwloc_bitmap_list_asprintf(&set, topo->usable);
+	snprintf(err, errlen,
+		 "%s: %.*s has no usable PU here (cpuset, affinity or --allowed), allowed PUs are %s",
+		 what, (int)len, p, set ? set : "?");
+	free(set);
+	return -1;
+}
+
 /* Walk TEXT element by element: OS elements through pl_cpulist_parse()
  * (checked against TOPO when there is one), locations through the levels
  * (resolved when TOPO is given). */
 static int walk(pl_topology_t topo, const char *text, const char *what, struct pl_ulist *out,
 		char *err, size_t errlen)
 {
-	struct level lv[PL_MAX_LEVELS];
 	const char *p = text, *end;
-	unsigned nlv;
-	size_t len, before;
 	char *elem;
-	int n;
+	size_t len;
+	int ret;
 
 	if (!*text || !strchr(text, ':'))
 		/* OS indices only: the CPU list, with its own messages. */
 		return add_os_list(topo, what, text, out, err, errlen);
-	for (;;) {
+	for (;; p = end + 1) {
 		end = strchr(p, ',');
 		len = end ? (size_t)(end - p) : strlen(p);
 		if (len == 0) {
@@ -272,41 +295,17 @@ static int walk(pl_topology_t topo, const char *text, const char *what, struct p
 				 text, (size_t)(p - text) + 1);
 			return -1;
 		}
-		if (isdigit((unsigned char)*p)) {
-			elem = strndup(p, len);
-			if (!elem) {
-				snprintf(err, errlen, "CPU set: out of memory");
-				return -1;
-			}
-			n = add_os_list(topo, what, elem, out, err, errlen);
+		if (!isdigit((unsigned char)*p)) {
+			ret = add_location(topo, what, p, len, out, err, errlen);
+		} else if ((elem = strndup(p, len))) {
+			ret = add_os_list(topo, what, elem, out, err, errlen);
 			free(elem);
-			if (n < 0)
-				return -1;
 		} else {
-			if (parse_location(p, len, lv, &nlv, err, errlen) < 0)
-				return -1;
-			before = out->n;
-			if (topo) {
-				if (resolve(topo, lv, nlv, hwloc_topology_get_complete_cpuset(topo->topo), p,
-					    len, out) < 0) {
-					snprintf(err, errlen, "%s", topo->err);
-					return -1;
-				}
-				if (out->n == before) {
-					char *set = NULL;
-
-					hwloc_bitmap_list_asprintf(&set, topo->usable);
-					snprintf(err, errlen,
-						 "%s: %.*s has no usable PU here (cpuset, affinity or --allowed), allowed PUs are %s",
-						 what, (int)len, p, set ? set : "?");
-					free(set);
-					return -1;
-				}
-			}
+			ret = -1;
+			snprintf(err, errlen, "CPU set: out of memory");
 		}
-		if (!end)
-			return 0;
-		p = end + 1;
+		if (ret < 0 || !end)
+			return ret;
 	}
 }
 

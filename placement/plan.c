@@ -189,15 +189,77 @@ static unsigned count_distinct(const int *pu, unsigned n)
 	return w > 0 ? (unsigned)w : 0;
 }
 
+/* The policy's base for NWORKERS workers in B (allocated here); OpenMP's
+ * own placement of T threads on fewer PUs shares them. */
+static int make_base(pl_topology_t topo, const struct pl_policy *policy, unsigned nworkers,
+		     struct base *b)
+{
+	unsigned size = pl_topology_get_nbpus(topo), nlist = policy->nlist, *resolved = NULL;
+	const unsigned *list = policy->list;
+	int n, ret = -1;
+
+	if ((policy->kind == PL_POLICY_LIST && policy->spec) || policy->kind == PL_POLICY_LIKWID) {
+		if ((n = resolve_policy(topo, policy, &resolved)) < 0)
+			return -1;
+		list = resolved;
+		nlist = (unsigned)n;
+	}
+	if (nlist > size)
+		size = nlist;
+	if (policy->kind == PL_POLICY_OPENMP && nworkers > size)
+		size = nworkers;
+	b->pu = calloc(size, sizeof(*b->pu));
+	if (!b->pu)
+		goto out;
+	switch (policy->kind) {
+	case PL_POLICY_NONE:    ret = 0; break;
+	case PL_POLICY_COMPACT: ret = base_compact(topo, b); break;
+	case PL_POLICY_PERCORE: ret = base_percore(topo, policy->per_core, b); break;
+	case PL_POLICY_SCATTER: ret = base_scatter(topo, nworkers, b); break;
+	case PL_POLICY_LIST:
+	case PL_POLICY_LIKWID:  ret = base_list(topo, list, nlist, b); break;
+	case PL_POLICY_OPENMP:
+		ret = pl_openmp_place(topo, policy->bind, policy->places, nworkers, b->pu);
+		b->n = count_distinct(b->pu, nworkers);
+		break;
+	}
+out:
+	free(resolved);
+	return ret;
+}
+
+/* Worker i on the base's PU i, round-robin past its end (wrapped), or
+ * refused in strict mode. */
+static int fill_plan(pl_topology_t topo, const struct pl_policy *policy, unsigned long flags,
+		     const struct base *b, struct pl_plan *plan)
+{
+	unsigned i;
+	char *name;
+
+	if (plan->nworkers > b->n) {
+		if (flags & PL_PLAN_STRICT) {
+			name = pl_policy_strdup(policy);
+			pl_set_error(topo, ERANGE,
+				     "threads: %u workers but policy %s has only %u PU%s here; strict mode refuses to share, allowed 1..%u",
+				     plan->nworkers, name ? name : "?", b->n, b->n == 1 ? "" : "s", b->n);
+			free(name);
+			return -1;
+		}
+		plan->wrapped = true;
+	}
+	for (i = 0; i < plan->nworkers; i++)
+		plan->pu[i] = policy->kind == PL_POLICY_OPENMP ? b->pu[i] : b->pu[i % b->n];
+	plan->distinct = count_distinct(plan->pu, plan->nworkers);
+	return 0;
+}
+
 int pl_plan_compute(pl_topology_t topo, const struct pl_policy *policy,
 		    unsigned nworkers, unsigned long flags, struct pl_plan **planp)
 {
 	struct pl_plan *plan = NULL;
 	struct base b = { 0 };
-	unsigned size, i, nlist = policy->nlist, *resolved = NULL;
-	const unsigned *list = policy->list;
-	char *name;
-	int n, ret = -1;
+	unsigned i;
+	int ret = -1;
 
 	topo->err[0] = '\0';
 	if (nworkers < 1 || nworkers > PL_MAX_WORKERS) {
@@ -205,67 +267,18 @@ int pl_plan_compute(pl_topology_t topo, const struct pl_policy *policy,
 			     nworkers, PL_MAX_WORKERS);
 		return -1;
 	}
-	if ((policy->kind == PL_POLICY_LIST && policy->spec) || policy->kind == PL_POLICY_LIKWID) {
-		n = resolve_policy(topo, policy, &resolved);
-		if (n < 0)
-			return -1;
-		list = resolved;
-		nlist = (unsigned)n;
-	}
-	size = pl_topology_get_nbpus(topo);
-	if (nlist > size)
-		size = nlist;
-	if (policy->kind == PL_POLICY_OPENMP && nworkers > size)
-		size = nworkers;
-	plan = calloc(1, sizeof(*plan));
-	b.pu = calloc(size, sizeof(*b.pu));
-	if (!plan || !b.pu)
+	if (make_base(topo, policy, nworkers, &b) < 0)
 		goto out;
-	plan->pu = calloc(nworkers, sizeof(*plan->pu));
-	if (!plan->pu)
+	plan = calloc(1, sizeof(*plan));
+	if (!plan || !(plan->pu = calloc(nworkers, sizeof(*plan->pu))))
 		goto out;
 	plan->nworkers = nworkers;
 	plan->bound = policy->kind != PL_POLICY_NONE;
-
-	switch (policy->kind) {
-	case PL_POLICY_NONE:
+	if (!plan->bound)
 		for (i = 0; i < nworkers; i++)
 			plan->pu[i] = -1;
-		plan->distinct = 0;
-		*planp = plan;
-		plan = NULL;
-		ret = 0;
+	else if (fill_plan(topo, policy, flags, &b, plan) < 0)
 		goto out;
-	case PL_POLICY_COMPACT: ret = base_compact(topo, &b); break;
-	case PL_POLICY_PERCORE: ret = base_percore(topo, policy->per_core, &b); break;
-	case PL_POLICY_SCATTER: ret = base_scatter(topo, nworkers, &b); break;
-	case PL_POLICY_LIST:
-	case PL_POLICY_LIKWID:  ret = base_list(topo, list, nlist, &b); break;
-	case PL_POLICY_OPENMP:
-		ret = pl_openmp_place(topo, policy->bind, policy->places, nworkers, b.pu);
-		b.n = nworkers;
-		break;
-	}
-	if (ret < 0)
-		goto out;
-	ret = -1;
-	/* OpenMP's own placement of T threads on fewer PUs shares them. */
-	if (policy->kind == PL_POLICY_OPENMP && count_distinct(b.pu, nworkers) < nworkers)
-		b.n = count_distinct(b.pu, nworkers);
-	if (nworkers > b.n) {
-		if (flags & PL_PLAN_STRICT) {
-			name = pl_policy_strdup(policy);
-			pl_set_error(topo, ERANGE,
-				     "threads: %u workers but policy %s has only %u PU%s here; strict mode refuses to share, allowed 1..%u",
-				     nworkers, name ? name : "?", b.n, b.n == 1 ? "" : "s", b.n);
-			free(name);
-			goto out;
-		}
-		plan->wrapped = true;
-	}
-	for (i = 0; i < nworkers; i++)
-		plan->pu[i] = policy->kind == PL_POLICY_OPENMP ? b.pu[i] : b.pu[i % b.n];
-	plan->distinct = count_distinct(plan->pu, nworkers);
 	*planp = plan;
 	plan = NULL;
 	ret = 0;
@@ -273,7 +286,6 @@ out:
 	if (ret < 0 && !topo->err[0])
 		pl_set_error(topo, errno ? errno : ENOMEM, "plan: out of memory");
 	free(b.pu);
-	free(resolved);
 	pl_plan_destroy(plan);
 	return ret;
 }

@@ -111,29 +111,34 @@ bool pl_policy_takes_list(const char *text)
 	       (!pl_likwid_looks(text) && starts_location(text));
 }
 
+/* Keep SPEC, the policy's text TEXT or part of it: 1, or -1 with a message. */
+static int keep_spec(struct pl_policy *policy, const char *text, const char *spec, char *err,
+		     size_t errlen)
+{
+	policy->spec = strdup(spec);
+	if (policy->spec)
+		return 1;
+	snprintf(err, errlen, "policy '%s': out of memory", text);
+	return -1;
+}
+
 /* A CPU set as a list policy: OS indices only are kept as a list, one
- * with hwloc locations as its text (resolved on the topology). */
+ * with hwloc locations as its text (resolved on the topology).  1, or -1
+ * with a message. */
 static int parse_set(const char *text, const char *value, struct pl_policy *policy, char *err,
 		     size_t errlen)
 {
 	int n;
 
 	policy->kind = PL_POLICY_LIST;
-	if (strchr(value, ':')) {
-		if (pl_cpus_check(value, err, errlen) < 0)
-			return -1;
-		policy->spec = strdup(value);
-		if (!policy->spec) {
-			snprintf(err, errlen, "policy '%s': out of memory", text);
-			return -1;
-		}
-		return 0;
-	}
+	if (strchr(value, ':'))
+		return pl_cpus_check(value, err, errlen) < 0 ? -1 :
+		       keep_spec(policy, text, value, err, errlen);
 	n = pl_cpulist_parse(value, &policy->list, err, errlen);
 	if (n < 0)
 		return -1;
 	policy->nlist = (unsigned)n;
-	return 0;
+	return 1;
 }
 
 /* The project's number syntax (placement_private.h). */
@@ -155,139 +160,129 @@ long pl_parse_index(const char **p, unsigned long max)
 	return over || v > max ? -2 : (long)v;
 }
 
+/* Append A..B to L, counting down when B < A. */
+static int add_range(struct pl_ulist *l, long a, long b)
+{
+	long step = b >= a ? 1 : -1;
+
+	for (long v = a;; v += step) {
+		if (pl_ulist_add(l, (unsigned)v) < 0)
+			return -1;
+		if (v == b)
+			return 0;
+	}
+}
+
+/* The message for the CPU list TEXT, not valid at P. */
+static void bad_cpulist(const char *text, const char *p, char *err, size_t errlen)
+{
+	if ((*p == ',' && (p == text || p[-1] == ',')) || (!*p && p > text && p[-1] == ','))
+		snprintf(err, errlen, "CPU list '%s' has an empty element at character %zu",
+			 text, (size_t)(p - text) + 1);
+	else
+		snprintf(err, errlen,
+			 "CPU list '%s' is not valid, accepted: OS indices 0..%u and ranges, comma-separated (e.g. 0,8,16-23)",
+			 text, PL_MAX_OS_INDEX);
+}
+
 int pl_cpulist_parse(const char *text, unsigned **out, char *err, size_t errlen)
 {
-	const char *p = text;
-	unsigned *list = NULL;
-	size_t n = 0;
-	const char *start;
-	long a, b, step, v;
+	struct pl_ulist l = { 0 };
+	const char *p = text, *start;
+	long a, b;
 
 	*out = NULL;
-	if (!*p)
-		goto bad;
-	for (;;) {
+	for (;; p++) {
 		start = p;
-		a = pl_parse_index(&p, PL_MAX_OS_INDEX);
-		if (a == -2)
-			goto too_big;
-		if (a < 0)
-			goto bad;
-		b = a;
-		if (*p == '-') {
+		a = b = pl_parse_index(&p, PL_MAX_OS_INDEX);
+		if (a >= 0 && *p == '-') {
 			start = ++p;
 			b = pl_parse_index(&p, PL_MAX_OS_INDEX);
-			if (b == -2)
-				goto too_big;
-			if (b < 0)
-				goto bad;
 		}
-		step = b >= a ? 1 : -1;
-		if (n + (size_t)labs(b - a) + 1 > PL_MAX_LIST) {
-			snprintf(err, errlen, "CPU list '%s' names more than %u PUs", text,
-				 PL_MAX_LIST);
+		if (b == -2) {
+			snprintf(err, errlen, "CPU list '%s': %.*s is above the highest OS index allowed, %u",
+				 text, (int)(p - start), start, PL_MAX_OS_INDEX);
 			goto fail;
 		}
-		unsigned *grown = realloc(list, (n + (size_t)labs(b - a) + 1) * sizeof(*list));
-		if (!grown) {
-			snprintf(err, errlen, "CPU list '%s': out of memory", text);
+		if (b < 0)
+			goto bad;
+		if (add_range(&l, a, b) < 0) {
+			if (errno == E2BIG)
+				snprintf(err, errlen, "CPU list '%s' names more than %u PUs", text, PL_MAX_LIST);
+			else
+				snprintf(err, errlen, "CPU list '%s': out of memory", text);
 			goto fail;
 		}
-		list = grown;
-		for (v = a;; v += step) {
-			list[n++] = (unsigned)v;
-			if (v == b)
-				break;
-		}
-		if (*p == '\0')
+		if (!*p)
 			break;
 		if (*p != ',')
 			goto bad;
-		p++;
 	}
-	*out = list;
-	return (int)n;
-too_big:
-	snprintf(err, errlen, "CPU list '%s': %.*s is above the highest OS index allowed, %u",
-		 text, (int)(p - start), start, PL_MAX_OS_INDEX);
-	goto fail;
+	*out = l.v;
+	return (int)l.n;
 bad:
-	if ((*p == ',' && (p == text || p[-1] == ',')) || (!*p && p > text && p[-1] == ',')) {
-		snprintf(err, errlen, "CPU list '%s' has an empty element at character %zu",
-			 text, (size_t)(p - text) + 1);
-		goto fail;
-	}
-	snprintf(err, errlen,
-		 "CPU list '%s' is not valid, accepted: OS indices 0..%u and ranges, comma-separated (e.g. 0,8,16-23)",
-		 text, PL_MAX_OS_INDEX);
+	bad_cpulist(text, p, err, errlen);
 fail:
-	free(list);
+	free(l.v);
 	errno = EINVAL;
 	return -1;
 }
 
-int pl_policy_parse(const char *text, struct pl_policy *policy, char *err,
-		    size_t errlen)
+/* One of policy_forms: 1 when TEXT is one (parsed), 0 when it is not, -1
+ * with a message. */
+static int parse_form(const char *text, struct pl_policy *policy, char *err, size_t errlen)
 {
 	const struct policy_form *f;
 	const char *value;
 	size_t i;
 	long k;
 
-	memset(policy, 0, sizeof(*policy));
 	for (i = 0; i < sizeof(policy_forms) / sizeof(policy_forms[0]); i++) {
 		f = &policy_forms[i];
-		if (!f->takes_value) {
-			if (strcmp(text, f->prefix) == 0) {
-				policy->kind = f->kind;
-				return 0;
-			}
-			continue;
-		}
-		if (strncmp(text, f->prefix, strlen(f->prefix)) != 0)
+		if (f->takes_value ? strncmp(text, f->prefix, strlen(f->prefix)) != 0 :
+				     strcmp(text, f->prefix) != 0)
 			continue;
 		value = text + strlen(f->prefix);
 		policy->kind = f->kind;
-		if (f->kind == PL_POLICY_PERCORE) {
-			if (!isdigit((unsigned char)*value))
-				continue;  /* "cores" and the like are unknown names */
-			k = pl_parse_index(&value, PL_MAX_WORKERS);
-			if (k < 1 || *value) {
-				snprintf(err, errlen,
-					 "policy '%s': strands per core must be a number 1..%u",
-					 text, PL_MAX_WORKERS);
-				errno = EINVAL;
-				return -1;
-			}
-			policy->per_core = (unsigned)k;
-			return 0;
+		if (!f->takes_value)
+			return 1;
+		if (f->kind != PL_POLICY_PERCORE)
+			return parse_set(text, value, policy, err, errlen);
+		if (!isdigit((unsigned char)*value))
+			continue;  /* "cores" and the like are unknown names */
+		k = pl_parse_index(&value, PL_MAX_WORKERS);
+		if (k < 1 || *value) {
+			snprintf(err, errlen, "policy '%s': strands per core must be a number 1..%u",
+				 text, PL_MAX_WORKERS);
+			return -1;
 		}
-		return parse_set(text, value, policy, err, errlen);
+		policy->per_core = (unsigned)k;
+		return 1;
 	}
-	switch (parse_openmp(text, policy, err, errlen)) {
-	case 1: return 0;
-	case -1: goto fail;
-	}
-	if (pl_likwid_looks(text)) {
-		if (pl_likwid_check(text, err, errlen) < 0)
-			goto fail;
+	return 0;
+}
+
+int pl_policy_parse(const char *text, struct pl_policy *policy, char *err,
+		    size_t errlen)
+{
+	int r;
+
+	memset(policy, 0, sizeof(*policy));
+	if ((r = parse_form(text, policy, err, errlen)) == 0)
+		r = parse_openmp(text, policy, err, errlen);
+	if (r == 0 && pl_likwid_looks(text)) {
 		policy->kind = PL_POLICY_LIKWID;
-		policy->spec = strdup(text);
-		if (!policy->spec) {
-			snprintf(err, errlen, "policy '%s': out of memory", text);
-			goto fail;
-		}
-		return 0;
+		r = pl_likwid_check(text, err, errlen) < 0 ? -1 :
+		    keep_spec(policy, text, text, err, errlen);
 	}
 	/* likwid-pin's OS indices (-c 0-3) and hwloc's locations (core:0-3). */
-	if (isdigit((unsigned char)*text) || starts_location(text)) {
-		if (parse_set(text, text, policy, err, errlen) < 0)
-			goto fail;
+	if (r == 0 && (isdigit((unsigned char)*text) || starts_location(text)))
+		r = parse_set(text, text, policy, err, errlen);
+	if (r == 0)
+		snprintf(err, errlen, "policy '%s' not known, choices are: %s", text,
+			 pl_policy_choices());
+	if (r > 0)
 		return 0;
-	}
-	snprintf(err, errlen, "policy '%s' not known, choices are: %s", text,
-		 pl_policy_choices());
-fail:
 	pl_policy_clear(policy);
 	errno = EINVAL;
 	return -1;
