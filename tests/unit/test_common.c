@@ -21,6 +21,7 @@
 #include "opt.h"
 #include "results.h"
 #include "runenv.h"
+#include "stats.h"
 #include "sweep.h"
 #include "worker.h"
 
@@ -1053,9 +1054,30 @@ static void escape_fields(void **state)
 	assert_string_equal(ESC_MD("<b>\n", false), "<b>\\n");
 }
 
+/* The median's interval from order statistics: the textbook k for n = 9
+ * (x(2)..x(8), 96.1%), [min, max] where nothing narrower covers 95%. */
+static void median_interval(void **state)
+{
+	const double nine[] = { 9, 1, 8, 2, 7, 3, 6, 4, 5 }, five[] = { 5, 1, 4, 2, 3 };
+	double lo, hi, cov;
+
+	(void)state;
+	assert_true(stats_median(nine, 9) == 5);
+	assert_true(stats_median(five, 4) == 3);
+	assert_true(isnan(stats_median(nine, 0)));
+	cov = stats_median_ci(nine, 9, 0.05, &lo, &hi);
+	assert_true(lo == 2 && hi == 8);
+	assert_true(fabs(cov - (1 - 2 * 10.0 / 512)) < 1e-9);
+	cov = stats_median_ci(five, 5, 0.05, &lo, &hi);
+	assert_true(lo == 1 && hi == 5);
+	assert_true(fabs(cov - (1 - 2.0 / 32)) < 1e-9);
+	assert_true(stats_median_ci(five, 0, 0.05, &lo, &hi) == 0 && isnan(lo) && isnan(hi));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(median_interval),
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(escape_line),
 		cmocka_unit_test(escape_json),

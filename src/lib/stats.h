@@ -1,0 +1,23 @@
+/*
+ * The statistics the measurements are judged by, written once for threadrun
+ * (adaptive repeats) and threadreport (intervals, verdicts, drift): no
+ * normality assumed anywhere.
+ */
+#ifndef STATS_H
+#define STATS_H
+
+#include <stddef.h>
+
+/* The median of X[0..N) (X is left as it was); NAN when N is 0. */
+double stats_median(const double *x, size_t n);
+
+/*
+ * The distribution-free confidence interval of the median of X[0..N) from
+ * order statistics: [x(k), x(n+1-k)] with the largest k whose binomial
+ * coverage 1 - 2 P(Bin(n, 1/2) < k) is at least 1 - ALPHA.  Where even
+ * [min, max] covers less (n <= 5 at ALPHA 0.05), that is the interval.
+ * Returns its exact coverage (0 when N is 0: LO and HI NAN).
+ */
+double stats_median_ci(const double *x, size_t n, double alpha, double *lo, double *hi);
+
+#endif
