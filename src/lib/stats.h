@@ -20,4 +20,15 @@ double stats_median(const double *x, size_t n);
  */
 double stats_median_ci(const double *x, size_t n, double alpha, double *lo, double *hi);
 
+/*
+ * The Mann-Whitney U test of A[0..NA) against B[0..NB), two-sided, as
+ * scipy.stats.mannwhitneyu(a, b, alternative='two-sided') computes it by
+ * default: exact where there are no ties and NA or NB is at most 8, else
+ * the normal approximation with the tie correction and the continuity
+ * correction.  Returns the p-value (NAN when a side is empty); U gets A's
+ * U statistic and EXACT whether the exact distribution was used, where
+ * not NULL.
+ */
+double stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u, int *exact);
+
 #endif
