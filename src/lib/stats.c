@@ -24,15 +24,12 @@ static double *sorted(const double *x, size_t n)
 	return s;
 }
 
-double stats_median(const double *x, size_t n)
+double stats_median(double *x, size_t n)
 {
-	double *s = sorted(x, n), m;
-
-	if (!s)
+	if (!n)
 		return NAN;
-	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-	free(s);
-	return m;
+	qsort(x, n, sizeof(*x), by_value);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
 /* P(Bin(n, 1/2) <= k), summed in logs so that large n stays exact enough. */

@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-/* The median of X[0..N) (X is left as it was); NAN when N is 0. */
-double stats_median(const double *x, size_t n);
+/* The median of X[0..N), sorting X in place; NAN when N is 0. */
+double stats_median(double *x, size_t n);
 
 /*
  * The distribution-free confidence interval of the median of X[0..N) from

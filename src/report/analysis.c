@@ -24,19 +24,6 @@ int cmp_words(const uintptr_t *a, const uintptr_t *b, size_t n)
 	return i < n ? NUM_CMP(a[i], b[i]) : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	return NUM_CMP(*(const double *)a, *(const double *)b);
-}
-
-double stats_median(double *v, size_t n)
-{
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 double usl_capacity(const struct usl_fit *fit, double n)
 {
 	return n / (1 + fit->s * (n - 1) + fit->k * n * (n - 1));

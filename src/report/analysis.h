@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stats.h"
+
 /* Sorting: -1, 0 or 1 as A is below, equal to or above B (numbers of any
  * type, NAN equal to all); the first of N such answers that is not 0; two
  * arrays of N words compared in order. */
@@ -18,8 +20,6 @@
 int cmp_first(const int *c, size_t n);
 int cmp_words(const uintptr_t *a, const uintptr_t *b, size_t n);
 
-/* Median of N values (sorted in place); NAN when N is 0. */
-double stats_median(double *v, size_t n);
 
 /*
  * Universal Scalability Law: C(N) = N / (1 + s (N - 1) + k N (N - 1)).
