@@ -1,4 +1,6 @@
-/* threadreport --compare: ratios of medians, after / before, per configuration. */
+/* threadreport --compare: ratios of medians, after / before, per configuration,
+ * in benchstat's shape: each median with its 95% interval, a Mann-Whitney U
+ * test of the two sides' rates, and "~" where the change is not significant. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdarg.h>
@@ -9,6 +11,7 @@
 #include "compare.h"
 #include "opt.h"
 #include "results.h"
+#include "stats.h"
 #include "table.h"
 
 #define PROG "threadreport"
@@ -27,6 +30,8 @@ static const struct by_column by_columns[] = {
 };
 
 enum { BEFORE, AFTER };
+/* The test's level, and the intervals' (95%). */
+#define ALPHA 0.05
 static const char *const side_name[] = { "before", "after" };
 
 /* One configuration: its cell on each side (NULL where not measured). */
@@ -35,6 +40,11 @@ struct entry {
 	const struct cell *c[2];
 	size_t group;
 	double ratio, lo, hi;   /* NAN where a side is missing or a median is 0 */
+	double med_lo[2], med_hi[2];    /* each side's median's 95% interval */
+	double p;               /* Mann-Whitney U; NAN where a side has one repeat */
+	/* The median of after / before of the rows paired by repeat, and its
+	 * interval: NAN unless both sides ran the same repeats. */
+	double paired, paired_lo, paired_hi;
 };
 
 struct compare {
@@ -50,7 +60,7 @@ struct compare {
 	 * holds several of them; otherwise they are what the sides differ in. */
 	bool key_host, key_backend, key_impl;
 	struct entry *e;
-	size_t ne, ngroups, few, unverified[2], overlap;
+	size_t ne, ngroups, few, unverified[2], overlap, untested, weak;
 };
 
 static const char *field_of(const struct obs *o, const struct by_column *col)
@@ -338,6 +348,109 @@ static void ratios(struct entry *e)
 	e->hi = a->max / b->min;
 }
 
+/* A row of a configuration: its repeat and rate. */
+struct rep {
+	int repeat;
+	double rate;
+};
+
+static int by_repeat(const void *x, const void *y)
+{
+	const struct rep *a = x, *b = y;
+
+	return a->repeat < b->repeat ? -1 : a->repeat > b->repeat;
+}
+
+/* Side S's rows of E's configuration (its cell's n of them), by repeat;
+ * NULL: out of memory. */
+static struct rep *side_rows(const struct compare *k, const struct entry *e, int s)
+{
+	const struct cell *c = e->c[s];
+	struct rep *r = malloc(c->n * sizeof(*r));
+	size_t n = 0;
+
+	for (size_t i = 0; r && i < k->ds[s].nobs && n < c->n; i++) {
+		const struct obs *o = &k->ds[s].obs[i];
+
+		if (!o->dropped && !o->failed && o->sid == e->s[s]->key->sid && o->policy == c->policy &&
+		    o->threads == c->threads)
+			r[n++] = (struct rep){ o->repeat, o->rate };
+	}
+	if (r)
+		qsort(r, n, sizeof(*r), by_repeat);
+	return r;
+}
+
+/* Whether the sides ran the same repeats, numbered, before's rates above 0:
+ * then their rows pair up by repeat. */
+static bool same_repeats(struct rep *const r[2], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r[BEFORE][i].repeat < 0 || r[BEFORE][i].repeat != r[AFTER][i].repeat || !(r[BEFORE][i].rate > 0))
+			return false;
+	return true;
+}
+
+/* The smallest p the exact test can give NA against NB: 2 / C(NA+NB, NA).
+ * Where that is not below ALPHA, "~" there says nothing. */
+static bool can_reach_alpha(size_t na, size_t nb)
+{
+	double c = 1;
+
+	for (size_t i = 1; i <= nb; i++)
+		c = c * (double)(na + i) / (double)i;
+	return 2 / c < ALPHA;
+}
+
+/* E's intervals, its test and its paired ratio.  -1: out of memory. */
+static int test_entry(const struct compare *k, struct entry *e)
+{
+	struct rep *r[2] = { NULL, NULL };
+	double *x[2] = { NULL, NULL }, *q = NULL;
+	size_t n[2] = { 0, 0 };
+	int ret = -1;
+
+	e->p = e->paired = e->paired_lo = e->paired_hi = NAN;
+	for (int s = 0; s < 2; s++) {
+		e->med_lo[s] = e->med_hi[s] = NAN;
+		if (!e->c[s])
+			continue;
+		n[s] = e->c[s]->n;
+		r[s] = side_rows(k, e, s);
+		x[s] = malloc(n[s] * sizeof(*x[s]));
+		if (!r[s] || !x[s])
+			goto out;
+		for (size_t i = 0; i < n[s]; i++)
+			x[s][i] = r[s][i].rate;
+		stats_median_ci(x[s], n[s], ALPHA, &e->med_lo[s], &e->med_hi[s]);
+	}
+	if (both(e) && n[BEFORE] > 1 && n[AFTER] > 1)
+		e->p = stats_mann_whitney(x[AFTER], n[AFTER], x[BEFORE], n[BEFORE], NULL, NULL);
+	if (both(e) && n[BEFORE] == n[AFTER] && same_repeats(r, n[BEFORE])) {
+		q = malloc(n[BEFORE] * sizeof(*q));
+		if (!q)
+			goto out;
+		for (size_t i = 0; i < n[BEFORE]; i++)
+			q[i] = r[AFTER][i].rate / r[BEFORE][i].rate;
+		e->paired = stats_median(q, n[BEFORE]);
+		stats_median_ci(q, n[BEFORE], ALPHA, &e->paired_lo, &e->paired_hi);
+	}
+	ret = 0;
+out:
+	for (int s = 0; s < 2; s++) {
+		free(r[s]);
+		free(x[s]);
+	}
+	free(q);
+	return ret;
+}
+
+/* 1 where E changed significantly, 0 where not, -1 where not tested. */
+static int significant(const struct entry *e)
+{
+	return isnan(e->p) ? -1 : e->p < ALPHA;
+}
+
 /* Every cell of both sides as an entry, sorted by configuration, then
  * each configuration's cells into one entry. */
 static int match(struct compare *k)
@@ -384,9 +497,13 @@ static int match(struct compare *k)
 			k->ngroups++;
 		e.group = k->ngroups;
 		ratios(&e);
+		if (test_entry(k, &e) < 0)
+			return -1;
 		if (both(&e)) {
 			k->few += e.c[BEFORE]->n < 3 || e.c[AFTER]->n < 3;
 			k->overlap += e.lo <= 1 && e.hi >= 1;
+			k->untested += significant(&e) < 0;
+			k->weak += significant(&e) >= 0 && !can_reach_alpha(e.c[BEFORE]->n, e.c[AFTER]->n);
 		}
 		k->e[k->ne++] = e;
 	}
@@ -405,15 +522,18 @@ static size_t group_end(const struct compare *k, size_t first)
 	return i;
 }
 
-/* A group's smallest and largest ratio (NULL: none) and how many it has. */
+/* A group's smallest and largest ratio (NULL: none) and how many it has;
+ * the same of its significant changes. */
 struct extremes {
 	const struct entry *lo, *hi;
 	size_t count;
+	const struct entry *sig_lo, *sig_hi;
+	size_t nsig;
 };
 
 static struct extremes extremes(const struct compare *k, size_t first, size_t end)
 {
-	struct extremes x = { NULL, NULL, 0 };
+	struct extremes x = { 0 };
 
 	for (const struct entry *e = &k->e[first]; e < &k->e[end]; e++) {
 		if (!isfinite(e->ratio))
@@ -423,12 +543,19 @@ static struct extremes extremes(const struct compare *k, size_t first, size_t en
 			x.lo = e;
 		if (!x.hi || e->ratio > x.hi->ratio)
 			x.hi = e;
+		if (significant(e) <= 0)
+			continue;
+		x.nsig++;
+		if (!x.sig_lo || e->ratio < x.sig_lo->ratio)
+			x.sig_lo = e;
+		if (!x.sig_hi || e->ratio > x.sig_hi->ratio)
+			x.sig_hi = e;
 	}
 	return x;
 }
 
 /* The comparison's warnings, each with a kind programs can test. */
-enum { MAX_WARNINGS = 4 };
+enum { MAX_WARNINGS = 6 };
 struct warning {
 	const char *kind;
 	char text[160];
@@ -449,6 +576,18 @@ static size_t warnings(const struct compare *k, struct warning *w)
 		snprintf(w[n++].text, sizeof(w[0].text),
 			 "%zu configuration%s a ratio range that includes 1.00: no difference measured there",
 			 k->overlap, k->overlap == 1 ? " has" : "s have");
+	}
+	if (k->untested) {
+		w[n].kind = "no_test";
+		snprintf(w[n++].text, sizeof(w[0].text),
+			 "%zu configuration%s one repeat on a side: no p-value, a rank test needs 2 or more on each",
+			 k->untested, k->untested == 1 ? " has" : "s have");
+	}
+	if (k->weak) {
+		w[n].kind = "weak_test";
+		snprintf(w[n++].text, sizeof(w[0].text),
+			 "%zu configuration%s too few repeats for p below %.2f (4+4 can reach it, 3+3 cannot): \"~\" there says little",
+			 k->weak, k->weak == 1 ? " has" : "s have", ALPHA);
 	}
 	for (int s = 0; s < 2; s++)
 		if (k->unverified[s]) {
@@ -477,6 +616,11 @@ ROW(get_threads, VAL_I(cell_of(r)->threads))
 ROW(get_ratio, VAL_N(r->ratio))
 ROW(get_ratio_min, VAL_N(r->lo))
 ROW(get_ratio_max, VAL_N(r->hi))
+ROW(get_p, VAL_N(r->p))
+ROW(get_significant, significant(r) < 0 ? VAL_NULL : VAL_B(significant(r)))
+ROW(get_paired, VAL_N(r->paired))
+ROW(get_paired_lo, VAL_N(r->paired_lo))
+ROW(get_paired_hi, VAL_N(r->paired_hi))
 ROW(get_smallest, VAL_B(r == ((const struct extremes *)ctx)->lo))
 ROW(get_largest, VAL_B(r == ((const struct extremes *)ctx)->hi))
 /* A side's names ("" where it did not measure) and figures (none). */
@@ -487,7 +631,9 @@ ROW(get_largest, VAL_B(r == ((const struct extremes *)ctx)->hi))
 	ROW(side##_n, r->c[S] ? VAL_I(r->c[S]->n) : VAL_NULL) \
 	ROW(side##_median, VAL_N(r->c[S] ? r->c[S]->median : NAN)) \
 	ROW(side##_min, VAL_N(r->c[S] ? r->c[S]->min : NAN)) \
-	ROW(side##_max, VAL_N(r->c[S] ? r->c[S]->max : NAN))
+	ROW(side##_max, VAL_N(r->c[S] ? r->c[S]->max : NAN)) \
+	ROW(side##_lo, VAL_N(r->med_lo[S])) \
+	ROW(side##_hi, VAL_N(r->med_hi[S]))
 SIDE_GETTERS(before, BEFORE)
 SIDE_GETTERS(after, AFTER)
 
@@ -509,12 +655,52 @@ static const char *range_cell(const void *row, const void *ctx, char *buf, size_
 	return buf;
 }
 
-static const char *n_cell(const void *row, const void *ctx, char *buf, size_t len)
+/* A side's median and its interval as benchstat shows it: "1234 ±2%", the
+ * interval's farther end from the median. */
+static const char *median_cell(const struct entry *e, int s, char *buf, size_t len)
+{
+	double m = e->c[s]->median, d = fmax(e->med_hi[s] - m, m - e->med_lo[s]);
+
+	fmt_rate(m, buf, len);
+	if (m > 0)
+		snprintf(buf + strlen(buf), len - strlen(buf), " ±%.0f%%", 100 * d / m);
+	return buf;
+}
+
+static const char *before_cell(const void *row, const void *ctx, char *buf, size_t len)
+{
+	(void)ctx;
+	return median_cell(row, BEFORE, buf, len);
+}
+
+static const char *after_cell(const void *row, const void *ctx, char *buf, size_t len)
+{
+	(void)ctx;
+	return median_cell(row, AFTER, buf, len);
+}
+
+/* "+12.0%" where the change is significant, else "~". */
+static const char *change_cell(const void *row, const void *ctx, char *buf, size_t len)
 {
 	const struct entry *e = row;
 
 	(void)ctx;
-	snprintf(buf, len, "%4zu/%zu", e->c[BEFORE]->n, e->c[AFTER]->n);
+	if (significant(e) <= 0)
+		return "~";
+	if (!isfinite(e->ratio))
+		return "n/a";
+	snprintf(buf, len, "%+.1f%%", 100 * (e->ratio - 1));
+	return buf;
+}
+
+/* "p=0.008 n=5+5" ("p=n/a" where a side has one repeat). */
+static const char *test_cell(const void *row, const void *ctx, char *buf, size_t len)
+{
+	const struct entry *e = row;
+	int n = isnan(e->p) ? snprintf(buf, len, "p=n/a") : snprintf(buf, len, "p=%.3f", e->p);
+
+	(void)ctx;
+	snprintf(buf + n, len - (size_t)n, " n=%zu+%zu", e->c[BEFORE]->n, e->c[AFTER]->n);
 	return buf;
 }
 
@@ -526,7 +712,8 @@ static const char *n_cell(const void *row, const void *ctx, char *buf, size_t le
 	{ prefix "impl", .in = in_, .get = side##_impl }
 #define SIDE_FIGURES(side, prefix, in_) \
 	{ prefix "n", .in = in_, .get = side##_n }, { prefix "median", .in = in_, .get = side##_median }, \
-	{ prefix "min", .in = in_, .get = side##_min }, { prefix "max", .in = in_, .get = side##_max }
+	{ prefix "min", .in = in_, .get = side##_min }, { prefix "max", .in = in_, .get = side##_max }, \
+	{ prefix "lo", .in = in_, .get = side##_lo }, { prefix "hi", .in = in_, .get = side##_hi }
 
 /* A configuration: text and markdown show those measured on both sides;
  * json writes the sides' objects before "ratio". */
@@ -541,8 +728,8 @@ static const struct column entry_cols[] = {
 	{ "size_unit", .in = CSV, .get = get_size_unit },
 	{ "policy", "policy", -16, .left = true, .get = get_policy },
 	{ "threads", "threads", 7, .get = get_threads },
-	{ NULL, "before", 14, .get = before_median },
-	{ NULL, "after", 14, .get = after_median },
+	{ NULL, "before", 16, .get = before_median, .text = before_cell },
+	{ NULL, "after", 16, .get = after_median, .text = after_cell },
 	SIDE_NAMES(before, "before_", CSV),
 	SIDE_NAMES(after, "after_", CSV),
 	SIDE_FIGURES(before, "before_", CSV),
@@ -551,10 +738,13 @@ static const struct column entry_cols[] = {
 	{ "ratio_min", .get = get_ratio_min },
 	{ "ratio_max", .get = get_ratio_max },
 	{ NULL, "range", 15, .text = range_cell },
-	/* Text: "   1/2", before and after, under an 8 wide "n". */
-	{ NULL, "       n", .in = IN(FMT_TEXT), .text = n_cell },
-	{ NULL, "n before", .in = IN(FMT_MARKDOWN), .get = before_n },
-	{ NULL, "n after", .in = IN(FMT_MARKDOWN), .get = after_n },
+	{ "ratio_paired", "paired", 7, .show = SHOW_RATIO, .get = get_paired },
+	{ "ratio_paired_lo", .get = get_paired_lo },
+	{ "ratio_paired_hi", .get = get_paired_hi },
+	{ "p", .in = IN_DATA, .get = get_p },
+	{ "significant", .in = IN_DATA, .get = get_significant },
+	{ NULL, "change", 7, .text = change_cell },
+	{ NULL, "test", .left = true, .text = test_cell },
 	{ "smallest", .in = CSV, .get = get_smallest },
 	{ "largest", .in = CSV, .get = get_largest },
 };
@@ -625,12 +815,17 @@ static void summary_text(FILE *out, const struct compare *k, size_t first, size_
 		fputs("no ratio (a median of 0 before)\n", out);
 		return;
 	}
-	fputs(x.lo == x.hi ? "after / before " : "after / before from ", out);
-	where(out, x.lo, md);
-	if (x.lo != x.hi) {
-		fputs(" up to ", out);
-		where(out, x.hi, md);
-		fprintf(out, ", %zu configurations", x.count);
+	if (!x.nsig) {
+		fprintf(out, "no significant change (%zu configuration%s)\n", x.count, x.count == 1 ? "" : "s");
+		return;
+	}
+	fprintf(out, "%zu of %zu configuration%s changed significantly: ", x.nsig, x.count, x.count == 1 ? "" : "s");
+	if (x.sig_lo != x.sig_hi)
+		fputs("from ", out);
+	where(out, x.sig_lo, md);
+	if (x.sig_lo != x.sig_hi) {
+		fputs(" to ", out);
+		where(out, x.sig_hi, md);
 	}
 	fputc('\n', out);
 }
@@ -687,7 +882,11 @@ static void emit_text(FILE *out, const struct compare *k, bool md)
 	say(out, md, md ? "## Before and after\n\n- before: %s\n- after: %s\n" : "== before: %s\n== after:  %s\n",
 	    k->label[BEFORE], k->label[AFTER]);
 	fprintf(out, "%s ratio = after / before, medians of the repeats; range = after min / before max .. "
-		"after max / before min\n\n", md ? "-" : "  ");
+		"after max / before min\n", md ? "-" : "  ");
+	fprintf(out, "%s before, after: median ±95%% interval (order statistics); paired = median of after / before "
+		"by repeat, where both sides ran the same repeats\n", md ? "-" : "  ");
+	fprintf(out, "%s test: Mann-Whitney U of the rates, two-sided; change \"~\": not significant (p ≥ %.2f)\n\n",
+		md ? "-" : "  ", ALPHA);
 	for (i = 0; i < k->ne; i = end) {
 		end = group_end(k, i);
 		group_text(out, k, i, end, md);
@@ -736,7 +935,7 @@ static void json_nl2(struct json *j)
  * "ratio". */
 static void json_entry(struct json *j, const struct entry *e)
 {
-	static const struct column side_cols[2][7] = {
+	static const struct column side_cols[2][9] = {
 		{ SIDE_NAMES(before, "", 0), SIDE_FIGURES(before, "", 0) },
 		{ SIDE_NAMES(after, "", 0), SIDE_FIGURES(after, "", 0) },
 	};
@@ -750,7 +949,7 @@ static void json_entry(struct json *j, const struct entry *e)
 	for (int s = 0; s < 2; s++) {
 		json_key(j, side_name[s]);
 		if (e->c[s])
-			table_row(&(struct table){ j->out, FMT_JSON, false, side_cols[s], 7, NULL, j }, e);
+			table_row(&(struct table){ j->out, FMT_JSON, false, side_cols[s], 9, NULL, j }, e);
 		else
 			json_null(j);
 	}
@@ -785,6 +984,8 @@ static void json_group(struct json *j, const struct compare *k, size_t first, si
 		json_open(j, '{');
 		json_key(j, "configurations");
 		json_int(j, (long long)x.count);
+		json_key(j, "significant");
+		json_int(j, (long long)x.nsig);
 		json_key(j, "smallest");
 		table_row(&where, x.lo);
 		json_key(j, "largest");

@@ -24,11 +24,11 @@ done
 threadreport --compare "$tmp/evp.csv" "$tmp/pkcs11.csv" >"$tmp/out" 2>"$tmp/err"
 st=$?
 check "--compare evp.csv pkcs11.csv: exit 0 (got $st)" [ $st -eq 0 ]
-check "one ratio row per size, n 2/2 each" \
-	[ "$(grep -cE '^(16|1024|8192) bytes +compact +1 .* [0-9]+\.[0-9]{2} +[0-9.]+\.\.[0-9.]+ +2/2$' "$tmp/out")" -eq 3 ]
+check "one ratio row per size, n 2+2 each" \
+	[ "$(grep -cE '^(16|1024|8192) bytes +compact +1 .* [0-9]+\.[0-9]{2} +[0-9.]+\.\.[0-9.]+ +[0-9]+\.[0-9]{2} +~ p=[01]\.[0-9]{3} n=2\+2$' "$tmp/out")" -eq 3 ]
 check "the sides say what they ran" bash -c "grep -q '^   before: evp' '$tmp/out' && grep -q '^   after: pkcs11' '$tmp/out'"
-check "one summary line for sha256, smallest and largest ratio and where" \
-	grep -qE '^  summary: after / before from [0-9.]+x at [0-9]+ bytes \(compact, 1 thread\) up to [0-9.]+x at [0-9]+ bytes \(compact, 1 thread\), 3 configurations$' "$tmp/out"
+check "one summary line for sha256: 2+2 repeats can show no significant change" \
+	grep -qx '  summary: no significant change (3 configurations)' "$tmp/out"
 threadreport -f tsv --compare "$tmp/evp.csv" "$tmp/pkcs11.csv" >"$tmp/real.tsv" 2>/dev/null
 st=$?
 check "tsv: exit 0 and three configurations measured on both sides" bash -c \
@@ -64,11 +64,11 @@ threadreport --compare $B $A >"$tmp/out" 2>/dev/null
 st=$?
 check "hand-made: exit 0 (got $st)" [ $st -eq 0 ]
 check "16 bytes: medians 100 and 120, ratio 1.20, range 110/110 .. 130/90" \
-	grep -qE '^16 bytes +compact +1 +100 +120 +1\.20 +1\.00\.\.1\.44 +3/3$' "$tmp/out"
-check "8192 bytes: ratio 3.40, range 3.30..3.50" grep -qE '^8192 bytes +compact +1 +1000 +3400 +3\.40 +3\.30\.\.3\.50 +3/3$' "$tmp/out"
-check "the summary: from 1.20x at 16 bytes up to 3.40x at 8192 bytes" grep -qx \
-	'  summary: after / before from 1.20x at 16 bytes (compact, 1 thread) up to 3.40x at 8192 bytes (compact, 1 thread), 2 configurations' "$tmp/out"
-check "a summary per algorithm (md5 has one configuration)" grep -qx '  summary: after / before 2.00x at 64 bytes (compact, 1 thread)' "$tmp/out"
+	grep -qE '^16 bytes +compact +1 +100 ±10% +120 ±8% +1\.20 +1\.00\.\.1\.44 +1\.20 +~ p=0\.121 n=3\+3$' "$tmp/out"
+check "8192 bytes: ratio 3.40, range 3.30..3.50, not significant at 3+3" \
+	grep -qE '^8192 bytes +compact +1 +1000 ±0% +3400 ±3% +3\.40 +3\.30\.\.3\.50 +3\.40 +~ p=0\.064 n=3\+3$' "$tmp/out"
+check "the summary counts significant changes only: none" grep -qx '  summary: no significant change (2 configurations)' "$tmp/out"
+check "a summary per algorithm (md5 has one configuration)" grep -qx '  summary: no significant change (1 configuration)' "$tmp/out"
 check "configurations of one side are listed, not dropped" bash -c \
 	"grep -qx '  before only: t2accel sha256, 1024 bytes, scatter, 2 threads: median 400 bytes/s, n 1' '$tmp/out' &&
 	 grep -qx '  after only: t2accel sha256, 1024 bytes, scatter, 4 threads: median 900 bytes/s, n 1' '$tmp/out'"
@@ -85,13 +85,44 @@ check "csv: the tsv's table with commas (no field here needs quoting)" bash -c \
 	"[ $st -eq 0 ] && [ \$(wc -l <'$tmp/h.csv') -eq 6 ] && [ \"\$(tr '\t' , <'$tmp/h.tsv')\" = \"\$(cat '$tmp/h.csv')\" ]"
 threadreport -f json --compare $B $A >"$tmp/h.json" 2>/dev/null
 check "json: the ratios, the summary, the one-side configurations and the warnings as objects" bash -c \
-	"[ \"\$(jq -r '[.groups[1].summary.smallest.ratio, .groups[1].summary.largest.size, (.groups[1].configurations | map(.measured) | join(\"+\")), .groups[1].configurations[2].before, .warnings[0].kind, .warnings[1].kind] | map(tostring) | join(\" \")' '$tmp/h.json')\" = '1.2 8192 both+before+after+both null few_repeats no_difference' ]"
+	"[ \"\$(jq -r '[.groups[1].summary.smallest.ratio, .groups[1].summary.largest.size, (.groups[1].configurations | map(.measured) | join(\"+\")), .groups[1].configurations[2].before, .warnings[0].kind, .warnings[1].kind, .warnings[2].kind, .warnings[3].kind] | map(tostring) | join(\" \")' '$tmp/h.json')\" = '1.2 8192 both+before+after+both null few_repeats no_difference no_test weak_test' ]"
 threadreport -f markdown --compare $B $A >"$tmp/h.md" 2>/dev/null
 check "markdown renders two tables of 9 cells a row (cmark-gfm)" bash -c \
-	"cmark-gfm -e table '$tmp/h.md' | awk '/<table>/ {t++} /<tr>/ {n = 0; rows++} /<t[dh]/ {n++} /<\/tr>/ && n != 9 {bad = 1} END {exit bad || t != 2 || rows != 5}'"
+	"cmark-gfm -e table '$tmp/h.md' | awk '/<table>/ {t++} /<tr>/ {n = 0; rows++} /<t[dh]/ {n++} /<\/tr>/ && n != 10 {bad = 1} END {exit bad || t != 2 || rows != 5}'"
 check "markdown: the summary and the one-side list as items" bash -c \
-	"grep -qx -- '- summary: after / before from 1.20x at 16 bytes (compact, 1 thread) up to 3.40x at 8192 bytes (compact, 1 thread), 2 configurations' '$tmp/h.md' &&
+	"grep -qx -- '- summary: no significant change (2 configurations)' '$tmp/h.md' &&
 	 grep -qx -- '- after only: t2accel sha256, 1024 bytes, scatter, 4 threads: median 900 bytes/s, n 1' '$tmp/h.md'"
+
+# --- The test: 5+5 repeats, a clear change, the same rates, one repeat a side.
+SB=$d/compare-sig-before.csv SA=$d/compare-sig-after.csv
+threadreport --compare $SB $SA >"$tmp/out" 2>/dev/null
+st=$?
+check "significance: exit 0 (got $st)" [ $st -eq 0 ]
+check "a clear change (100..104 to 120..124): p=0.008, +19.6%, medians with intervals" \
+	grep -qE '^16 bytes +compact +1 +102 ±2% +122 ±2% +1\.20 +1\.15\.\.1\.24 +1\.20 +\+19\.6% p=0\.008 n=5\+5$' "$tmp/out"
+check "the same rates in another order: ~, p=1.000, paired by repeat 1.00" \
+	grep -qE '^1024 bytes +compact +1 +520 ±4% +520 ±4% +1\.00 +0\.93\.\.1\.08 +1\.00 +~ p=1\.000 n=5\+5$' "$tmp/out"
+check "one repeat a side: no p-value, and why" bash -c \
+	"grep -qE '^8192 bytes +compact +1 .* 0\.90 +~ p=n/a n=1\+1$' '$tmp/out' &&
+	 grep -qx '  warning: 1 configuration has one repeat on a side: no p-value, a rank test needs 2 or more on each' '$tmp/out'"
+check "the summary counts the significant change only" grep -qx \
+	'  summary: 1 of 3 configurations changed significantly: 1.20x at 16 bytes (compact, 1 thread)' "$tmp/out"
+threadreport -f csv --compare $SB $SA 2>/dev/null | tr , '\t' >"$tmp/sig.tsv"
+check "csv: intervals, paired ratio, p and significant by name" bash -c \
+	"[ \"\$(tcol '$tmp/sig.tsv' size before_lo before_hi after_lo after_hi ratio_paired p significant | tr '\t' ' ')\" = '16 100 104 120 124 1.196078431 0.007936507937 yes
+1024 500 540 500 540 1 1 no
+8192 1000 1000 900 900 0.9  ' ]"
+threadreport -f json --compare $SB $SA 2>/dev/null >"$tmp/sig.json"
+check "json: significant true, false, null; the summary's count" bash -c \
+	"[ \"\$(jq -r '[.groups[0].configurations[].significant, .groups[0].summary.significant] | map(tostring) | join(\" \")' '$tmp/sig.json')\" = 'true false null 1' ]"
+# Paired only where both sides ran the same repeats.
+grep -v ',1024,bytes,1,compact,4,' $SA >"$tmp/sa4.csv"
+threadreport -f csv --compare $SB "$tmp/sa4.csv" 2>/dev/null | tr , '\t' >"$tmp/sig4.tsv"
+check "4 repeats against 5: no paired ratio there, the ratio of medians stays" bash -c \
+	"[ \"\$(tcol '$tmp/sig4.tsv' size ratio ratio_paired | sed -n 2p | tr '\t' ' ')\" = '1024 1.009615385 ' ]"
+threadreport --compare $SB $SB >"$tmp/out" 2>/dev/null
+check "a file against itself: ~ everywhere, no significant change" bash -c \
+	"[ \$(grep -cE ' ~ p=' '$tmp/out') -eq 3 ] && grep -qx '  summary: no significant change (3 configurations)' '$tmp/out'"
 
 # --- Sides chosen by a column of any files.
 cat $B >"$tmp/ab.csv"
@@ -99,11 +130,11 @@ tail -n +2 $A >>"$tmp/ab.csv"
 threadreport --compare-by host=h1,host=h2 "$tmp/ab.csv" >"$tmp/out" 2>/dev/null
 st=$?
 check "--compare-by host=h1,host=h2: exit 0, the same ratios as the files" bash -c \
-	"[ $st -eq 0 ] && grep -q '^== before: host=h1' '$tmp/out' && grep -qE '^8192 bytes +compact +1 +1000 +3400 +3\.40 ' '$tmp/out'"
+	"[ $st -eq 0 ] && grep -q '^== before: host=h1' '$tmp/out' && grep -qE '^8192 bytes +compact +1 +1000 ±0% +3400 ±3% +3\.40 ' '$tmp/out'"
 threadreport --compare-by impl='SoftHSM2 token,OpenSSL default' "$tmp/ab.csv" >"$tmp/out" 2>/dev/null
 st=$?
 check "--compare-by impl=A,B names the sides in that order: the inverse ratio" bash -c \
-	"[ $st -eq 0 ] && grep -qE '^8192 bytes +compact +1 +3400 +1000 +0\.29 ' '$tmp/out'"
+	"[ $st -eq 0 ] && grep -qE '^8192 bytes +compact +1 +3400 ±3% +1000 ±0% +0\.29 ' '$tmp/out'"
 # A library switched under the same backend: the versions column tells the
 # sides apart (it is never part of a series, so the rows are one series in
 # the normal report).
@@ -112,8 +143,8 @@ printf '%s\n' 'workload,algorithm,backend,versions,size,threads,policy,repeat,ra
 	'w,sha256,evp,lib 1.0,16,1,compact,1,100' 'w,sha256,evp,lib 1.1,16,1,compact,1,250' >"$tmp/v.csv"
 threadreport --compare-by versions "$tmp/v.csv" >"$tmp/out" 2>/dev/null
 st=$?
-check "--compare-by versions: lib 1.0 before, lib 1.1 after, ratio 2.50, n 2/2" bash -c \
-	"[ $st -eq 0 ] && grep -qx '== before: versions=lib 1.0' '$tmp/out' && grep -qE '^16 bytes +compact +1 +100 +250 +2\.50 +2\.50\.\.2\.50 +2/2$' '$tmp/out'"
+check "--compare-by versions: lib 1.0 before, lib 1.1 after, ratio 2.50, n 2+2" bash -c \
+	"[ $st -eq 0 ] && grep -qx '== before: versions=lib 1.0' '$tmp/out' && grep -qE '^16 bytes +compact +1 +100 ±0% +250 ±0% +2\.50 +2\.50\.\.2\.50 +2\.50 +~ p=0\.194 n=2\+2$' '$tmp/out'"
 # A library upgrade measured through both backends: each side holds evp and
 # pkcs11 (backend is then part of a configuration), and evp's impl names
 # the new OpenSSL; evp matches evp and pkcs11 pkcs11 all the same.
@@ -167,7 +198,7 @@ printf 'workload,threads,rate,size\nw,1,7,16\nw,1,10,32\n' >"$tmp/z1.csv"
 threadreport --compare "$tmp/z0.csv" "$tmp/z1.csv" >"$tmp/out" 2>/dev/null
 st=$?
 check "a median of 0 before: ratio n/a, the summary from the others" bash -c \
-	"[ $st -eq 0 ] && grep -qE '^16 bytes +- +1 +0 +7 +n/a +n/a\.\.n/a' '$tmp/out' && grep -qx '  summary: after / before 2.00x at 32 bytes (-, 1 thread)' '$tmp/out' && ! grep -q inf '$tmp/out'"
+	"[ $st -eq 0 ] && grep -qE '^16 bytes +- +1 +0 +7 ±0% +n/a +n/a\.\.n/a' '$tmp/out' && grep -qx '  summary: no significant change (1 configuration)' '$tmp/out' && ! grep -q inf '$tmp/out'"
 threadreport -f json --compare "$tmp/z0.csv" "$tmp/z1.csv" 2>/dev/null | jq -e '.groups[0].configurations[0].ratio == null' >/dev/null
 check "json: that ratio is null" [ $? -eq 0 ]
 
@@ -180,8 +211,8 @@ check "csv: @ guarded in a backend" grep -qF ",'@cmd," "$tmp/out"
 threadreport -f tsv --raw --compare-by backend $d/compare-hostile.csv >"$tmp/out" 2>/dev/null
 check "tsv --raw: the names exactly" bash -c "cut -f4 '$tmp/out' | grep -qx '=1+2'"
 threadreport -f markdown --compare-by backend $d/compare-hostile.csv 2>/dev/null | cmark-gfm -e table |
-	awk '/<tr>/ {n = 0; rows++} /<t[dh]/ {n++} /<\/tr>/ && n != 9 {bad = 1} END {exit bad || rows != 3}'
-check "markdown: a '|' in a policy keeps 9 cells a row" [ $? -eq 0 ]
+	awk '/<tr>/ {n = 0; rows++} /<t[dh]/ {n++} /<\/tr>/ && n != 10 {bad = 1} END {exit bad || rows != 3}'
+check "markdown: a '|' in a policy keeps 10 cells a row" [ $? -eq 0 ]
 printf 'workload,threads,rate,backend\n"w\377x",1,10,a\n"w\377x",1,20,b\n' >"$tmp/utf.csv"
 threadreport -f json --compare-by backend "$tmp/utf.csv" 2>/dev/null | jq -r '.groups[0].workload, .groups[0].configurations[0].ratio, .warnings[-1].kind' | tr '\n' ' ' >"$tmp/out"
 check "json: a bad byte replaced and counted, valid JSON" [ "$(cat "$tmp/out")" = $'w\xef\xbf\xbdx 2 encoding ' ]
