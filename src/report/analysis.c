@@ -29,7 +29,7 @@ static int cmp_double(const void *a, const void *b)
 	return NUM_CMP(*(const double *)a, *(const double *)b);
 }
 
-double stats_median(double *v, size_t n)
+double median_sort(double *v, size_t n)
 {
 	if (!n)
 		return NAN;
@@ -382,7 +382,7 @@ struct sample sample_pool(const struct sample *s, size_t n)
 			med[i] = s[i].median;
 	}
 	/* Without memory for the medians, the first one's stands. */
-	p.median = med ? stats_median(med, n) : n ? s[0].median : NAN;
+	p.median = med ? median_sort(med, n) : n ? s[0].median : NAN;
 	free(med);
 	return p;
 }

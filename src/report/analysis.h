@@ -18,8 +18,8 @@
 int cmp_first(const int *c, size_t n);
 int cmp_words(const uintptr_t *a, const uintptr_t *b, size_t n);
 
-/* Median of N values (sorted in place); NAN when N is 0. */
-double stats_median(double *v, size_t n);
+/* Median of N values, sorted in place (stats_median leaves them); NAN when N is 0. */
+double median_sort(double *v, size_t n);
 
 /*
  * Universal Scalability Law: C(N) = N / (1 + s (N - 1) + k N (N - 1)).

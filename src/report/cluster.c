@@ -291,7 +291,7 @@ static void fill_cell(struct cluster *cl, struct ccell *c, struct hostrate *hr, 
 				hr[nh++] = (struct hostrate){ o->host, o->rate };
 		}
 	}
-	c->median = stats_median(rates, c->n);
+	c->median = median_sort(rates, c->n);
 	c->min = c->n ? rates[0] : NAN;
 	c->max = c->n ? rates[c->n - 1] : NAN;
 	qsort(hr, nh, sizeof(*hr), by_host);
@@ -303,7 +303,7 @@ static void fill_cell(struct cluster *cl, struct ccell *c, struct hostrate *hr, 
 			rates[n++] = hr[j].rate;
 		/* Sorted by rate within a host already. */
 		*h = (struct chost){ hr[i].host, n, rates[0], 0, rates[n - 1] };
-		h->median = stats_median(rates, n);
+		h->median = median_sort(rates, n);
 		c->nhosts++;
 	}
 	c->slowest = c->nhosts;

@@ -23,9 +23,9 @@ static void medians(void **state)
 	double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 };
 
 	(void)state;
-	assert_true(stats_median(odd, 3) == 3);
-	assert_true(stats_median(even, 4) == 2.5);
-	assert_true(isnan(stats_median(odd, 0)));
+	assert_true(median_sort(odd, 3) == 3);
+	assert_true(median_sort(even, 4) == 2.5);
+	assert_true(isnan(median_sort(odd, 0)));
 }
 
 /* The three-way compares every sort of the reporter is written with. */
@@ -408,7 +408,12 @@ static void handmade_series(void **state)
 	c = series_cell(s, "c1", 4);
 	/* repeat 1 was written twice: the later row (380) counts. */
 	assert_true(c->median == 370 && c->min == 360 && c->n == 3);
-	assert_true(NEAR(c->speedup, 3.7, 1e-12) && NEAR(c->efficiency, 0.925, 1e-12));
+	/* Paired: the median of 360/100, 380/110 and 370/90 is 3.6 (repeats 0,
+	 * 1, 2); the ratio of medians 370/100 is kept beside it. */
+	assert_true(NEAR(c->speedup, 3.6, 1e-12) && NEAR(c->efficiency, 0.9, 1e-12));
+	assert_true(NEAR(c->speedup_of_medians, 3.7, 1e-12) && c->pairs == 3);
+	assert_true(c->median_lo == 360 && c->median_hi == 380 && NEAR(c->ci_coverage, 0.75, 1e-12));
+	assert_false(s->unpaired);
 	/* c2 has no 1-thread point: no speedup, no efficiency. */
 	c = series_cell(s, "c2", 4);
 	assert_true(isnan(c->speedup) && isnan(c->efficiency));
