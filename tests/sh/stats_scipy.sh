@@ -6,6 +6,7 @@
 # Debian's python3-scipy (src/install-deps check).
 . "$(dirname "$0")/tap.bash"
 set -o pipefail
+cd "$(dirname "$0")/../.." || exit 1
 
 py=/usr/bin/python3
 if ! "$py" -c 'import scipy.stats' 2>/dev/null; then
