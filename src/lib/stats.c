@@ -124,3 +124,37 @@ double stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb
 	free(all);
 	return fmin(p, 1);
 }
+
+/* Sum over the groups of equal values of X of F(t) = t(t-1)(2t+5), t(t-1)(t-2)
+ * and t(t-1) (the sizes T of the groups) into T3, T2 and T1. */
+static void tie_sums(const double *x, size_t n, double *t3, double *t2, double *t1)
+{
+	*t3 = *t2 = *t1 = 0;
+	for (size_t i = 0; i < n; i++) {
+		double t = 0;
+
+		for (size_t j = 0; j < n; j++)
+			t += x[j] == x[i];
+		/* Each of a group's T members adds 1/T of its term. */
+		*t3 += (t - 1) * (2 * t + 5);
+		*t2 += (t - 1) * (t - 2);
+		*t1 += t - 1;
+	}
+}
+
+double stats_kendall_s(const double *x, const double *y, size_t n, double *var)
+{
+	double s = 0, nn = (double)n, x3, x2, x1, y3, y2, y1;
+
+	*var = 0;
+	if (n < 2)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			s += ((x[j] > x[i]) - (x[j] < x[i])) * ((y[j] > y[i]) - (y[j] < y[i]));
+	tie_sums(x, n, &x3, &x2, &x1);
+	tie_sums(y, n, &y3, &y2, &y1);
+	*var = (nn * (nn - 1) * (2 * nn + 5) - x3 - y3) / 18 + x1 * y1 / (2 * nn * (nn - 1)) +
+	       (n > 2 ? x2 * y2 / (9 * nn * (nn - 1) * (nn - 2)) : 0);
+	return s;
+}

@@ -31,4 +31,12 @@ double stats_median_ci(const double *x, size_t n, double alpha, double *lo, doub
  */
 double stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u, int *exact);
 
+/*
+ * Kendall's S of X[0..N) against Y[0..N) (concordant pairs less discordant
+ * ones) and its variance under independence with the tie corrections (Kendall
+ * 1970) into VAR.  Strata add: a test within groups sums S and VAR over
+ * them, z = S / sqrt(VAR) ~ N(0, 1).
+ */
+double stats_kendall_s(const double *x, const double *y, size_t n, double *var);
+
 #endif

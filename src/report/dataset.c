@@ -10,6 +10,7 @@
 #include "dataset.h"
 #include "opt.h"
 #include "results.h"
+#include "stats.h"
 
 struct reading {
 	struct dataset *ds;
@@ -573,6 +574,7 @@ static void cell_from_rows(const struct dataset *ds, const struct key *ks, size_
 	c->median = stats_median(buf, c->n);
 	c->min = buf[0];
 	c->max = buf[c->n - 1];
+	c->ci_coverage = stats_median_ci(buf, c->n, 0.05, &c->median_lo, &c->median_hi);
 	if (c->cpus && !*c->cpus)
 		c->cpus = NULL;
 	c->busy = c->load_steal > DATASET_BUSY_PCT || c->load_others > DATASET_BUSY_PCT;
@@ -591,6 +593,95 @@ static void cell_from_rows(const struct dataset *ds, const struct key *ks, size_
 	s->latency |= c->lat_rows > 0;
 }
 
+/* C's speedup and efficiency from its rows KS[LO, HI) and its policy's
+ * 1-thread rows KS[BLO, BHI) (C->speedup_of_medians set): paired repeat by
+ * repeat (a repeat of the same file on both sides), else the ratio of
+ * medians.  BUF: room for HI - LO ratios. */
+static void cell_speedup(const struct dataset *ds, const struct key *ks, size_t lo, size_t hi,
+			 size_t blo, size_t bhi, double *buf, struct cell *c)
+{
+	size_t i, b;
+
+	c->pairs = 0;
+	for (i = lo; i < hi && !isnan(c->speedup_of_medians); i++) {
+		const struct obs *o = &ds->obs[ks[i].i];
+
+		for (b = blo; b < bhi; b++) {
+			const struct obs *p = &ds->obs[ks[b].i];
+
+			if (o->repeat >= 0 && p->repeat == o->repeat && same(p->file, o->file) && p->rate > 0) {
+				buf[c->pairs++] = o->rate / p->rate;
+				break;
+			}
+		}
+	}
+	c->speedup = c->pairs ? stats_median(buf, c->pairs) : c->speedup_of_medians;
+	c->speedup_lo = c->speedup_hi = NAN;
+	if (c->pairs)
+		stats_median_ci(buf, c->pairs, 0.05, &c->speedup_lo, &c->speedup_hi);
+	c->efficiency = c->speedup / c->threads;
+}
+
+/* The median of the normalised rates Z[0..N) of the rows of repeat R. */
+static double repeat_median(const double *z, const int *rep, size_t n, int r, double *buf)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (rep[i] == r)
+			buf[m++] = z[i];
+	return stats_median(buf, m);
+}
+
+/* S's drift (struct series) from its rows KS[0, NM), grouped as its cells
+ * are: Kendall's S of rate against t_start within each point, summed over
+ * the points (a trend in time, whatever the points' levels); its size from
+ * the rates over their point's median, last repeat against first.  -1 when
+ * memory runs out. */
+static int series_drift(const struct dataset *ds, struct series *s, const struct key *ks, size_t nm)
+{
+	double *t = malloc((nm ? nm : 1) * 4 * sizeof(*t)), *z = t + nm, *r = z + nm, *buf = r + nm;
+	int *rep = malloc((nm ? nm : 1) * sizeof(*rep)), rmin = INT_MAX, rmax = -1;
+	double t0 = INFINITY, t1 = -INFINITY, sum = 0, var = 0, pairs = 0, v;
+	size_t c, i = 0, m = 0, first;
+
+	s->drift = s->drift_tau = s->drift_p = s->drift_span_s = NAN;
+	if (!t || !rep)
+		goto out;
+	for (c = 0; c < s->ncells; c++) {
+		first = m;
+		for (size_t end = i + s->cells[c].n; i < end; i++) {
+			const struct obs *o = &ds->obs[ks[i].i];
+
+			if (!isfinite(o->t_start) || !(s->cells[c].median > 0))
+				continue;
+			t[m] = o->t_start;
+			r[m] = o->rate;
+			z[m] = o->rate / s->cells[c].median;
+			rep[m++] = o->repeat;
+			t0 = fmin(t0, o->t_start);
+			t1 = fmax(t1, o->t_start);
+			rmin = o->repeat >= 0 && o->repeat < rmin ? o->repeat : rmin;
+			rmax = o->repeat > rmax ? o->repeat : rmax;
+		}
+		sum += stats_kendall_s(t + first, r + first, m - first, &v);
+		var += v;
+		pairs += (double)(m - first) * ((double)(m - first) - 1) / 2;
+	}
+	if (var > 0) {
+		s->drift_tau = sum / pairs;
+		s->drift_p = erfc(fabs(sum) / sqrt(var) / sqrt(2));
+	}
+	s->drift_span_s = m ? (t1 - t0) / 1e6 : NAN;   /* t_start: microseconds */
+	if (rmax > rmin)
+		s->drift = repeat_median(z, rep, m, rmax, buf) / repeat_median(z, rep, m, rmin, buf) - 1;
+	s->drifted = s->drift_p < 0.05 && fabs(s->drift) > DATASET_DRIFT_FLOOR;
+out:
+	free(t);
+	free(rep);
+	return t && rep ? 0 : -1;
+}
+
 /* The cells of one series from its rows M (indices, file order): every
  * policy x thread count it has, policies in first-seen order, threads
  * ascending. */
@@ -600,7 +691,7 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 	double *buf = malloc((nm ? nm : 1) * sizeof(*buf));
 	struct key *ks = malloc((nm ? nm : 1) * sizeof(*ks));
 	const struct cell *base = NULL;
-	size_t i, j;
+	size_t i, j, blo = 0, bhi = 0;
 	int ret = -1;
 
 	if (!buf || !ks)
@@ -625,14 +716,20 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 		cell_from_rows(ds, ks, i, j, buf, s, c);
 		if (monitor_figures(ds, mon, nmon, s, c) < 0)
 			goto out;
-		if (i == 0 || ks[i - 1].k[0] != ks[i].k[0])
+		if (i == 0 || ks[i - 1].k[0] != ks[i].k[0]) {
 			base = c;
+			blo = i;
+			bhi = j;
+		}
 		/* Speedup against a measured 1 thread of the same policy, or
 		 * none: never against another count as if it scaled linearly. */
-		c->speedup = base->threads == 1 && base->median > 0 ? c->median / base->median : NAN;
-		c->efficiency = c->speedup / c->threads;
+		c->speedup_of_medians = base->threads == 1 && base->median > 0 ? c->median / base->median : NAN;
+		cell_speedup(ds, ks, i, j, blo, bhi, buf, c);
 		s->no_one_thread |= isnan(c->speedup);
+		s->unpaired |= !isnan(c->speedup) && !c->pairs;
 	}
+	if (series_drift(ds, s, ks, nm) < 0)
+		goto out;
 	for (i = s->ncells; i-- > 0;)
 		s->cells[i].policy_end = i + 1 < s->ncells && s->cells[i + 1].policy == s->cells[i].policy ?
 					 s->cells[i + 1].policy_end : i + 1;

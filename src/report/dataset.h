@@ -17,6 +17,9 @@
  * its PUs above this many % (results/README.md, threadreport --help). */
 #define DATASET_BUSY_PCT 5
 
+/* A drift smaller than this fraction is noise, whatever its p-value. */
+#define DATASET_DRIFT_FLOOR 0.03
+
 /* The latency figures a row may carry: p50, p90, p99, p99.9, max. */
 #define DATASET_LAT_P 5
 extern const char *const dataset_lat_name[DATASET_LAT_P];
@@ -70,6 +73,16 @@ struct cell {
 	unsigned threads;
 	size_t n;
 	double median, min, max, speedup, efficiency;
+	/* The median's 95% interval from order statistics and its exact
+	 * coverage (stats_median_ci). */
+	double median_lo, median_hi, ci_coverage;
+	/* Speedup is paired where it can be: the median of the ratios of each
+	 * repeat's rate to the same policy's 1-thread rate in that repeat (of
+	 * the same file), over PAIRS repeats, with its 95% interval; where no
+	 * repeat pairs (PAIRS 0) it is the ratio of medians, which is kept
+	 * beside it in any case. */
+	double speedup_of_medians, speedup_lo, speedup_hi;
+	size_t pairs;
 	bool oversubscribed;
 	bool unverified;        /* a row of it failed its checks or was never checked */
 	const char *cpus;       /* the plan its rows share; NULL when they differ or none is known */
@@ -102,6 +115,15 @@ struct series {
 	unsigned pus, cores;
 	size_t unverified, unchecked, misplaced, busy;
 	bool no_one_thread;     /* a policy without a 1-thread point: no speedup */
+	bool unpaired;          /* a speedup that is a ratio of medians: no repeat paired */
+	/* The machine's drift over the rows' start times (dataset.c,
+	 * series_drift): Kendall's tau of rate against t_start within each
+	 * point, pooled over the points, and its p-value; the change from the
+	 * first repeat to the last (the median of each repeat's rates over their
+	 * point's median; -0.3: 30% slower) and the seconds the rows span.
+	 * NAN: not known. */
+	double drift, drift_tau, drift_p, drift_span_s;
+	bool drifted;           /* drift_p < 0.05 and |drift| > DATASET_DRIFT_FLOOR */
 	bool monitored;              /* some cell has monitor figures */
 	bool latency;                /* some cell has latency figures */
 	bool counted;                /* some cell was counted (threadrun --counters) */

@@ -81,6 +81,18 @@ static const char help_after[] =
 	"and, where two backends ran the same algorithm at several sizes, the size at\n"
 	"which one overtakes the other.  Warnings name rows to distrust.\n"
 	"\n"
+	"Statistics (results/README.md): speedup and efficiency are paired, the\n"
+	"median over the repeats of each repeat's rate over the same repeat's 1-thread\n"
+	"rate (of the same file), so that a machine drifting between repeats does not\n"
+	"bend them; where no repeat pairs, the ratio of medians, and the header says\n"
+	"so.  Each point's median has a 95% interval from order statistics (exact,\n"
+	"no normality assumed; up to 5 repeats it is min..max, covering less).  csv,\n"
+	"tsv and json add median_lo, median_hi, ci_coverage, speedup_of_medians,\n"
+	"speedup_lo, speedup_hi and speedup_pairs.  Drift: Kendall's S of each\n"
+	"point's rates against t_start, summed over the points; where p < 0.05 and the\n"
+	"last repeat's rates over the first's moved more than 3%, one warning (json\n"
+	"kind \"drift\") gives the change and the sweep's duration.\n"
+	"\n"
 	"A row of a failed run (its status not 0: a nonzero exit, a workload of ours\n"
 	"that wrote no row, a --metric run without its figure) is never a measurement:\n"
 	"it is in no table, verdict, comparison, cutoff or per-host rate, and one line\n"
@@ -175,7 +187,7 @@ static const char help_after[] =
 
 /* What the report says about a series: its title, and its warnings, each
  * with a kind that programs can test (JSON lists them as objects). */
-enum { MAX_WARNINGS = 8 };
+enum { MAX_WARNINGS = 10 };
 struct warning {
 	const char *kind;
 	char text[160];
@@ -185,7 +197,7 @@ struct facts {
 	char title[512];
 	struct warning warning[MAX_WARNINGS];
 	size_t nwarnings;
-	char warnings[1024];    /* the same, joined for people */
+	char warnings[1536];    /* the same, joined for people */
 };
 
 /* A series as its tables see it (their CTX). */
@@ -248,6 +260,11 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 	if (wide)
 		WARN(f, "spread", "%zu point%s over 10%% of %s median (noisy machine?)", wide,
 		     wide == 1 ? " spreads" : "s spread", wide == 1 ? "its" : "their");
+	if (s->drifted)
+		WARN(f, "drift", "the machine's speed changed by %+.0f%% over the sweep's %.*f %s (Kendall tau %.2f within points, p %.2g)",
+		     100 * s->drift, s->drift_span_s >= 120 ? 0 : 1,
+		     s->drift_span_s >= 120 ? s->drift_span_s / 60 : s->drift_span_s,
+		     s->drift_span_s >= 120 ? "minutes" : "s", s->drift_tau, s->drift_p);
 	if (s->no_one_thread)
 		WARN(f, "no_one_thread", "no 1-thread point for some policy: no speedup or efficiency for it (n/a)");
 	for (i = 0; i < f->nwarnings && used < sizeof(f->warnings); i++)
@@ -326,6 +343,13 @@ ROW(get_median, VAL_N(r->x->median))
 ROW(get_min, VAL_N(r->x->min))
 ROW(get_max, VAL_N(r->x->max))
 ROW(get_speedup, VAL_N(r->x->speedup))
+ROW(get_speedup_of_medians, VAL_N(r->x->speedup_of_medians))
+ROW(get_speedup_lo, VAL_N(r->x->speedup_lo))
+ROW(get_speedup_hi, VAL_N(r->x->speedup_hi))
+ROW(get_pairs, VAL_I(r->x->pairs))
+ROW(get_median_lo, VAL_N(r->x->median_lo))
+ROW(get_median_hi, VAL_N(r->x->median_hi))
+ROW(get_ci_coverage, VAL_N(r->x->ci_coverage))
 ROW(get_efficiency, VAL_N(r->x->efficiency))
 ROW(get_oversubscribed, VAL_B(r->x->oversubscribed))
 ROW(get_cpus, VAL_S(r->x->cpus ? r->x->cpus : ""))
@@ -431,6 +455,18 @@ static double figure(const struct srow *r)
 	return v;
 }
 
+/* The median's interval: "lo..hi". */
+static const char *ci_text(const struct srow *r, char *buf, size_t len)
+{
+	char lo[32], hi[32];
+
+	fmt_rate(r->x->median_lo, lo, sizeof(lo));
+	fmt_rate(r->x->median_hi, hi, sizeof(hi));
+	snprintf(buf, len, "%s..%s", lo, hi);
+	return buf;
+}
+
+TEXT(median_ci_text, ci_text(r, buf, len))
 TEXT(migr_text, or_dash(buf, len, "%.0f", r->x->migrations, r->x->monitored))
 TEXT(offplan_text, or_dash(buf, len, "%.0f", r->x->off_plan, r->x->monitored))
 TEXT(steal_text, or_dash(buf, len, "%.1f", r->x->steal_pct, r->x->monitored))
@@ -553,6 +589,7 @@ static const struct column cell_cols[] = {
 	{ NULL, "-", 9, .lead = "  ", .in = IN(FMT_TEXT), .text = fig_text, .shown = counted, .heading = figure_head },
 	{ NULL, "IPC", 6, .in = IN(FMT_TEXT), .text = ipc_text, .shown = counted },
 	{ NULL, "wkr+%", 7, .in = IN(FMT_TEXT), .text = spread_text, .shown = spread },
+	{ NULL, "median 95% CI", 17, .in = IN_HUMAN, .text = median_ci_text },
 	{ NULL, "", .lead = "", .in = IN(FMT_TEXT), .text = note_text },
 	{ NULL, "note", .left = true, .in = IN(FMT_MARKDOWN), .text = md_note_text },
 	{ "oversubscribed", .get = get_oversubscribed },
@@ -567,6 +604,14 @@ static const struct column cell_cols[] = {
 	{ "latency", .in = IN(FMT_JSON), .put = put_latency },
 	COUNTER_COLUMNS(CSV),
 	{ "counters", .in = IN(FMT_JSON), .put = put_counters },
+	/* New columns go last: readers of csv and tsv by position keep theirs. */
+	{ "median_lo", .in = IN_DATA, .get = get_median_lo },
+	{ "median_hi", .in = IN_DATA, .get = get_median_hi },
+	{ "ci_coverage", .in = IN_DATA, .digits = 6, .get = get_ci_coverage },
+	{ "speedup_of_medians", .in = IN_DATA, .digits = 6, .get = get_speedup_of_medians },
+	{ "speedup_lo", .in = IN_DATA, .digits = 6, .get = get_speedup_lo },
+	{ "speedup_hi", .in = IN_DATA, .digits = 6, .get = get_speedup_hi },
+	{ "speedup_pairs", .in = IN_DATA, .get = get_pairs },
 };
 
 /* A series in json, before its cells. */
@@ -785,6 +830,9 @@ static void text_series(FILE *out, struct sctx *c, bool md)
 	series_rows(&t, c, false);
 	if (md)
 		fputc('\n', out);
+	fprintf(out, "%sspeedup: the median over the repeats of each repeat's ratio to its 1-thread rate (paired)%s; "
+		"95%% CI of the median from order statistics (up to 5 repeats: min..max, covering less)\n", bullet,
+		c->s->unpaired ? ", or where no repeat pairs the ratio of medians" : "");
 	print_latency(out, c, md);
 	print_comparisons(out, c, bullet);
 	print_usl(out, c->s, bullet);
