@@ -67,7 +67,8 @@ static int put_setenv(const char *name, const char *value, void *arg)
 /* Export the launcher -> program contract (docs/environment.md). */
 static int export_env(const struct execute *ex, const struct pl_plan *plan, const char *policy)
 {
-	return execute_plan_env(ex->topo, plan, policy, ex->results, ex->cpuset, put_setenv, NULL);
+	return execute_plan_env(ex->topo, plan, policy, ex->unrecorded ? ex->unrecorded : ex->results,
+				ex->cpuset, put_setenv, NULL);
 }
 
 /* The OpenMP variables the plan sets (or unsets): a user's own are named. */
@@ -167,6 +168,8 @@ static int append_own_row(const struct execute *ex, const char *run, unsigned *s
 	};
 
 	results_row_set(row, RC_BACKEND, "threadrun");
+	if (ex->seed)
+		results_row_set(row, RC_SEED, "%s", ex->seed);
 	ret = worker_row_append(ex->results, row, &wr, err, errlen);
 	(*seq)++;
 	return ret;
@@ -856,7 +859,7 @@ int execute_run(struct execute *ex, const struct pl_plan *plan, const char *poli
 	monitored = end_watch(ex, &sa, &ms);
 	unsetenv(ENV_ROWS_FD);
 	/* An interrupted run is not a measurement: no row for it. */
-	if (!ret && !launch_interrupted())
+	if (!ret && !launch_interrupted() && !ex->unrecorded)
 		ret = record_run(ex, run, rows, plan, policy, repeat, r, monitored ? &ms : NULL,
 				 sa.ctr, err, errlen);
 out:

@@ -41,6 +41,8 @@ struct execute {
 	const char *asked_config;       /* execute_ask_own()'s, or NULL: the plain config */
 	char *series_path;      /* FILE[.rankN].monitor.csv */
 	struct metric_set *metrics;     /* --metric: figures read from the output, or NULL */
+	const char *seed;       /* a sweep's order seed, in the seed column of threadrun's rows, or NULL */
+	const char *unrecorded; /* a warm-up: no row of threadrun's, the program's to this file; NULL */
 	/* Which rank threadrun is and the PUs it was given, NULL when unknown:
 	 * read by execute_prepare unless IDENTIFIED (the caller read them, and
 	 * gives them over); freed by execute_finish. */
@@ -114,7 +116,7 @@ void execute_finish(struct execute *ex);
  * action such as --list) fails too, R->status 1: no measurement.  Appends
  * threadrun's run row when the program wrote none (it counts them on
  * THREADRUN_ROWS_FD, as the worker API does), or always, with always_row,
- * unless the run was interrupted.  0, or -1 with a message in ERR
+ * unless the run was interrupted; nothing with unrecorded.  0, or -1 with a message in ERR
  * (R->status says which exit status fits).
  */
 int execute_run(struct execute *ex, const struct pl_plan *plan, const char *policy,

@@ -1,4 +1,5 @@
-/* Sweeps: every (thread count, policy, repeat), progress, resume, SIGINT. */
+/* Sweeps: every (thread count, policy, repeat) in a repeat's order, warm-up,
+ * progress, resume, SIGINT. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -160,6 +162,7 @@ struct done {
 	struct results_row want;        /* what this sweep writes, but for policy, threads, repeat, job */
 	struct results_row *runs;
 	size_t n, cap;
+	char seed[24];          /* the order's seed of the last such row, "" none */
 };
 
 /* Copy ROW's N columns COLS into TO: 0, or -1 out of memory. */
@@ -198,6 +201,8 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 	if (!same_but_job(row, &d->want, results_series_cols, RESULTS_NSERIES_COLS) ||
 	    strcmp(results_row_get(row, RC_STATUS), "0"))
 		return 0;
+	if (*results_row_get(row, RC_SEED))
+		snprintf(d->seed, sizeof(d->seed), "%s", results_row_get(row, RC_SEED));
 	if (d->n == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 64;
 		grown = realloc(d->runs, d->cap * sizeof(*d->runs));
@@ -341,7 +346,66 @@ struct sweep {
 	char *log;              /* FILE.log */
 	int lockfd;
 	unsigned failed, skipped;
+	bool warm;              /* --warmup's runs are done */
+	char seed[24];          /* the order's seed, as the rows record it */
+	unsigned *order;        /* one repeat's combinations: policy * ncounts + count */
 };
+
+/* splitmix64 (Steele, Lea and Flood): one generator on every machine, so
+ * a seed gives the same order anywhere. */
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Repeat REP's order of the N combinations: fixed (policy by policy,
+ * counts ascending), or shuffled by Fisher-Yates from SEED + REP (the
+ * modulo's bias, below N / 2^64, is nothing). */
+static void order_repeat(unsigned *order, unsigned n, bool shuffle, uint64_t seed, unsigned rep)
+{
+	uint64_t state = seed + rep;
+	unsigned i, k, t;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n; shuffle && i > 1; i--) {
+		k = (unsigned)(splitmix64(&state) % i);
+		t = order[i - 1];
+		order[i - 1] = order[k];
+		order[k] = t;
+	}
+}
+
+/* The order's seed: --seed, else the one the resumed file's rows record
+ * (the same order again), else the job's under a launcher (every rank
+ * runs the same order), else a new one. */
+static uint64_t choose_seed(const struct sweep *sw)
+{
+	const char *p = sw->ex.id.job;
+	uint64_t seed = 0xcbf29ce484222325ULL;
+	char *end;
+
+	if (sw->o->seed_given)
+		return sw->o->seed;
+	if (sw->done.seed[0]) {
+		errno = 0;
+		seed = strtoull(sw->done.seed, &end, 10);
+		if (!*end && !errno)
+			return seed;
+	}
+	if (sw->o->rank >= 0 && p) {
+		for (seed = 0xcbf29ce484222325ULL; *p; p++)     /* FNV-1a */
+			seed = (seed ^ (unsigned char)*p) * 0x100000001b3ULL;
+		return seed;
+	}
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed))
+		seed ^= (uint64_t)(now_s() * 1e6) ^ (uint64_t)getpid();
+	return seed;
+}
 
 /* The policies' names, the program set up, the file held and read for
  * --resume, the log opened: 0, or the exit status. */
@@ -355,10 +419,11 @@ static int sweep_prepare(struct sweep *sw)
 	if (check_plans(sw->topo, o) < 0)
 		return 2;
 	sw->names = calloc(o->npolicies > 0 ? (size_t)o->npolicies : 1, sizeof(*sw->names));
+	sw->order = calloc((size_t)o->npolicies * (size_t)o->ncounts + 1, sizeof(*sw->order));
 	for (i = 0; sw->names && i < o->npolicies; i++)
 		if (!(sw->names[i] = pl_policy_strdup(&o->policies[i])))
 			break;
-	if (!sw->names || i < o->npolicies) {
+	if (!sw->names || !sw->order || i < o->npolicies) {
 		msg_error(PROG, "sweep: out of memory");
 		return 2;
 	}
@@ -390,7 +455,13 @@ static int sweep_prepare(struct sweep *sw)
 		return 2;
 	}
 	sw->ex.output_fd = open_beside(sw->ex.results, o->tag, ".log", &sw->log);
-	return sw->ex.output_fd < 0 ? 2 : 0;
+	if (sw->ex.output_fd < 0)
+		return 2;
+	snprintf(sw->seed, sizeof(sw->seed), "%llu", (unsigned long long)choose_seed(sw));
+	sw->ex.seed = sw->seed;
+	dprintf(sw->ex.output_fd, "=== threadrun sweep: order %s, seed %s\n",
+		o->shuffle ? "shuffle" : "fixed", sw->seed);
+	return 0;
 }
 
 /* Run one combination and say when it failed: -1 to go on, else the
@@ -434,6 +505,40 @@ static int sweep_run_one(struct sweep *sw, const struct pl_plan *plan, unsigned 
 	return -1;
 }
 
+/* --warmup: K runs of the first combination the sweep records, before
+ * it, that write no row and count in no progress: -1 to go on, else the
+ * sweep's exit status. */
+static int sweep_warm_up(struct sweep *sw, const struct pl_plan *plan, unsigned threads,
+			 const char *name, unsigned rep)
+{
+	struct launch_result r;
+	char err[PATH_MAX + 256], sink[] = "/tmp/threadrun-warmup-XXXXXX";
+	int fd = mkostemp(sink, O_CLOEXEC);
+	unsigned k;
+
+	sw->warm = true;
+	/* The program's own rows, if it writes any, go to a file deleted after. */
+	sw->ex.unrecorded = fd >= 0 ? sink : "/dev/null";
+	for (k = 1; k <= sw->o->warmup && !launch_interrupted(); k++) {
+		if (!sw->o->quiet)
+			fprintf(stderr, "%s%s: sweep warm-up %u/%u: %u thread%s, %s, not recorded%s",
+				sw->pg.tty ? "\r\033[K" : "", PROG, k, sw->o->warmup, threads,
+				threads == 1 ? "" : "s", name, sw->pg.tty ? "" : "\n");
+		dprintf(sw->ex.output_fd, "=== threadrun sweep warm-up %u/%u, %u threads, %s (not recorded)\n",
+			k, sw->o->warmup, threads, name);
+		if ((execute_run(&sw->ex, plan, name, sw->o->argv, rep, &r, err, sizeof(err)) < 0 ||
+		     r.status) && !launch_interrupted())
+			fprintf(stderr, "%s%s: sweep: warm-up %u failed (exit %d); output in %s\n",
+				sw->pg.tty ? "\n" : "", PROG, k, r.status, ESC(sw->log));
+	}
+	sw->ex.unrecorded = NULL;
+	if (fd >= 0) {
+		close(fd);
+		unlink(sink);
+	}
+	return launch_interrupted() ? stop_interrupted(&sw->pg, "before", sw->ex.results) : -1;
+}
+
 /* Combination INDEX (counts[J], policy I, repeat REP): skipped when
  * --resume finds it, else planned and run.  -1 to go on, else the sweep's
  * exit status. */
@@ -459,7 +564,9 @@ static int sweep_step(struct sweep *sw, int i, int j, unsigned rep)
 		msg_error(PROG, "%s", pl_topology_get_error(sw->topo));
 		return 2;
 	}
-	ret = sweep_run_one(sw, plan, o->counts[j], sw->names[i], rep);
+	ret = sw->warm ? -1 : sweep_warm_up(sw, plan, o->counts[j], sw->names[i], rep);
+	if (ret < 0)
+		ret = sweep_run_one(sw, plan, o->counts[j], sw->names[i], rep);
 	pl_plan_destroy(plan);
 	return ret;
 }
@@ -499,6 +606,7 @@ static void sweep_finish(struct sweep *sw)
 	for (i = 0; sw->names && i < sw->o->npolicies; i++)
 		free(sw->names[i]);
 	free(sw->names);
+	free(sw->order);
 }
 
 int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
@@ -513,8 +621,8 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 		.pg = { .tty = isatty(2), .quiet = o->quiet, .start = now_s(),
 			.total = (unsigned)(o->ncounts * o->npolicies) * o->repeat },
 	};
-	unsigned rep;
-	int i, j, ret;
+	unsigned rep, k, n = (unsigned)(o->ncounts * o->npolicies), nc = (unsigned)o->ncounts;
+	int ret;
 
 	results_row_init(&sw.done.want);
 	ret = sweep_prepare(&sw);
@@ -522,10 +630,11 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 		goto out;
 	launch_signals_defer(true);
 	ret = -1;
-	for (rep = 0; ret < 0 && rep < o->repeat; rep++)
-		for (i = 0; ret < 0 && i < o->npolicies; i++)
-			for (j = 0; ret < 0 && j < o->ncounts; j++)
-				ret = sweep_step(&sw, i, j, rep);
+	for (rep = 0; ret < 0 && rep < o->repeat; rep++) {
+		order_repeat(sw.order, n, o->shuffle, strtoull(sw.seed, NULL, 10), rep);
+		for (k = 0; ret < 0 && k < n; k++)
+			ret = sweep_step(&sw, (int)(sw.order[k] / nc), (int)(sw.order[k] % nc), rep);
+	}
 	if (ret < 0)
 		ret = sweep_summary(&sw);
 	launch_signals_defer(false);

@@ -1,4 +1,5 @@
-/* threadrun --sweep: one run per (thread count, policy, repeat). */
+/* threadrun --sweep: one run per (thread count, policy, repeat), each
+ * repeat's combinations in a random order seeded by SEED + repeat. */
 #ifndef SWEEP_H
 #define SWEEP_H
 
@@ -32,6 +33,10 @@ struct sweep_opts {
 	const struct pl_policy *policies;
 	int npolicies;
 	unsigned repeat;
+	bool shuffle;           /* --order shuffle: each repeat in its own random order */
+	bool seed_given;        /* --seed: SEED, else the resumed file's, else a new one */
+	uint64_t seed;
+	unsigned warmup;        /* --warmup: unrecorded runs before the first recorded one */
 	bool resume, strict, quiet, dry_run;
 	double monitor;         /* --monitor interval, 0: off */
 	const struct counters_spec *counters;   /* --counters, or NULL */

@@ -30,6 +30,14 @@
 #define MONITOR_DEFAULT_S 0.25
 #define A(field) offsetof(struct args, field)
 
+/* --order: a sweep's repeat runs its combinations shuffled or in order. */
+struct order_row {
+	const char *name;
+	bool shuffle;
+};
+static const struct order_row orders[] = { { "shuffle", true }, { "fixed", false } };
+static const size_t norders = sizeof(orders) / sizeof(orders[0]);
+
 struct args {
 	const char *policy_text;
 	const char *topology;
@@ -41,6 +49,10 @@ struct args {
 	unsigned nthreads;
 	const char *sweep;
 	unsigned repeat;
+	const struct order_row *order;  /* --order, NULL: shuffle */
+	uint64_t seed;
+	bool seed_given;
+	unsigned warmup;
 	int format;             /* enum plan_format; -1 when --format is not given */
 	double monitor;
 	double wait;            /* --wait: seconds, 0: refuse a file another run measures on */
@@ -127,7 +139,7 @@ static int set_topology(const char *arg, void *opts, char *err, size_t errlen)
 
 /* The rows' rules (opt_check): -n and -t alike print a plan, run nothing. */
 #define PLAN_ONLY "dry-run topology"
-#define SWEEP_ONLY "--repeat and --resume go with --sweep"
+#define SWEEP_ONLY "--repeat, --resume, --order, --seed and --warmup go with --sweep"
 
 static const struct opt_spec options[] = {
 	{ OPT_STRING('p', "policy", "POLICY", A(policy_text), "compact, scatter, none, cK, list:CPUS, an hwloc location, OpenMP's or likwid-pin's spelling (table below; default compact)") },
@@ -149,6 +161,12 @@ static const struct opt_spec options[] = {
 	{ OPT_UNSIGNED(0, "repeat", "R", A(repeat), 1, 10000, "sweep: run every combination R times (default 1)"),
 	  .needs = "sweep", .needs_msg = SWEEP_ONLY },
 	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds"),
+	  .needs = "sweep", .needs_msg = SWEEP_ONLY },
+	{ OPT_CHOICE(0, "order", "ORDER", A(order), orders, &norders, "sweep: shuffle (default): each repeat runs its combinations in a random order; fixed: policy by policy, counts ascending"),
+	  .needs = "sweep", .needs_msg = SWEEP_ONLY },
+	{ OPT_U64(0, "seed", "N", A(seed), 0, UINT64_MAX, "sweep: the shuffle's seed, 0..2^64-1 (default: --resume's file's, else a new one; the rows' seed column)"),
+	  .seen = OPT_SEEN(struct args, seed_given), .needs = "sweep", .needs_msg = SWEEP_ONLY },
+	{ OPT_UNSIGNED(0, "warmup", "K", A(warmup), 0, 10000, "sweep: K runs that record nothing before the first measurement (default 0)"),
 	  .needs = "sweep", .needs_msg = SWEEP_ONLY },
 	{ OPT_DOUBLE(0, "wait", "[=S]", A(wait), 0, OUTFILE_WAIT_FOREVER, "wait (at most S seconds) for the sweep or runs measuring on the results file to end; without it, refuse, exit 1"),
 	  .implied = OUTFILE_WAIT_FOREVER },
@@ -206,8 +224,9 @@ static const char help_after[] =
 	"  threadrun --sweep 1-8x2 -p compact,scatter,c1 --repeat 3 -o results/rsa.csv \\\n"
 	"            -- t2accel -a rsa -d 1\n"
 	"\n"
-	"A sweep runs PROGRAM once per (thread count, policy, repeat), appends each\n"
-	"run's rows as it ends and its output to FILE.log; Ctrl-C keeps every\n"
+	"A sweep runs PROGRAM once per (thread count, policy, repeat), each repeat's\n"
+	"combinations in a random order (--order, --seed; the rows' seed column),\n"
+	"appends each run's rows as it ends and its output to FILE.log; Ctrl-C keeps every\n"
 	"finished row and --resume carries on where it stopped.  One sweep at a time\n"
 	"measures on FILE, and no single run beside it: another is refused naming\n"
 	"its pid (exit 1), or with --wait waits and then measures what is left.\n"
@@ -477,6 +496,8 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 static int sweep_main(struct args *a, const struct outfile *of)
 {
 	struct sweep_opts so = { .repeat = a->repeat, .resume = a->resume, .strict = a->strict,
+				 .shuffle = !a->order || a->order->shuffle, .seed = a->seed,
+				 .seed_given = a->seed_given, .warmup = a->warmup,
 				 .quiet = a->quiet, .results = of->results, .tag = of->tag,
 				 .rank = of->rank, .wait = a->wait, .argv = a->argv, .config = a->config,
 				 .monitor = a->monitor,
@@ -546,6 +567,12 @@ static int prepare_outputs(struct args *a, struct outfile *of)
 	if (a->argc > 0 && !a->dry_run)
 		(void)execute_ask_own(a->argv, &a->config, &a->own_results);
 	own = a->own_results;
+	/* Its own -o file would get the warm-ups' rows: nothing to redirect. */
+	if (own && a->warmup) {
+		msg_error(PROG, "--warmup %u: %s writes its rows to its own -o %s, where warm-ups would be recorded; give the file to threadrun's -o instead",
+			  a->warmup, ESC(a->argv[0]), ESC(own));
+		return 2;
+	}
 	if (own && !a->results && !strchr(own, '%'))
 		a->results = own;
 	/* -o's %h and %r, once: the program, FILE.log and the rest get the

@@ -12,8 +12,9 @@ threadrun -q -o "$tmp/b.csv" --metric 'Triad: +[0-9.]+' --sweep 1 -- omp_triad 2
 check "regex without a group: exit 2 ($?), said, nothing run" \
 	bash -c "[ $? -eq 2 ] && [ \$(wc -l <'$tmp/b.err') -eq 1 ] && grep -q 'has no capture group' '$tmp/b.err' && [ ! -e '$tmp/b.csv' ]"
 
-# The tests' own OpenMP triad (tests/progs/omp_triad.c), swept 1-2.
-threadrun -q --metric 'Triad: +([0-9.]+)' --unit MB/s --sweep 1-2 -o "$tmp/t.csv" -- omp_triad
+# The tests' own OpenMP triad (tests/progs/omp_triad.c), swept 1-2 (in that
+# order: the checks read the rows in it).
+threadrun -q --order fixed --metric 'Triad: +([0-9.]+)' --unit MB/s --sweep 1-2 -o "$tmp/t.csv" -- omp_triad
 check "triad sweep: exit 0" [ $? -eq 0 ]
 results_get "$tmp/t.csv" algorithm threads unit rate status >"$tmp/t.rows"
 check "triad sweep: rows read back" [ $? -eq 0 ]
@@ -65,7 +66,8 @@ check "sweep: the program's output is in the log" \
 # The 2-thread run finds its figure only once "$tmp/fixed" exists: the same
 # command then resumes (another command would be another configuration).
 triad2='if [ "$OMP_NUM_THREADS" = 2 ]; then [ -e "$0" ] && echo "Triad: 6"; else echo "Triad: 5"; fi; true'
-threadrun --metric 'Triad: +([0-9.]+)' --sweep 1-2 -o "$tmp/f.csv" -- \
+# --order fixed: the checks name the runs by their place (run 2 of 2).
+threadrun --order fixed --metric 'Triad: +([0-9.]+)' --sweep 1-2 -o "$tmp/f.csv" -- \
 	sh -c "$triad2" "$tmp/fixed" 2>"$tmp/f.err"
 check "no match: the sweep exits 1" [ $? -eq 1 ]
 check "no match: the sweep goes on (2 runs, 1 failed)" grep -q 'sweep done: 2 runs, 1 failed' "$tmp/f.err"
@@ -76,7 +78,7 @@ check "no match: the 2-thread row failed, no rate, the note names metric and reg
 	grep -qF "metric	2		1	metric 'metric': no line of the output matched 'Triad: +([0-9.]+)'" "$tmp/f.rows"
 check "no match: the run row says failed, so --resume reruns it" grep -q '^(run)	2	.*	1	' "$tmp/f.rows"
 : >"$tmp/fixed"
-threadrun -q --resume --metric 'Triad: +([0-9.]+)' --sweep 1-2 -o "$tmp/f.csv" -- sh -c "$triad2" "$tmp/fixed"
+threadrun -q --resume --order fixed --metric 'Triad: +([0-9.]+)' --sweep 1-2 -o "$tmp/f.csv" -- sh -c "$triad2" "$tmp/fixed"
 check "no match, --resume: the failed run is made again, the other skipped" \
 	[ "$?:$(results_get "$tmp/f.csv" algorithm threads rate status | grep '^metric' | tr '\t\n' ', ')" = "0:metric,1,5,0 metric,2,,1 metric,2,6,0 " ]
 threadrun -q -o "$tmp/s.csv" --metric 'Triad: +([0-9.]+)' 1 true 2>"$tmp/s.err"

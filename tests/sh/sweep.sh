@@ -16,8 +16,9 @@ check "the runs' output went to the log" grep -q 'md5' "$f.log"
 threadrun --sweep 1-4x2 -p compact,c1 --repeat 2 --resume -o "$f" -- t2accel -q -a md5 -s 64 -d 0.05 2>"$tmp/err"
 check "--resume of a complete sweep skips all 12" grep -q 'sweep done: 0 runs, 0 failed, 12 skipped' "$tmp/err"
 
-# A failing child: recorded, reported, the sweep goes on, exit 1.
-threadrun -q --sweep 1,2 -o "$tmp/fail.csv" -- sh -c 'test "$THREADRUN_THREADS" != 1' 2>"$tmp/err"
+# A failing child: recorded, reported, the sweep goes on, exit 1
+# (--order fixed: the checks name the runs by their place).
+threadrun -q --order fixed --sweep 1,2 -o "$tmp/fail.csv" -- sh -c 'test "$THREADRUN_THREADS" != 1' 2>"$tmp/err"
 st=$?
 check "a failing run makes the sweep exit 1 (got $st)" [ $st -eq 1 ]
 check "the failure is reported with where to look" grep -q 'run 1 of 2 (1 thread, compact, repeat 0) failed' "$tmp/err"
