@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum algo_kind { ALGO_CIPHER, ALGO_DIGEST, ALGO_SIGN };
+enum algo_kind { ALGO_CIPHER, ALGO_DIGEST, ALGO_SIGN, ALGO_AEAD, ALGO_MAC };
 
 /* What one measurement times: RSA signs and verifies are measured apart, as
  * openssl speed does. */
@@ -16,13 +16,14 @@ enum algo_mode { MODE_ONE, MODE_SIGN, MODE_VERIFY };
 struct kat {
 	const char *key, *iv, *in, *out;
 	const char *source;
+	const char *aad;        /* AEAD: the additional data */
 };
 
 struct algo {
 	const char *name;       /* what -a takes: "aes" */
 	const char *label;      /* in tables and rows: "aes-128-cbc" */
 	enum algo_kind kind;
-	const char *evp_name;   /* OpenSSL fetch name */
+	const char *evp_name;   /* OpenSSL fetch name; MACs "HMAC:SHA256" */
 	unsigned key_len;
 	unsigned block;         /* cipher block; sizes must be multiples */
 	bool legacy;            /* in OpenSSL 3's legacy provider */
@@ -34,7 +35,7 @@ struct algo {
 
 /* The table holds at most this many rows (checked where it is defined), so
  * a selection of distinct rows fits an array of this size. */
-#define ALGO_MAX 32
+#define ALGO_MAX 64
 
 extern const struct algo algos[];
 extern const size_t nalgos;
