@@ -31,6 +31,7 @@ struct algo {
 	/* PKCS#11 mechanism for this algorithm (CKM_* value) and its name. */
 	unsigned long p11_mech;
 	const char *p11_mech_name;
+	bool extra;             /* left out of src/study's default set */
 };
 
 /* The table holds at most this many rows (checked where it is defined), so
@@ -51,7 +52,7 @@ const char *algo_mode_label(const struct algo *a, enum algo_mode mode);
 enum algo_mode algo_first_mode(const struct algo *a);
 enum algo_mode algo_last_mode(const struct algo *a);
 
-/* t2accel --list: "NAME\tLABELS\tKIND\tLEGACY\tEVP" per algorithm, the
+/* t2accel --list: "NAME\tLABELS\tKIND\tLEGACY\tEVP\tSTUDY" per algorithm, the
  * one machine-readable source of the algorithm names for scripts. */
 void algo_list(FILE *out);
 
