@@ -7,9 +7,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 t2accel --list >"$tmp/algos"
 st=$?
 check "t2accel --list exits 0 (got $st)" [ $st -eq 0 ]
-check "t2accel --list: 5 tab-separated fields, a known kind, legacy yes/no" awk -F'\t' '
-	NF != 5 || $1 == "" || $2 == "" || $5 == "" || $3 !~ /^(cipher|digest|sign)$/ ||
-	$4 !~ /^(yes|no)$/ {bad = 1} END {exit bad || NR < 2}' "$tmp/algos"
+check "t2accel --list: 6 tab-separated fields, a known kind, legacy and study yes/no" awk -F'\t' '
+	NF != 6 || $1 == "" || $2 == "" || $5 == "" || $3 !~ /^(cipher|digest|sign|aead|mac)$/ ||
+	$4 !~ /^(yes|no)$/ || $6 !~ /^(yes|no)$/ {bad = 1} END {exit bad || NR < 2}' "$tmp/algos"
 check "t2accel --list: names unique" bash -c "[ -z \"\$(cut -f1 '$tmp/algos' | sort | uniq -d)\" ]"
 check "t2accel --list: a signature has a sign and a verify label" awk -F'\t' '
 	$3 == "sign" && $2 != $1 "-sign " $1 "-verify" {bad = 1} END {exit bad}' "$tmp/algos"
@@ -32,7 +32,7 @@ check "t2accel -a all: one row per label of --list, in order" bash -c \
 	"[ \"\$(results_get '$tmp/all.csv' algorithm | paste -sd' ' -)\" = \"\$(cut -f2 '$tmp/algos' | paste -sd' ' -)\" ]"
 
 # Each name on its own, and each through PKCS#11 (SoftHSM2) when it is there.
-while IFS=$'\t' read -r name labels kind legacy evp; do
+while IFS=$'\t' read -r name labels kind legacy evp _; do
 	t2accel -q -a "$name" -s 64 -k 1024 -r 16 >/dev/null 2>"$tmp/err"
 	st=$?
 	check "t2accel -a $name ($kind, legacy $legacy, $evp): exit 0 (got $st)" [ $st -eq 0 ]

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum algo_kind { ALGO_CIPHER, ALGO_DIGEST, ALGO_SIGN };
+enum algo_kind { ALGO_CIPHER, ALGO_DIGEST, ALGO_SIGN, ALGO_AEAD, ALGO_MAC };
 
 /* What one measurement times: RSA signs and verifies are measured apart, as
  * openssl speed does. */
@@ -16,13 +16,14 @@ enum algo_mode { MODE_ONE, MODE_SIGN, MODE_VERIFY };
 struct kat {
 	const char *key, *iv, *in, *out;
 	const char *source;
+	const char *aad;        /* AEAD: the additional data */
 };
 
 struct algo {
 	const char *name;       /* what -a takes: "aes" */
 	const char *label;      /* in tables and rows: "aes-128-cbc" */
 	enum algo_kind kind;
-	const char *evp_name;   /* OpenSSL fetch name */
+	const char *evp_name;   /* OpenSSL fetch name; MACs "HMAC:SHA256" */
 	unsigned key_len;
 	unsigned block;         /* cipher block; sizes must be multiples */
 	bool legacy;            /* in OpenSSL 3's legacy provider */
@@ -30,11 +31,12 @@ struct algo {
 	/* PKCS#11 mechanism for this algorithm (CKM_* value) and its name. */
 	unsigned long p11_mech;
 	const char *p11_mech_name;
+	bool extra;             /* left out of src/study's default set */
 };
 
 /* The table holds at most this many rows (checked where it is defined), so
  * a selection of distinct rows fits an array of this size. */
-#define ALGO_MAX 32
+#define ALGO_MAX 64
 
 extern const struct algo algos[];
 extern const size_t nalgos;
@@ -50,7 +52,7 @@ const char *algo_mode_label(const struct algo *a, enum algo_mode mode);
 enum algo_mode algo_first_mode(const struct algo *a);
 enum algo_mode algo_last_mode(const struct algo *a);
 
-/* t2accel --list: "NAME\tLABELS\tKIND\tLEGACY\tEVP" per algorithm, the
+/* t2accel --list: "NAME\tLABELS\tKIND\tLEGACY\tEVP\tSTUDY" per algorithm, the
  * one machine-readable source of the algorithm names for scripts. */
 void algo_list(FILE *out);
 

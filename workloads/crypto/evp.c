@@ -13,6 +13,8 @@
 #include <openssl/rsa.h>
 
 #include "backend.h"
+#include "evp_aead.h"
+#include "evp_mac.h"
 #include "evp_rsa.h"
 
 struct evp_ctx {
@@ -28,9 +30,10 @@ struct evp_worker {
 	EVP_MD *md;
 	EVP_MD_CTX *mdctx;
 	struct evp_rsa rsa;
+	struct evp_aead aead;
+	struct evp_mac mac;
 	unsigned char key[32], iv[16], digest[EVP_MAX_MD_SIZE];
 	unsigned char *buf, *save, *ref;
-	bool started;               /* the cipher chain has run since its last init */
 	bool fault;                 /* test-only: run() corrupts its last output */
 	/* The checker's own: fetched apart from the timed loop's. */
 	EVP_CIPHER *ref_cipher;
@@ -38,7 +41,7 @@ struct evp_worker {
 };
 
 /* The newest OpenSSL error as text, or FALLBACK. */
-static void ossl_error(char *err, size_t errlen, const char *what)
+void ossl_error(char *err, size_t errlen, const char *what)
 {
 	unsigned long e = ERR_get_error();
 	char buf[256];
@@ -101,7 +104,7 @@ static int evp_supports(void *p, const struct algo *a, char *err, size_t errlen)
 	struct evp_ctx *ctx = p;
 	EVP_CIPHER *c;
 
-	if (a->kind != ALGO_CIPHER)
+	if (a->kind != ALGO_CIPHER && a->kind != ALGO_AEAD)
 		return BE_OK;
 	c = EVP_CIPHER_fetch(NULL, a->evp_name, NULL);
 	if (c) {
@@ -144,6 +147,8 @@ static void worker_free(struct evp_worker *w)
 	EVP_MD_free(w->md);
 	EVP_MD_free(w->ref_md);
 	evp_rsa_worker_fini(&w->rsa);
+	evp_aead_fini(&w->aead);
+	evp_mac_fini(&w->mac);
 	free(w->buf);
 	free(w->save);
 	free(w->ref);
@@ -173,7 +178,6 @@ static int alloc_buffers(struct evp_worker *w, size_t size, char *err, size_t er
 static int cipher_start(struct evp_worker *w, const unsigned char *key, const unsigned char *iv,
 			char *err, size_t errlen)
 {
-	w->started = false;
 	if (EVP_EncryptInit_ex2(w->enc, w->cipher, key, iv, NULL) != 1 ||
 	    EVP_CIPHER_CTX_set_padding(w->enc, 0) != 1) {
 		ossl_error(err, errlen, w->job->algo->evp_name);
@@ -235,6 +239,12 @@ static int evp_worker_init(void *ctx, const struct job *job, void **state, char 
 	case ALGO_SIGN:
 		ret = evp_rsa_worker_init(&w->rsa, job->shared, err, errlen);
 		break;
+	case ALGO_AEAD:
+		ret = evp_aead_init(&w->aead, job->algo, job->size, err, errlen);
+		break;
+	case ALGO_MAC:
+		ret = evp_mac_init(&w->mac, job->algo, job->size, err, errlen);
+		break;
 	}
 out:
 	if (ret < 0) {
@@ -263,7 +273,6 @@ static int evp_run(void *state, uint64_t max, const atomic_int *stop, uint64_t *
 		for (; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++)
 			if (EVP_EncryptUpdate(w->enc, buf, &outl, buf, len) != 1)
 				goto fail;
-		w->started |= i > 0;
 		if (w->fault && i)
 			buf[len / 2] ^= 0x10;
 		break;
@@ -278,6 +287,10 @@ static int evp_run(void *state, uint64_t max, const atomic_int *stop, uint64_t *
 		break;
 	case ALGO_SIGN:
 		return evp_rsa_run(&w->rsa, w->job->mode == MODE_SIGN, max, stop, done, err, errlen);
+	case ALGO_AEAD:
+		return evp_aead_run(&w->aead, max, stop, done, err, errlen);
+	case ALGO_MAC:
+		return evp_mac_run(&w->mac, max, stop, done, err, errlen);
 	}
 	*done += i;
 	return 0;
@@ -308,6 +321,10 @@ static int evp_kat(void *state, char *err, size_t errlen)
 
 	if (a->kind == ALGO_SIGN)
 		return evp_rsa_kat(&w->rsa, w->job->mode == MODE_SIGN, err, errlen);
+	if (a->kind == ALGO_AEAD)
+		return evp_aead_kat(&w->aead, err, errlen);
+	if (a->kind == ALGO_MAC)
+		return evp_mac_kat(&w->mac, err, errlen);
 	memcpy(w->save, w->buf, 64);
 	w->len = (size_t)hex_decode(a->kat.in, w->buf, 64);
 	n = hex_decode(a->kat.out, want, sizeof(want));
@@ -350,19 +367,18 @@ out:
  * and a context of its own, from the chaining value it started with. */
 static int check_cipher(struct evp_worker *w, uint64_t *done, char *err, size_t errlen)
 {
-	const size_t len = w->len, block = w->job->algo->block;
+	const size_t len = w->len;
 	EVP_CIPHER_CTX *ref = EVP_CIPHER_CTX_new();
 	unsigned char iv[16];
 	int outl = 0, ret = -1;
 
-	/* Encryption is in place and CBC chains, so this operation starts from
-	 * the last ciphertext block the previous one left in the buffer. */
-	memcpy(iv, w->started ? w->buf + len - block : w->iv, block);
-	memcpy(w->save, w->buf, len);
-	if (!ref) {
-		snprintf(err, errlen, "out of memory");
+	/* Encryption chains (CBC's last block, CTR's counter): this operation
+	 * starts from where the previous one left the timed context. */
+	if (EVP_CIPHER_CTX_get_updated_iv(w->enc, iv, sizeof(iv)) != 1) {
+		ossl_error(err, errlen, "the timed context's IV");
 		goto out;
 	}
+	memcpy(w->save, w->buf, len);
 	if (run_one(w, done, err, errlen) < 0)
 		goto out;
 	if (EVP_EncryptInit_ex2(ref, w->ref_cipher, w->key, iv, NULL) != 1 ||
@@ -413,6 +429,8 @@ static int evp_check(void *state, uint64_t *done, char *err, size_t errlen)
 	case ALGO_DIGEST: return check_digest(w, done, err, errlen);
 	case ALGO_SIGN:
 		return evp_rsa_check(&w->rsa, w->job->mode == MODE_SIGN, done, err, errlen);
+	case ALGO_AEAD: return evp_aead_check(&w->aead, done, err, errlen);
+	case ALGO_MAC: return evp_mac_check(&w->mac, done, err, errlen);
 	}
 	return -1;
 }
@@ -423,6 +441,8 @@ static void evp_inject_fault(void *state)
 
 	w->fault = true;
 	w->rsa.fault = true;
+	w->aead.fault = true;
+	w->mac.fault = true;
 }
 
 static void evp_worker_fini(void *state)

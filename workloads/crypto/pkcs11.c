@@ -97,6 +97,11 @@ static int p11_supports(void *ctx, const struct algo *a, char *err, size_t errle
 	struct p11_backend *b = ctx;
 	EVP_CIPHER *c;
 
+	if (!a->p11_mech_name) {
+		snprintf(err, errlen, "%s: no PKCS#11 mechanism measured for it (-b evp has it)",
+			 a->name);
+		return BE_SKIP;
+	}
 	if (!p11_has_mechanism(&b->p11, a->p11_mech)) {
 		snprintf(err, errlen, "%s: the module lacks %s (CKR_MECHANISM_INVALID)", a->name,
 			 a->p11_mech_name);
@@ -314,7 +319,9 @@ static int worker_keys(struct p11_worker *w, const struct job *job, char *err, s
 			snprintf(err, errlen, "cannot set up OpenSSL's RSA contexts");
 			return -1;
 		}
-		break;
+		break;	default: /* p11_supports refuses the other kinds */
+		snprintf(err, errlen, "%s: no PKCS#11 mechanism", a->name);
+		return -1;
 	}
 	return 0;
 }
@@ -400,6 +407,8 @@ static int p11_run(void *state, uint64_t max, const atomic_int *stop, uint64_t *
 				rv = w->f->C_Verify(w->s, w->in, w->len, w->sig, w->siglen);
 			if (rv != CKR_OK && !(w->fault && rv == CKR_SIGNATURE_INVALID))
 				ret = ckr(rv, "C_Verify", err, errlen);
+			break;
+		default: /* worker_keys refuses the other kinds */
 			break;
 		}
 		if (ret < 0)

@@ -151,7 +151,7 @@ void report_skip(struct report *rep, const struct algo *a, const char *why)
 {
 	struct report_line *l = line_for(rep, a);
 
-	if (l && rep->nskips < 4) {
+	if (l && rep->nskips < sizeof(rep->skips) / sizeof(rep->skips[0])) {
 		snprintf(rep->skips[rep->nskips], sizeof(rep->skips[0]), "%s", why);
 		l->skipped = rep->skips[rep->nskips++];
 	}

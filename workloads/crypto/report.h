@@ -37,10 +37,10 @@ struct report {
 	const uint64_t *sizes;
 	int nsizes;
 	unsigned bits, nworkers;
-	struct report_line lines[16];
+	struct report_line lines[ALGO_MAX];
 	unsigned nlines;
 	struct report_worker *workers;
-	char skips[4][256];
+	char skips[ALGO_MAX][256];
 	unsigned nskips;
 	struct report_latency *lat;
 	size_t nlat;
