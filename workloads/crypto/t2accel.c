@@ -300,7 +300,7 @@ static double *worker_work(const struct job *job, const struct run_result *r)
 	unsigned i;
 
 	for (i = 0; work && i < r->nworkers; i++)
-		work[i] = (double)r->w[i].ops * (job->algo->kind == ALGO_SIGN ? 1.0 : (double)job->size);
+		work[i] = (double)r->w[i].ops * (algo_per_op(job->algo) ? 1.0 : (double)job->size);
 	return work;
 }
 
@@ -308,7 +308,7 @@ static double *worker_work(const struct job *job, const struct run_result *r)
 static void set_columns(struct results_row *row, const struct opts *o, const struct run_env *env,
 			const char *impl, const struct job *job, const struct run_result *r)
 {
-	bool sign = job->algo->kind == ALGO_SIGN;
+	bool sign = algo_per_op(job->algo);
 
 	results_row_set(row, RC_ALGORITHM, "%s", algo_mode_label(job->algo, job->mode));
 	results_row_set(row, RC_BACKEND, "%s", o->be->name);
@@ -445,9 +445,10 @@ static int run_all(const struct opts *o, void *bectx, const struct run_env *env,
 			continue;
 		}
 		ran = 1;
-		if (a->kind == ALGO_SIGN) {
-			for (enum algo_mode m = MODE_SIGN; m <= MODE_VERIFY; m++) {
-				job = (struct job){ .algo = a, .mode = m, .bits = o->bits };
+		if (algo_per_op(a)) {
+			for (enum algo_mode m = algo_first_mode(a); m <= algo_last_mode(a); m++) {
+				job = (struct job){ .algo = a, .mode = m,
+						    .bits = a->key_len ? a->key_len : o->bits };
 				if ((st = measure(o, bectx, env, impl, &job, rep)))
 					return st;
 			}
