@@ -126,6 +126,12 @@ const struct algo *algo_find(const char *name)
 	for (i = 0; i < nalgos; i++)
 		if (strcmp(algos[i].name, name) == 0)
 			return &algos[i];
+	/* A family of curves by its first row: "ecdsa" is ecdsa-p256 (-k picks
+	 * another curve). */
+	for (i = 0; i < nalgos; i++)
+		if (algos[i].group && strncmp(algos[i].group, "P-", 2) == 0 &&
+		    strncmp(algos[i].name, name, strlen(name)) == 0 && algos[i].name[strlen(name)] == '-')
+			return &algos[i];
 	return NULL;
 }
 

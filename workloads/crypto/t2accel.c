@@ -29,6 +29,7 @@ struct opts {
 	uint64_t *sizes;
 	int nsizes;
 	unsigned bits;
+	const char *key;        /* -k as given: RSA bits or an ECDSA/ECDH curve */
 	double seconds;
 	uint64_t reps;
 	bool latency;
@@ -59,7 +60,7 @@ static const struct opt_spec options[] = {
 	{ OPT_CALLBACK('a', "algorithm", "ALGS", parse_algos, NULL), .help_fn = algos_help },
 	{ OPT_LIST('s', "size", "BYTES", O(sizes), O(nsizes), 1, MAX_SIZE,
 		   "buffer sizes, comma list (default 16,64,256,1024,8192,16384)") },
-	{ OPT_CALLBACK('k', "bits", "BITS", parse_bits, "RSA key size: 1024, 2048, 3072 or 4096 (default 2048)") },
+	{ OPT_CALLBACK('k', "bits", "BITS", parse_bits, "RSA key size: 1024, 2048, 3072 or 4096 (default 2048); for ecdsa and ecdh, the curve: p256, p384 or p521") },
 	{ OPT_DOUBLE('d', "seconds", "S", O(seconds), 0.01, 86400,
 		     "time-based: every worker runs S seconds (default 3; 0.5 allowed)"),
 	  .seen = OPT_SEEN(struct opts, seconds_set) },
@@ -213,21 +214,78 @@ out:
 	return ret;
 }
 
+/* -k is checked against the algorithms it applies to, in prepare(). */
 static int parse_bits(const char *text, void *opts, char *err, size_t errlen)
 {
-	unsigned *bits = &((struct opts *)opts)->bits;
-	uint64_t v;
-	size_t i;
+	(void)err;
+	(void)errlen;
+	((struct opts *)opts)->key = text;
+	return 0;
+}
 
-	if (num_parse_u64("bits", text, 1, 65536, &v, err, errlen) == 0)
-		for (i = 0; i < sizeof(rsa_bits) / sizeof(rsa_bits[0]); i++)
-			if (v == rsa_bits[i]) {
-				*bits = (unsigned)v;
+static bool is_rsa_row(const struct algo *a)
+{
+	return a->kind == ALGO_SIGN && strcmp(a->evp_name, "RSA") == 0;
+}
+
+/* An ECDSA or ECDH row: -k names its curve. */
+static bool on_curve(const struct algo *a)
+{
+	return a->group && strncmp(a->group, "P-", 2) == 0;
+}
+
+/* -k as RSA bits: one of rsa_bits. */
+static int rsa_key(struct opts *o, char *err, size_t errlen)
+{
+	uint64_t v = 0;
+	size_t c;
+
+	if (num_parse_u64("bits", o->key, 1, 65536, &v, err, errlen) == 0)
+		for (c = 0; c < sizeof(rsa_bits) / sizeof(rsa_bits[0]); c++)
+			if (v == rsa_bits[c]) {
+				o->bits = (unsigned)v;
 				return 0;
 			}
 	snprintf(err, errlen, "bits: '%s' is not a supported RSA key size, allowed 1024, 2048, 3072, 4096",
-		 text);
+		 o->key);
 	return -1;
+}
+
+/* -k for RSA (its bits) and for the curve rows (the row of that curve);
+ * the other rows have one size. */
+static int apply_key(struct opts *o, char *err, size_t errlen)
+{
+	static const char *const curves[] = { "p256", "p384", "p521" };
+	const struct algo *pick;
+	char name[64], allowed[64];
+	unsigned i;
+	size_t c;
+	int fam;
+
+	for (i = 0; o->key && i < o->nalgos; i++) {
+		if (is_rsa_row(o->algos[i]) && rsa_key(o, err, errlen) < 0)
+			return -1;
+		if (!on_curve(o->algos[i]))
+			continue;
+		fam = (int)strcspn(o->algos[i]->name, "-");
+		allowed[0] = '\0';
+		for (c = 0, pick = NULL; c < sizeof(curves) / sizeof(curves[0]); c++) {
+			snprintf(name, sizeof(name), "%.*s-%s", fam, o->algos[i]->name, curves[c]);
+			if (!algo_find(name))
+				continue;
+			snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%s%s",
+				 allowed[0] ? ", " : "", curves[c]);
+			if (strcmp(o->key, curves[c]) == 0)
+				pick = algo_find(name);
+		}
+		if (!pick) {
+			snprintf(err, errlen, "bits: '%s' is not a curve %.*s takes, allowed %s", o->key,
+				 fam, o->algos[i]->name, allowed);
+			return -1;
+		}
+		o->algos[i] = pick;
+	}
+	return 0;
 }
 
 /* Sizes must suit every cipher asked for (CBC without padding). */
@@ -258,7 +316,7 @@ static int prepare(void *opts_, int argc, char **argv, char *err, size_t errlen)
 
 	(void)argc;
 	(void)argv;
-	if (!o->nalgos && parse_algos("all", o, err, errlen) < 0)
+	if ((!o->nalgos && parse_algos("all", o, err, errlen) < 0) || apply_key(o, err, errlen) < 0)
 		return -1;
 	if (o->latency_batch && !o->latency) {
 		snprintf(err, errlen, "--latency-batch %llu needs --latency",
