@@ -235,56 +235,71 @@ static bool on_curve(const struct algo *a)
 }
 
 /* -k as RSA bits: one of rsa_bits. */
-static int rsa_key(struct opts *o, char *err, size_t errlen)
+static bool rsa_key(struct opts *o)
 {
+	char ignored[128];
 	uint64_t v = 0;
 	size_t c;
 
-	if (num_parse_u64("bits", o->key, 1, 65536, &v, err, errlen) == 0)
+	if (num_parse_u64("bits", o->key, 1, 65536, &v, ignored, sizeof(ignored)) == 0)
 		for (c = 0; c < sizeof(rsa_bits) / sizeof(rsa_bits[0]); c++)
 			if (v == rsa_bits[c]) {
 				o->bits = (unsigned)v;
-				return 0;
+				return true;
 			}
-	snprintf(err, errlen, "bits: '%s' is not a supported RSA key size, allowed 1024, 2048, 3072, 4096",
-		 o->key);
-	return -1;
+	return false;
 }
 
-/* -k for RSA (its bits) and for the curve rows (the row of that curve);
- * the other rows have one size. */
-static int apply_key(struct opts *o, char *err, size_t errlen)
+/* The row of curve -k in the family of curve row *A ("ecdsa"); false with
+ * the message naming the family's curves when it has none of that name. */
+static bool curve_row(const char *key, const struct algo **a, char *err, size_t errlen)
 {
 	static const char *const curves[] = { "p256", "p384", "p521" };
-	const struct algo *pick;
-	char name[64], allowed[64];
-	unsigned i;
+	int fam = (int)strcspn((*a)->name, "-");
+	const struct algo *pick = NULL;
+	char name[64], allowed[64] = "";
 	size_t c;
-	int fam;
 
-	for (i = 0; o->key && i < o->nalgos; i++) {
-		if (is_rsa_row(o->algos[i]) && rsa_key(o, err, errlen) < 0)
-			return -1;
-		if (!on_curve(o->algos[i]))
+	for (c = 0; c < sizeof(curves) / sizeof(curves[0]); c++) {
+		snprintf(name, sizeof(name), "%.*s-%s", fam, (*a)->name, curves[c]);
+		if (!algo_find(name))
 			continue;
-		fam = (int)strcspn(o->algos[i]->name, "-");
-		allowed[0] = '\0';
-		for (c = 0, pick = NULL; c < sizeof(curves) / sizeof(curves[0]); c++) {
-			snprintf(name, sizeof(name), "%.*s-%s", fam, o->algos[i]->name, curves[c]);
-			if (!algo_find(name))
-				continue;
-			snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%s%s",
-				 allowed[0] ? ", " : "", curves[c]);
-			if (strcmp(o->key, curves[c]) == 0)
-				pick = algo_find(name);
-		}
-		if (!pick) {
-			snprintf(err, errlen, "bits: '%s' is not a curve %.*s takes, allowed %s", o->key,
-				 fam, o->algos[i]->name, allowed);
-			return -1;
-		}
-		o->algos[i] = pick;
+		snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%s%s",
+			 allowed[0] ? ", " : "", curves[c]);
+		if (strcmp(key, curves[c]) == 0)
+			pick = algo_find(name);
 	}
+	if (!pick) {
+		snprintf(err, errlen, "bits: '%s' is not a curve %.*s takes, allowed %s", key, fam,
+			 (*a)->name, allowed);
+		return false;
+	}
+	*a = pick;
+	return true;
+}
+
+/* -k applies where it fits: RSA bits to rsa (the other rows keep their
+ * size, so one -k 1024 suits any -a), a curve ("p384") to the ecdsa and
+ * ecdh rows. */
+static int apply_key(struct opts *o, char *err, size_t errlen)
+{
+	bool rsa = false, curves = false;
+	unsigned i;
+
+	if (!o->key || rsa_key(o))
+		return 0;
+	for (i = 0; i < o->nalgos; i++) {
+		rsa |= is_rsa_row(o->algos[i]);
+		curves |= on_curve(o->algos[i]);
+	}
+	if (!curves || (rsa && o->key[0] != 'p')) {
+		snprintf(err, errlen, "bits: '%s' is not a supported RSA key size, allowed 1024, 2048, 3072, 4096",
+			 o->key);
+		return -1;
+	}
+	for (i = 0; i < o->nalgos; i++)
+		if (on_curve(o->algos[i]) && !curve_row(o->key, &o->algos[i], err, errlen))
+			return -1;
 	return 0;
 }
 
