@@ -8,7 +8,7 @@ t2accel --list >"$tmp/algos"
 st=$?
 check "t2accel --list exits 0 (got $st)" [ $st -eq 0 ]
 check "t2accel --list: 6 tab-separated fields, a known kind, legacy and study yes/no" awk -F'\t' '
-	NF != 6 || $1 == "" || $2 == "" || $5 == "" || $3 !~ /^(cipher|digest|sign|aead|mac)$/ ||
+	NF != 6 || $1 == "" || $2 == "" || $5 == "" || $3 !~ /^(cipher|digest|sign|aead|mac|derive)$/ ||
 	$4 !~ /^(yes|no)$/ || $6 !~ /^(yes|no)$/ {bad = 1} END {exit bad || NR < 2}' "$tmp/algos"
 check "t2accel --list: names unique" bash -c "[ -z \"\$(cut -f1 '$tmp/algos' | sort | uniq -d)\" ]"
 check "t2accel --list: a signature has a sign and a verify label" awk -F'\t' '

@@ -30,6 +30,8 @@
 #define GCM_P "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72" \
 	"1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255"
 #define HMAC_IN "7768617420646f2079612077616e7420666f72206e6f7468696e673f"
+/* A mechanism t2accel has no PKCS#11 path for yet: no module offers it. */
+#define NO_P11(m) ~0ul, m " (t2accel has no PKCS#11 path for it)"
 
 const struct algo algos[] = {
 	{ "aes", "aes-128-cbc", ALGO_CIPHER, "AES-128-CBC", 16, 16, false,
@@ -49,7 +51,7 @@ const struct algo algos[] = {
 	{ "rsa", "rsa", ALGO_SIGN, "RSA", 0, 0, false,
 	  { NULL, NULL, NULL, NULL,
 	    "RFC 8017 EMSA-PKCS1-v1_5 encoding recovered from the signature" },
-	  MECH(CKM_SHA256_RSA_PKCS) },
+	  MECH(CKM_SHA256_RSA_PKCS), false, NULL, "rsa-sign", "rsa-verify" },
 	{ "md5", "md5", ALGO_DIGEST, "MD5", 0, 0, false,
 	  { NULL, NULL, "616263", "900150983cd24fb0d6963f7d28e17f72", "RFC 1321 A.5" },
 	  MECH(CKM_MD5) },
@@ -144,6 +146,62 @@ const struct algo algos[] = {
 	  { "2b7e151628aed2a6abf7158809cf4f3c", NULL, "6bc1bee22e409f96e93d7e117393172a",
 	    "070a16b46b4d4144f79bdd9dd04a287c", "RFC 4493 example 2 (SP 800-38B D.1)" },
 	  NO_MECH, true },
+	/* Signatures and key agreement (#28) */
+	{ "ecdsa-p256", "ecdsa-p256", ALGO_SIGN, "EC", 256, 0, false,
+	  { "04e424dc61d4bb3cb7ef4344a7f8957a0c5134e16f7a67c074f82e6e12f49abf3c"
+	    "970eed7aa2bc48651545949de1dddaf0127e5965ac85d1243d6f60e7dfaee927", NULL,
+	    "d1b8ef21eb4182ee270638061063a3f3c16c114e33937f69fb232cc833965a94",
+	    "bf96b99aa49c705c910be33142017c642ff540c76349b9dab72f981fd9347f4f"
+	    "17c55095819089c2e03b9cd415abdf12444e323075d98f31920b9e0f57ec871c",
+	    "NIST CAVP 186-3 SigVer [P-256,SHA-256]" },
+	  NO_P11("CKM_ECDSA"), true, "P-256", "ecdsa-p256-sign", "ecdsa-p256-verify" },
+	{ "ecdsa-p384", "ecdsa-p384", ALGO_SIGN, "EC", 384, 0, false,
+	  { "04a370cdbef95d1df5bf68ec487122514a107db87df3f8852068fd4694abcadb9b14302c72491a76a64442fc07bd99f02c"
+	    "d397c25dc1a5781573d039f2520cf329bf65120fdbe964b6b80101160e533d5570e62125b9f3276c49244b8d0f3e44ec",
+	    NULL,
+	    "709d1bf45b5817f5a67b859651eb47133ebed2622fda09ab66d3467b5e95da50ecc2c74d8f4d289feebec29729a4bfa3",
+	    "c6c7bb516cc3f37a304328d136b2f44bb89d3dac78f1f5bcd36b412a8b4d879f6cdb75175292c696b58bfa9c91fe6391"
+	    "6b711425e1b14f7224cd4b96717a84d65a60ec9951a30152ea1dd3b6ea66a0088d1fd3e9a1ef069804b7d969148c37a0",
+	    "NIST CAVP 186-3 SigVer [P-384,SHA-384]" },
+	  NO_P11("CKM_ECDSA"), true, "P-384", "ecdsa-p384-sign", "ecdsa-p384-verify" },
+	{ "ecdsa-p521", "ecdsa-p521", ALGO_SIGN, "EC", 521, 0, false,
+	  { NULL, NULL, NULL, NULL, "a sign-verify round trip, no published vector carried" },
+	  NO_P11("CKM_ECDSA"), true, "P-521", "ecdsa-p521-sign", "ecdsa-p521-verify" },
+	{ "ed25519", "ed25519", ALGO_SIGN, "ED25519", 253, 0, false,
+	  { "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb", NULL, "72",
+	    "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da"
+	    "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00",
+	    "RFC 8032 7.1 TEST 2" }, NO_P11("CKM_EDDSA"), true, NULL, "ed25519-sign", "ed25519-verify" },
+	{ "ed448", "ed448", ALGO_SIGN, "ED448", 456, 0, false,
+	  { "c4eab05d357007c632f3dbb48489924d552b08fe0c353a0d4a1f00acda2c463a"
+	    "fbea67c5e8d2877c5e3bc397a659949ef8021e954e0a12274e", NULL, "03",
+	    "26b8f91727bd62897af15e41eb43c377efb9c610d48f2335cb0bd0087810f435"
+	    "2541b143c4b981b7e18f62de8ccdf633fc1bf037ab7cd779805e0dbcc0aae1cb"
+	    "cee1afb2e027df36bc04dcecbf154336c19f0af7e0a6472905e799f1953d2a0f"
+	    "f3348ab21aa4adafd1d234441cf807c03a00", "RFC 8032 7.4 1 octet" },
+	  NO_P11("CKM_EDDSA"), true, NULL, "ed448-sign", "ed448-verify" },
+	{ "ecdh-p256", "ecdh-p256", ALGO_DERIVE, "EC", 256, 0, false,
+	  { NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" },
+	  NO_P11("CKM_ECDH1_DERIVE"), true, "P-256", NULL, NULL },
+	{ "ecdh-p384", "ecdh-p384", ALGO_DERIVE, "EC", 384, 0, false,
+	  { NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" },
+	  NO_P11("CKM_ECDH1_DERIVE"), true, "P-384", NULL, NULL },
+	{ "x25519", "x25519", ALGO_DERIVE, "X25519", 253, 0, false,
+	  { "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a",
+	    "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f", NULL,
+	    "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742",
+	    "RFC 7748 6.1" }, NO_P11("CKM_ECDH1_DERIVE"), true, NULL, NULL, NULL },
+	{ "x448", "x448", ALGO_DERIVE, "X448", 448, 0, false,
+	  { "9a8f4925d1519f5775cf46b04b5800d4ee9ee8bae8bc5565d498c28dd9c9baf5"
+	    "74a9419744897391006382a6f127ab1d9ac2d8c0a598726b",
+	    "3eb7a829b0cd20f5bcfc0b599b6feccf6da4627107bdb0d4f345b43027d8b972"
+	    "fc3e34fb4232a13ca706dcb57aec3dae07bdc1c67bf33609", NULL,
+	    "07fff4181ac6cc95ec1c16a94a0f74d12da232ce40a77552281d282bb60c0b56"
+	    "fd2464c335543936521c24403085d59a449a5037514a879d", "RFC 7748 6.2" },
+	  NO_P11("CKM_ECDH1_DERIVE"), true, NULL, NULL, NULL },
+	{ "ffdh2048", "ffdh2048", ALGO_DERIVE, "DH", 2048, 0, false,
+	  { NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" },
+	  NO_P11("CKM_DH_PKCS_DERIVE"), true, "ffdhe2048", NULL, NULL },
 };
 
 const size_t nalgos = sizeof(algos) / sizeof(algos[0]);
@@ -155,6 +213,12 @@ const struct algo *algo_find(const char *name)
 
 	for (i = 0; i < nalgos; i++)
 		if (strcmp(algos[i].name, name) == 0)
+			return &algos[i];
+	/* A family of curves by its first row: "ecdsa" is ecdsa-p256 (-k picks
+	 * another curve). */
+	for (i = 0; i < nalgos; i++)
+		if (algos[i].group && strncmp(algos[i].group, "P-", 2) == 0 &&
+		    strncmp(algos[i].name, name, strlen(name)) == 0 && algos[i].name[strlen(name)] == '-')
 			return &algos[i];
 	return NULL;
 }
@@ -176,20 +240,20 @@ void algo_choices(char *buf, size_t len)
 const char *algo_mode_label(const struct algo *a, enum algo_mode mode)
 {
 	switch (mode) {
-	case MODE_SIGN: return "rsa-sign";
-	case MODE_VERIFY: return "rsa-verify";
+	case MODE_SIGN: return a->sign_label;
+	case MODE_VERIFY: return a->verify_label;
 	default: return a->label;
 	}
 }
 
 enum algo_mode algo_first_mode(const struct algo *a)
 {
-	return a->kind == ALGO_SIGN ? MODE_SIGN : MODE_ONE;
+	return a->kind == ALGO_SIGN ? MODE_SIGN : a->kind == ALGO_DERIVE ? MODE_DERIVE : MODE_ONE;
 }
 
 enum algo_mode algo_last_mode(const struct algo *a)
 {
-	return a->kind == ALGO_SIGN ? MODE_VERIFY : MODE_ONE;
+	return a->kind == ALGO_SIGN ? MODE_VERIFY : a->kind == ALGO_DERIVE ? MODE_DERIVE : MODE_ONE;
 }
 
 void algo_list(FILE *out)
@@ -197,6 +261,7 @@ void algo_list(FILE *out)
 	static const char *const kinds[] = {
 		[ALGO_CIPHER] = "cipher", [ALGO_DIGEST] = "digest", [ALGO_SIGN] = "sign",
 		[ALGO_AEAD] = "aead", [ALGO_MAC] = "mac",
+		[ALGO_DERIVE] = "derive",
 	};
 	enum algo_mode m;
 	size_t i;

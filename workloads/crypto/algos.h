@@ -6,11 +6,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum algo_kind { ALGO_CIPHER, ALGO_DIGEST, ALGO_SIGN, ALGO_AEAD, ALGO_MAC };
+enum algo_kind { ALGO_CIPHER, ALGO_DIGEST, ALGO_SIGN, ALGO_AEAD, ALGO_MAC, ALGO_DERIVE };
 
 /* What one measurement times: RSA signs and verifies are measured apart, as
  * openssl speed does. */
-enum algo_mode { MODE_ONE, MODE_SIGN, MODE_VERIFY };
+enum algo_mode { MODE_ONE, MODE_SIGN, MODE_VERIFY, MODE_DERIVE };
 
 /* A published known answer, in hex. */
 struct kat {
@@ -32,7 +32,17 @@ struct algo {
 	unsigned long p11_mech;
 	const char *p11_mech_name;
 	bool extra;             /* left out of src/study's default set */
+	/* Public-key rows: the curve or group (NULL: none or RSA) and the
+	 * sign and verify rows' names. */
+	const char *group;
+	const char *sign_label, *verify_label;
 };
+
+/* Measured in operations per second on a key of key_len (or -k) bits. */
+static inline bool algo_per_op(const struct algo *a)
+{
+	return a->kind == ALGO_SIGN || a->kind == ALGO_DERIVE;
+}
 
 /* The table holds at most this many rows (checked where it is defined), so
  * a selection of distinct rows fits an array of this size. */

@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "evp_aead.h"
 #include "evp_mac.h"
+#include "evp_pkey.h"
 #include "evp_rsa.h"
 
 struct evp_ctx {
@@ -32,6 +33,7 @@ struct evp_worker {
 	struct evp_rsa rsa;
 	struct evp_aead aead;
 	struct evp_mac mac;
+	struct evp_pkey pk;         /* ECDSA, EdDSA, key agreement */
 	unsigned char key[32], iv[16], digest[EVP_MAX_MD_SIZE];
 	unsigned char *buf, *save, *ref;
 	bool fault;                 /* test-only: run() corrupts its last output */
@@ -120,12 +122,18 @@ static int evp_supports(void *p, const struct algo *a, char *err, size_t errlen)
 	return BE_SKIP;
 }
 
+static bool is_rsa(const struct algo *a)
+{
+	return a->kind == ALGO_SIGN && strcmp(a->evp_name, "RSA") == 0;
+}
+
 static int evp_job_init(void *ctx, struct job *job, char *err, size_t errlen)
 {
 	(void)ctx;
-	if (job->algo->kind != ALGO_SIGN)
+	if (!algo_per_op(job->algo))
 		return 0;
-	job->shared = evp_rsa_keygen(job->bits, err, errlen);
+	job->shared = is_rsa(job->algo) ? evp_rsa_keygen(job->bits, err, errlen) :
+					   evp_pkey_keygen(job->algo, err, errlen);
 	return job->shared ? 0 : -1;
 }
 
@@ -149,6 +157,7 @@ static void worker_free(struct evp_worker *w)
 	evp_rsa_worker_fini(&w->rsa);
 	evp_aead_fini(&w->aead);
 	evp_mac_fini(&w->mac);
+	evp_pkey_worker_fini(&w->pk);
 	free(w->buf);
 	free(w->save);
 	free(w->ref);
@@ -237,7 +246,13 @@ static int evp_worker_init(void *ctx, const struct job *job, void **state, char 
 		ret = digest_init(w, err, errlen);
 		break;
 	case ALGO_SIGN:
-		ret = evp_rsa_worker_init(&w->rsa, job->shared, err, errlen);
+		if (is_rsa(job->algo)) {
+			ret = evp_rsa_worker_init(&w->rsa, job->shared, err, errlen);
+			break;
+		}
+		/* fall through */
+	case ALGO_DERIVE:
+		ret = evp_pkey_worker_init(&w->pk, job->algo, job->mode, job->shared, err, errlen);
 		break;
 	case ALGO_AEAD:
 		ret = evp_aead_init(&w->aead, job->algo, job->size, err, errlen);
@@ -286,7 +301,12 @@ static int evp_run(void *state, uint64_t max, const atomic_int *stop, uint64_t *
 			w->digest[0] ^= 0x01;
 		break;
 	case ALGO_SIGN:
-		return evp_rsa_run(&w->rsa, w->job->mode == MODE_SIGN, max, stop, done, err, errlen);
+		if (is_rsa(w->job->algo))
+			return evp_rsa_run(&w->rsa, w->job->mode == MODE_SIGN, max, stop, done, err,
+					   errlen);
+		/* fall through */
+	case ALGO_DERIVE:
+		return evp_pkey_run(&w->pk, max, stop, done, err, errlen);
 	case ALGO_AEAD:
 		return evp_aead_run(&w->aead, max, stop, done, err, errlen);
 	case ALGO_MAC:
@@ -319,12 +339,14 @@ static int evp_kat(void *state, char *err, size_t errlen)
 	uint64_t unused = 0;
 	int n, ret = -1;
 
-	if (a->kind == ALGO_SIGN)
+	if (is_rsa(a))
 		return evp_rsa_kat(&w->rsa, w->job->mode == MODE_SIGN, err, errlen);
 	if (a->kind == ALGO_AEAD)
 		return evp_aead_kat(&w->aead, err, errlen);
 	if (a->kind == ALGO_MAC)
 		return evp_mac_kat(&w->mac, err, errlen);
+	if (algo_per_op(a))
+		return evp_pkey_kat(&w->pk, err, errlen);
 	memcpy(w->save, w->buf, 64);
 	w->len = (size_t)hex_decode(a->kat.in, w->buf, 64);
 	n = hex_decode(a->kat.out, want, sizeof(want));
@@ -428,9 +450,15 @@ static int evp_check(void *state, uint64_t *done, char *err, size_t errlen)
 	case ALGO_CIPHER: return check_cipher(w, done, err, errlen);
 	case ALGO_DIGEST: return check_digest(w, done, err, errlen);
 	case ALGO_SIGN:
-		return evp_rsa_check(&w->rsa, w->job->mode == MODE_SIGN, done, err, errlen);
-	case ALGO_AEAD: return evp_aead_check(&w->aead, done, err, errlen);
-	case ALGO_MAC: return evp_mac_check(&w->mac, done, err, errlen);
+		if (is_rsa(w->job->algo))
+			return evp_rsa_check(&w->rsa, w->job->mode == MODE_SIGN, done, err, errlen);
+		/* fall through */
+	case ALGO_DERIVE:
+		return evp_pkey_check(&w->pk, done, err, errlen);
+	case ALGO_AEAD:
+		return evp_aead_check(&w->aead, done, err, errlen);
+	case ALGO_MAC:
+		return evp_mac_check(&w->mac, done, err, errlen);
 	}
 	return -1;
 }
@@ -443,6 +471,7 @@ static void evp_inject_fault(void *state)
 	w->rsa.fault = true;
 	w->aead.fault = true;
 	w->mac.fault = true;
+	w->pk.fault = true;
 }
 
 static void evp_worker_fini(void *state)

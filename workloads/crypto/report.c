@@ -37,12 +37,12 @@ double report_rate(const struct job *job, const struct run_result *r)
 
 	if (r->wall_s <= 0)
 		return 0;
-	return job->algo->kind == ALGO_SIGN ? ops / r->wall_s : ops * (double)job->size / r->wall_s;
+	return algo_per_op(job->algo) ? ops / r->wall_s : ops * (double)job->size / r->wall_s;
 }
 
 const char *report_size_text(const struct job *job, char *buf, size_t len)
 {
-	if (job->algo->kind == ALGO_SIGN)
+	if (algo_per_op(job->algo))
 		snprintf(buf, len, "%u bits", job->bits);
 	else
 		snprintf(buf, len, "%zu bytes", job->size);
@@ -88,7 +88,7 @@ void report_add(struct report *rep, const struct job *job, const struct run_resu
 	unsigned i, cpu;
 	int j;
 
-	if (l && job->mode == MODE_SIGN)
+	if (l && (job->mode == MODE_SIGN || job->mode == MODE_DERIVE))
 		l->sign = report_rate(job, r);
 	else if (l && job->mode == MODE_VERIFY)
 		l->verify = report_rate(job, r);
@@ -176,7 +176,7 @@ static void print_ciphers(FILE *out, const struct report *rep)
 	char head[32];
 
 	for (i = 0; i < rep->nlines; i++)
-		any |= rep->lines[i].algo->kind != ALGO_SIGN;
+		any |= !algo_per_op(rep->lines[i].algo);
 	if (!any)
 		return;
 	fprintf(out, "The 'numbers' are in 1000s of bytes per second processed (wall-clock, all workers).\n");
@@ -189,7 +189,7 @@ static void print_ciphers(FILE *out, const struct report *rep)
 	for (i = 0; i < rep->nlines; i++) {
 		const struct report_line *l = &rep->lines[i];
 
-		if (l->algo->kind == ALGO_SIGN)
+		if (algo_per_op(l->algo))
 			continue;
 		fprintf(out, "%-16s", l->algo->label);
 		if (l->skipped) {
@@ -205,23 +205,36 @@ static void print_ciphers(FILE *out, const struct report *rep)
 	}
 }
 
-static void print_rsa(FILE *out, const struct report *rep)
+/* Signatures and key agreement, in operations per second; a heading where
+ * the kind changes (a derive line has its one figure in the sign columns). */
+static void print_per_op(FILE *out, const struct report *rep)
 {
+	int shown = -1;
 	unsigned i;
 
 	for (i = 0; i < rep->nlines; i++) {
 		const struct report_line *l = &rep->lines[i];
+		bool derive = l->algo->kind == ALGO_DERIVE;
+		char name[40];
 
-		if (l->algo->kind != ALGO_SIGN)
+		if (!algo_per_op(l->algo))
 			continue;
-		fprintf(out, "%-18s %11s %11s %11s %11s\n", "", "sign", "verify", "sign/s", "verify/s");
-		if (l->skipped) {
-			fprintf(out, "rsa %4u bits     skipped: %s\n", rep->bits, l->skipped);
-			continue;
-		}
-		fprintf(out, "rsa %4u bits      %10.6fs %10.6fs %11.1f %11.1f\n", rep->bits,
-			l->sign > 0 ? 1.0 / l->sign : 0.0, l->verify > 0 ? 1.0 / l->verify : 0.0,
-			l->sign, l->verify);
+		if (shown != (int)l->algo->kind)
+			fprintf(out, "%-18s %11s %11s %11s %11s\n", "", derive ? "derive" : "sign",
+				derive ? "" : "verify", derive ? "derive/s" : "sign/s",
+				derive ? "" : "verify/s");
+		shown = (int)l->algo->kind;
+		snprintf(name, sizeof(name), "%s %u bits", l->algo->label,
+			 l->algo->key_len ? l->algo->key_len : rep->bits);
+		if (l->skipped)
+			fprintf(out, "%-18s skipped: %s\n", name, l->skipped);
+		else if (derive)
+			fprintf(out, "%-19s%10.6fs %11s %11.1f\n", name, l->sign > 0 ? 1.0 / l->sign : 0.0,
+				"", l->sign);
+		else
+			fprintf(out, "%-19s%10.6fs %10.6fs %11.1f %11.1f\n", name,
+				l->sign > 0 ? 1.0 / l->sign : 0.0, l->verify > 0 ? 1.0 / l->verify : 0.0,
+				l->sign, l->verify);
 	}
 }
 
@@ -299,7 +312,7 @@ static void print_latency(FILE *out, const struct report *rep, bool quiet)
 void report_print(FILE *out, const struct report *rep, bool quiet)
 {
 	print_ciphers(out, rep);
-	print_rsa(out, rep);
+	print_per_op(out, rep);
 	print_latency(out, rep, quiet);
 	if (!quiet && rep->workers)
 		print_workers(out, rep);

@@ -29,6 +29,7 @@ struct opts {
 	uint64_t *sizes;
 	int nsizes;
 	unsigned bits;
+	const char *key;        /* -k as given: RSA bits or an ECDSA/ECDH curve */
 	double seconds;
 	uint64_t reps;
 	bool latency;
@@ -59,7 +60,7 @@ static const struct opt_spec options[] = {
 	{ OPT_CALLBACK('a', "algorithm", "ALGS", parse_algos, NULL), .help_fn = algos_help },
 	{ OPT_LIST('s', "size", "BYTES", O(sizes), O(nsizes), 1, MAX_SIZE,
 		   "buffer sizes, comma list (default 16,64,256,1024,8192,16384)") },
-	{ OPT_CALLBACK('k', "bits", "BITS", parse_bits, "RSA key size: 1024, 2048, 3072 or 4096 (default 2048)") },
+	{ OPT_CALLBACK('k', "bits", "BITS", parse_bits, "RSA key size: 1024, 2048, 3072 or 4096 (default 2048); for ecdsa and ecdh, the curve: p256, p384 or p521") },
 	{ OPT_DOUBLE('d', "seconds", "S", O(seconds), 0.01, 86400,
 		     "time-based: every worker runs S seconds (default 3; 0.5 allowed)"),
 	  .seen = OPT_SEEN(struct opts, seconds_set) },
@@ -214,21 +215,93 @@ out:
 	return ret;
 }
 
+/* -k is checked against the algorithms it applies to, in prepare(). */
 static int parse_bits(const char *text, void *opts, char *err, size_t errlen)
 {
-	unsigned *bits = &((struct opts *)opts)->bits;
-	uint64_t v;
-	size_t i;
+	(void)err;
+	(void)errlen;
+	((struct opts *)opts)->key = text;
+	return 0;
+}
 
-	if (num_parse_u64("bits", text, 1, 65536, &v, err, errlen) == 0)
-		for (i = 0; i < sizeof(rsa_bits) / sizeof(rsa_bits[0]); i++)
-			if (v == rsa_bits[i]) {
-				*bits = (unsigned)v;
-				return 0;
+static bool is_rsa_row(const struct algo *a)
+{
+	return a->kind == ALGO_SIGN && strcmp(a->evp_name, "RSA") == 0;
+}
+
+/* An ECDSA or ECDH row: -k names its curve. */
+static bool on_curve(const struct algo *a)
+{
+	return a->group && strncmp(a->group, "P-", 2) == 0;
+}
+
+/* -k as RSA bits: one of rsa_bits. */
+static bool rsa_key(struct opts *o)
+{
+	char ignored[128];
+	uint64_t v = 0;
+	size_t c;
+
+	if (num_parse_u64("bits", o->key, 1, 65536, &v, ignored, sizeof(ignored)) == 0)
+		for (c = 0; c < sizeof(rsa_bits) / sizeof(rsa_bits[0]); c++)
+			if (v == rsa_bits[c]) {
+				o->bits = (unsigned)v;
+				return true;
 			}
-	snprintf(err, errlen, "bits: '%s' is not a supported RSA key size, allowed 1024, 2048, 3072, 4096",
-		 text);
-	return -1;
+	return false;
+}
+
+/* The row of curve -k in the family of curve row *A ("ecdsa"); false with
+ * the message naming the family's curves when it has none of that name. */
+static bool curve_row(const char *key, const struct algo **a, char *err, size_t errlen)
+{
+	static const char *const curves[] = { "p256", "p384", "p521" };
+	int fam = (int)strcspn((*a)->name, "-");
+	const struct algo *pick = NULL;
+	char name[64], allowed[64] = "";
+	size_t c;
+
+	for (c = 0; c < sizeof(curves) / sizeof(curves[0]); c++) {
+		snprintf(name, sizeof(name), "%.*s-%s", fam, (*a)->name, curves[c]);
+		if (!algo_find(name))
+			continue;
+		snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%s%s",
+			 allowed[0] ? ", " : "", curves[c]);
+		if (strcmp(key, curves[c]) == 0)
+			pick = algo_find(name);
+	}
+	if (!pick) {
+		snprintf(err, errlen, "bits: '%s' is not a curve %.*s takes, allowed %s", key, fam,
+			 (*a)->name, allowed);
+		return false;
+	}
+	*a = pick;
+	return true;
+}
+
+/* -k applies where it fits: RSA bits to rsa (the other rows keep their
+ * size, so one -k 1024 suits any -a), a curve ("p384") to the ecdsa and
+ * ecdh rows. */
+static int apply_key(struct opts *o, char *err, size_t errlen)
+{
+	bool rsa = false, curves = false;
+	unsigned i;
+
+	if (!o->key || rsa_key(o))
+		return 0;
+	for (i = 0; i < o->nalgos; i++) {
+		rsa |= is_rsa_row(o->algos[i]);
+		curves |= on_curve(o->algos[i]);
+	}
+	if (!curves || (rsa && o->key[0] != 'p')) {
+		snprintf(err, errlen, "bits: '%s' is not a supported RSA key size, allowed 1024, 2048, 3072, 4096",
+			 o->key);
+		return -1;
+	}
+	for (i = 0; i < o->nalgos; i++)
+		if (on_curve(o->algos[i]) && !curve_row(o->key, &o->algos[i], err, errlen))
+			return -1;
+	return 0;
 }
 
 /* Sizes must suit every cipher asked for (CBC without padding). */
@@ -259,7 +332,7 @@ static int prepare(void *opts_, int argc, char **argv, char *err, size_t errlen)
 
 	(void)argc;
 	(void)argv;
-	if (!o->nalgos && parse_algos("all", o, err, errlen) < 0)
+	if ((!o->nalgos && parse_algos("all", o, err, errlen) < 0) || apply_key(o, err, errlen) < 0)
 		return -1;
 	if (o->latency_batch && !o->latency) {
 		snprintf(err, errlen, "--latency-batch %llu needs --latency",
@@ -301,7 +374,7 @@ static double *worker_work(const struct job *job, const struct run_result *r)
 	unsigned i;
 
 	for (i = 0; work && i < r->nworkers; i++)
-		work[i] = (double)r->w[i].ops * (job->algo->kind == ALGO_SIGN ? 1.0 : (double)job->size);
+		work[i] = (double)r->w[i].ops * (algo_per_op(job->algo) ? 1.0 : (double)job->size);
 	return work;
 }
 
@@ -309,7 +382,7 @@ static double *worker_work(const struct job *job, const struct run_result *r)
 static void set_columns(struct results_row *row, const struct opts *o, const struct run_env *env,
 			const char *impl, const struct job *job, const struct run_result *r)
 {
-	bool sign = job->algo->kind == ALGO_SIGN;
+	bool sign = algo_per_op(job->algo);
 
 	results_row_set(row, RC_ALGORITHM, "%s", algo_mode_label(job->algo, job->mode));
 	results_row_set(row, RC_BACKEND, "%s", o->be->name);
@@ -446,9 +519,10 @@ static int run_all(const struct opts *o, void *bectx, const struct run_env *env,
 			continue;
 		}
 		ran = 1;
-		if (a->kind == ALGO_SIGN) {
-			for (enum algo_mode m = MODE_SIGN; m <= MODE_VERIFY; m++) {
-				job = (struct job){ .algo = a, .mode = m, .bits = o->bits };
+		if (algo_per_op(a)) {
+			for (enum algo_mode m = algo_first_mode(a); m <= algo_last_mode(a); m++) {
+				job = (struct job){ .algo = a, .mode = m,
+						    .bits = a->key_len ? a->key_len : o->bits };
 				if ((st = measure(o, bectx, env, impl, &job, rep)))
 					return st;
 			}
