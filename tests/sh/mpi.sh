@@ -193,7 +193,7 @@ cat >"$tmp/rank.sh" <<'EOF'
 r=${OMPI_COMM_WORLD_RANK:?}
 [ -n "${PIDS:-}" ] && echo $$ >"$PIDS.$r"
 eval "a=\$ALGS_$r"
-exec threadrun-mpi -q --sweep "$SWEEP" $RESUME -o "$OUT.$r.csv" -- t2accel -q -a "$a" -s 64 -d "$SECS"
+exec threadrun-mpi -q --sweep "$SWEEP" --order fixed $RESUME -o "$OUT.$r.csv" -- t2accel -q -a "$a" -s 64 -d "$SECS"
 EOF
 chmod +x "$tmp/rank.sh"
 start=$(date +%s)
