@@ -250,7 +250,7 @@ fi
 # threadreport per placement: a program's row takes its run row's derived
 # figures.  Here (no PMU) they are n/a and the report says so; with given
 # figures put in the run rows it compares the placements.
-threadrun -q --counters --sweep 1 -p compact,list:1 -o "$tmp/p.csv" -- t2accel -q -a aes -s 8192 -d 0.2 \
+threadrun -q --counters --order fixed --sweep 1 -p compact,list:1 -o "$tmp/p.csv" -- t2accel -q -a aes -s 8192 -d 0.2 \
 	>/dev/null 2>&1
 st=$?
 check "a counted sweep of t2accel on two placements (exit $st)" [ $st -eq 0 ]
