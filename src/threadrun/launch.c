@@ -215,9 +215,12 @@ static void close_others(int keep)
  * Leftovers.  threadrun is its children's subreaper: whatever the program
  * starts, in its process group or out of it (setsid), becomes threadrun's
  * child when its parent ends, so that it can be ended with the run.
- * There is no list of one's children without CONFIG_PROC_CHILDREN: /proc
- * is read, with system calls only and memory on the stack, since the
- * watchdog (which may share threadrun's memory) reads it too.
+ * The kernel lists a task's children (/proc/PID/task/TID/children, with
+ * CONFIG_PROC_CHILDREN): a few reads, where a scan of /proc reads every
+ * process's stat (most of a launch's cost on a machine with a few hundred
+ * processes).  Without that list, /proc is scanned, with system calls only
+ * and memory on the stack, since the watchdog (which may share threadrun's
+ * memory) scans it too.
  */
 struct dirent64_raw {
 	unsigned long long d_ino;
@@ -241,6 +244,64 @@ static int proc_open(const char *pid, const char *file)
 		path[n++] = *file++;
 	path[n] = '\0';
 	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Appends the pids of FILE (digits separated by spaces) to PIDS[*N] (up
+ * to MAX; *N counts on past it). */
+static void read_pids(int fd, pid_t *pids, size_t max, size_t *n)
+{
+	char buf[1024];
+	long pid = 0;
+	bool digits = false;
+	ssize_t got;
+
+	while ((got = read(fd, buf, sizeof(buf))) > 0 || (got < 0 && errno == EINTR))
+		for (ssize_t i = 0; i < got; i++) {
+			if (buf[i] >= '0' && buf[i] <= '9') {
+				pid = pid * 10 + (buf[i] - '0');
+				digits = pid <= INT_MAX;
+				continue;
+			}
+			if (digits && *n < max)
+				pids[*n] = (pid_t)pid;
+			*n += digits;
+			pid = 0;
+			digits = false;
+		}
+	if (digits && *n < max)
+		pids[*n] = (pid_t)pid;
+	*n += digits;
+}
+
+/* Our children as the kernel lists them, of each of our threads: up to MAX
+ * into PIDS.  How many there are (past MAX: some left out), or -1 where
+ * the kernel keeps no such list. */
+static long own_children(pid_t *pids, size_t max)
+{
+	char path[64], buf[1024];
+	size_t n = 0;
+	long got, off;
+	int dir, fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)getpid());
+	if ((dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	while ((got = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0)
+		for (off = 0; off < got; off += ((struct dirent64_raw *)(buf + off))->d_reclen) {
+			const char *tid = ((struct dirent64_raw *)(buf + off))->d_name;
+
+			if (*tid < '0' || *tid > '9')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%.12s/children", (int)getpid(), tid);
+			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+				n = errno == ENOENT ? (size_t)-1 : n;
+				continue;
+			}
+			read_pids(fd, pids, max, &n);
+			close(fd);
+		}
+	close(dir);
+	return n == (size_t)-1 ? -1 : (long)n;
 }
 
 /* Whether process PID's parent is PARENT (its stat's 4th field, after
@@ -358,23 +419,52 @@ static bool note_prior(const char *pid, void *arg)
 
 static void note_prior_children(void)
 {
+	long n;
+
 	if (prior.known)
 		return;
 	prior.self = getpid();
-	kill_matching(note_prior, &prior, prior.self, 0, false);
+	n = own_children(prior.pid, PRIOR_MAX);
+	if (n < 0) {
+		kill_matching(note_prior, &prior, prior.self, 0, false);
+	} else {
+		prior.n = n < PRIOR_MAX ? (size_t)n : PRIOR_MAX;
+		prior.overflow = n > PRIOR_MAX;
+	}
 	prior.known = true;
+}
+
+static bool had_before(pid_t pid)
+{
+	for (size_t i = 0; i < prior.n; i++)
+		if (prior.pid[i] == pid)
+			return true;
+	return false;
 }
 
 /* A child of ours that the run left: not one we had before it. */
 static bool left_by_run(const char *pid, void *arg)
 {
 	const struct prior *p = arg;
-	pid_t n = (pid_t)strtol(pid, NULL, 10);
 
-	for (size_t i = 0; i < p->n; i++)
-		if (p->pid[i] == n)
-			return false;
-	return child_of(pid, (void *)&p->self);
+	return !had_before((pid_t)strtol(pid, NULL, 10)) && child_of(pid, (void *)&p->self);
+}
+
+/* kill_matching(left_by_run) over the kernel's list of our children: the
+ * number killed (and reaped), or -1 where there is no such list. */
+static long kill_children_left(pid_t keep)
+{
+	pid_t pids[2 * PRIOR_MAX];
+	long n = own_children(pids, sizeof(pids) / sizeof(pids[0])), killed = 0;
+
+	for (long i = 0; i < n && i < (long)(sizeof(pids) / sizeof(pids[0])); i++) {
+		if (pids[i] == keep || had_before(pids[i]) || kill(pids[i], SIGKILL) < 0)
+			continue;
+		killed++;
+		while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	return n < 0 ? -1 : killed;
 }
 
 /* The program has ended: its group, then whatever it started that is
@@ -382,8 +472,14 @@ static bool left_by_run(const char *pid, void *arg)
  * the watchdog KEEP and the children threadrun had before. */
 static void end_leftovers(pid_t pgid, pid_t keep)
 {
+	long killed;
+
 	kill(-pgid, SIGKILL);
-	if (prior.known && !prior.overflow)
+	if (!prior.known || prior.overflow)
+		return;
+	while ((killed = kill_children_left(keep)) > 0)
+		;
+	if (killed < 0)
 		while (kill_matching(left_by_run, &prior, prior.self, keep, true))
 			;
 }
