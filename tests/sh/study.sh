@@ -66,7 +66,7 @@ check "progress: from [crypto 0/$r, linpack 0/$r, stream 0/$r] to all $r done, E
 check "progress: a line a run, and the first ($(wc -l <<<"$prog") lines for $((3 * r)) runs)" test "$(wc -l <<<"$prog")" -eq $((3 * r + 1))
 check "progress: threadrun's own sweep lines do not show" bash -c '! grep -q "threadrun: sweep" "$1"' _ "$tmp/err"
 html=0
-threadreport --help | grep -q html && html=1
+[[ $(threadreport --help) != *html* ]] || html=1
 last=$(tail -n $((2 + html)) "$tmp/out" | awk '{print $NF}')
 want="$tmp/res/latest/report.txt $tmp/res/latest/figures/"
 [ $html = 0 ] || want="$want $tmp/res/latest/index.html"

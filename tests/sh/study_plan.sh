@@ -48,7 +48,7 @@ check "508 MiB L3, 24 GiB: the estimate is the workloads' (crypto, linpack, stre
 got=$(plan 8MiB 64GiB)
 check "8 MiB cache, 64 GiB: STREAM's rule, 4194304 elements, neither bounded nor capped (got: $(echo $got))" \
 	bash -c 'grep -q "^stream N 4194304 (32\.0 MiB per array, 96\.0 MiB in all)" <<<"$1" &&
-		grep -q "^stream size: STREAM.s rule, 4x the last-level caches (8\.0 MiB in 1, STUDY_LLC_BYTES): 4194304$" <<<"$1" &&
+		grep -q "^stream size: STREAM.s rule, 4x the last-level caches (8\.0 MiB, 1 cache, STUDY_LLC_BYTES): 4194304$" <<<"$1" &&
 		! grep -qE "^stream (bounded|capped|warning)" <<<"$1"' _ "$got"
 
 # The user's STUDY_STREAM_N wins over every bound.
