@@ -286,6 +286,8 @@ mutate:
 	$(Q)sh src/install-deps check
 	$(Q)tests/mutate
 
+# The main job: the study (src/study, README.md "The study").  It ends with
+# the summary and the paths of the full report, the figures and the HTML page.
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)src/study

@@ -4,7 +4,9 @@
 . "$(dirname "$0")/tap.bash"
 cd "$(dirname "$0")/../.." || exit 1
 
-plan() { timeout 60 src/study --plan "$@" 2>"$tmp/err"; }
+# The thread counts and policies (--plan's sizes and times follow them:
+# sh/study_plan).
+plan() { timeout 60 src/study --plan "$@" 2>"$tmp/err" | grep -E '^(counts|policies) '; }
 
 # This machine: 1 .. 2 x the usable PUs; one usable PU under taskset.
 usable=$(nproc)
@@ -45,3 +47,29 @@ STUDY_TOPOLOGY='bogus:x' plan >/dev/null
 st=$?
 check "a topology threadrun refuses fails the plan with threadrun's reason (exit $st)" \
 	bash -c '[ "$1" -ne 0 ] && grep -q "not a valid hwloc synthetic description" "$2"' _ $st "$tmp/err"
+
+# A tiny study into a directory of its own (STUDY_RESULTS): one progress
+# line for the whole study a step on stderr (not a terminal), threadrun's
+# per-sweep lines replaced; it ends with the paths of the full report, the
+# figures and, where threadreport writes one, the HTML page; its README
+# holds the plan and the sizes.
+tiny=(env STUDY_RESULTS="$tmp/res" STUDY_MAX=1 STUDY_REPEAT=1 STUDY_SECONDS=0.2 STUDY_N=200 STUDY_STREAM_N=100000)
+runs=$("${tiny[@]}" src/study --plan | sed -n 's/^runs \([0-9]*\) .*/\1/p')
+"${tiny[@]}" timeout 300 src/study >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "a tiny study: exit 0 (got $st: $(tail -3 "$tmp/err"))" test $st -eq 0
+prog=$(grep '^\[' "$tmp/err")
+r=$runs
+check "progress: from [crypto 0/$r, linpack 0/$r, stream 0/$r] to all $r done, ETA 00:00 (got: $prog)" \
+	bash -c 'head -1 <<<"$1" | grep -qE "^\[crypto 0/$2, linpack 0/$2, stream 0/$2\] 00:0[0-9] elapsed, ETA [0-9]{2}:[0-9]{2}$" &&
+		tail -1 <<<"$1" | grep -qE "^\[crypto $2/$2, linpack $2/$2, stream $2/$2\] [0-9]{2}:[0-9]{2} elapsed, ETA 00:00$"' _ "$prog" "$r"
+check "progress: a line a run, and the first ($(wc -l <<<"$prog") lines for $((3 * r)) runs)" test "$(wc -l <<<"$prog")" -eq $((3 * r + 1))
+check "progress: threadrun's own sweep lines do not show" bash -c '! grep -q "threadrun: sweep" "$1"' _ "$tmp/err"
+html=0
+[[ $(threadreport --help) != *html* ]] || html=1
+last=$(tail -n $((2 + html)) "$tmp/out" | awk '{print $NF}')
+want="$tmp/res/latest/report.txt $tmp/res/latest/figures/"
+[ $html = 0 ] || want="$want $tmp/res/latest/index.html"
+check "it ends with the paths (got: $(echo $last))" test "$(echo $last)" = "$want"
+check "the report, the figures and the README are there" \
+	bash -c 'grep -q "== stream" "$1/report.txt" && [ -s "$1/figures/speedup.svg" ] && grep -q "^stream N 100000 " "$1/README"' _ "$tmp/res/latest"
