@@ -495,15 +495,20 @@ static const char *thread_list(struct fact *const *g, size_t m, unsigned *one, c
 	return buf;
 }
 
-/* Why no difference was measured in the M facts G, counted per reason. */
+/* How many of the M facts G were compared, and why no difference was
+ * measured (the reasons that occur). */
 static const char *reasons(struct fact *const *g, size_t m, char *buf, size_t len)
 {
 	size_t few = 0;
+	int used;
 
 	for (size_t i = 0; i < m; i++)
 		few += g[i]->why == VERDICT_FEW_REPEATS;
-	snprintf(buf, len, "%zu compared: %zu %s, %zu %s", m, m - few, verdict_text(VERDICT_OVERLAP), few,
-		 verdict_text(VERDICT_FEW_REPEATS));
+	used = snprintf(buf, len, "%zu compared", m);
+	if (m > few)
+		used += snprintf(buf + used, len - (size_t)used, "; %s in %zu", verdict_text(VERDICT_OVERLAP), m - few);
+	if (few)
+		snprintf(buf + used, len - (size_t)used, "; %s in %zu", verdict_text(VERDICT_FEW_REPEATS), few);
 	return buf;
 }
 
@@ -766,6 +771,23 @@ out:
 	return ret;
 }
 
+/* What a label needs beyond the algorithm: what tells apart two series of
+ * one algorithm (interned texts, compared as pointers). */
+static void vary(struct wsum *w)
+{
+	for (size_t k = 0; k < w->n; k++)
+		for (size_t x = 0; x < k; x++) {
+			const struct obs *a = wseries(w, k)->key, *b = wseries(w, x)->key;
+
+			if (a->algorithm != b->algorithm)
+				continue;
+			w->vary_backend |= a->backend != b->backend;
+			w->vary_size |= (a->size != b->size && !(isnan(a->size) && isnan(b->size))) ||
+					a->size_unit != b->size_unit;
+			w->vary_host |= a->host != b->host;
+		}
+}
+
 /* Whether two series of the workload have one label. */
 static bool labels_alike(const struct wsum *w)
 {
@@ -779,7 +801,7 @@ static bool labels_alike(const struct wsum *w)
 }
 
 /* The workload's thread counts ascending (MAX_TC of them shown), what
- * varies between its series, and the flags of its cells. */
+ * tells its series apart, and the flags of its cells. */
 static int series_threads(struct wsum *w)
 {
 	size_t k, c, n = 0, m = 0;
@@ -790,17 +812,14 @@ static int series_threads(struct wsum *w)
 	if (!(all = malloc((n ? n : 1) * sizeof(*all))))
 		return -1;
 	for (k = 0, n = 0; k < w->n; k++) {
-		const struct series *s = wseries(w, k), *s0 = wseries(w, 0);
+		const struct series *s = wseries(w, k);
 
-		w->vary_backend |= s->key->backend != s0->key->backend;
-		w->vary_size |= (s->key->size != s0->key->size && !(isnan(s->key->size) && isnan(s0->key->size))) ||
-				s->key->size_unit != s0->key->size_unit;
-		w->vary_host |= s->key->host != s0->key->host;
 		for (c = 0; c < s->ncells; c++) {
 			all[n++] = s->cells[c].threads;
 			w->flags |= cell_flags(&s->cells[c]);
 		}
 	}
+	vary(w);
 	qsort(all, n, sizeof(*all), by_threads);
 	for (c = 0; c < n; c++)
 		if (!c || all[c] != all[c - 1]) {
@@ -847,11 +866,10 @@ static int wsum_open(struct wsum *w, const struct dataset *ds, size_t i0)
 	return series_threads(w);
 }
 
-/* The table's heading: the workload, how to read a cell, the plans, the
- * marks used. */
-static const char *heading(const struct wsum *w, char *buf, size_t len)
+/* How to read the table: a cell's figures, the plans, the marks used. */
+static const char *legend(const struct wsum *w, char *buf, size_t len)
 {
-	size_t used = (size_t)snprintf(buf, len, "%s: speedup/efficiency%% per plan:", w->workload);
+	size_t used = (size_t)snprintf(buf, len, "speedup/efficiency%% per plan:");
 	char m[8];
 
 	for (size_t j = 0; j < w->nplans && used < len; j++)
@@ -880,11 +898,12 @@ static void human_workload(FILE *out, struct wsum *w, bool md)
 	for (i = 0; i < w->nt; i++)
 		cols[1 + i] = (struct column){ NULL, w->head[i], (int)fmax(strlen(w->head[i]), 9 * w->nplans - 1),
 					       .lead = "  ", .text = tc_fn[i] };
-	heading(w, buf, sizeof(buf));
+	legend(w, buf, sizeof(buf));
 	if (md)
-		fprintf(out, "### Summary: %s\n\n", esc_md_text(buf, (char[2048]){ "" }, 2048));
+		fprintf(out, "### Summary: %s\n\nEach cell: %s\n\n", ESC_MD(w->workload, true),
+			esc_md_text(buf, (char[2048]){ "" }, 2048));
 	else
-		fprintf(out, "== summary: %s\n", esc_text(buf, (char[2048]){ "" }, 2048));
+		fprintf(out, "== summary: %s (each cell: %s)\n", ESC(w->workload), esc_text(buf, (char[2048]){ "" }, 2048));
 	table_head(&t);
 	for (k = 0; k < w->n; k++)
 		table_row(&t, &(struct srow){ k });
