@@ -392,8 +392,10 @@ static size_t share_facts(const struct wsum *w, size_t k, struct fact *f)
 	return v->nshare;
 }
 
-/* The series of the facts G[0..M): "all N series", or their names. */
-static const char *series_list(const struct wsum *w, struct fact *const *g, size_t m, char *buf, size_t len)
+/* The series of the facts G[0..M): "all N series", their names, or where
+ * only COUNT is asked and they are many, "N of M series". */
+static const char *series_list(const struct wsum *w, struct fact *const *g, size_t m, bool count, char *buf,
+			       size_t len)
 {
 	size_t used = 0, names = 0, i, x;
 	char label[LABEL_LEN];
@@ -410,6 +412,8 @@ static const char *series_list(const struct wsum *w, struct fact *const *g, size
 	}
 	if (names == w->n && names > 1)
 		snprintf(buf, len, "all %zu series", names);
+	else if (count && names > 3)
+		snprintf(buf, len, "%zu of %zu series", names, w->n);
 	return buf;
 }
 
@@ -534,7 +538,7 @@ static void say(struct wsum *w, struct fact *const *g, size_t m, bool placed)
 	thread_list(g, m, &one, at, sizeof(at));
 	if (!(t = finding(w, kind[e.kind], e.kind == F_SAME || e.kind == F_NOSHARE ? 0 : one)))
 		return;
-	series_list(w, g, m, names, sizeof(names));
+	series_list(w, g, m, e.kind == F_SAME || e.kind == F_NOSHARE, names, sizeof(names));
 	figure(e.sa.min, e.sa.max, "%.2f", "", eff, sizeof(eff));
 	flagged(e.flags, fl, sizeof(fl));
 	switch (e.kind) {
