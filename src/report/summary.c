@@ -98,7 +98,7 @@ static const char *series_label(const struct wsum *w, size_t k, char *buf, size_
 	snprintf(buf, len, "%s%s%s%s%s%s%s%s", *o->algorithm ? o->algorithm : "-",
 		 w->vary_backend && *o->backend ? " / " : "", w->vary_backend ? o->backend : "",
 		 w->vary_size ? " " : "", w->vary_size ? size_text(o, size, sizeof(size)) : "",
-		 w->vary_host ? " @" : "", w->vary_host ? o->host : "", num);
+		 w->vary_host ? " @" : "", w->vary_host ? (*o->host ? o->host : "-") : "", num);
 	return buf;
 }
 
@@ -622,7 +622,7 @@ out:
 static void cutoff_findings(struct wsum *w, const struct cutoff *cut, size_t ncut, const struct cutoff_ref *ref)
 {
 	size_t i, j, x, found;
-	char fig[64], *t;
+	char fig[64], alg[LABEL_LEN], *t;
 
 	for (i = 0; i < ncut; i = j) {
 		const struct obs *ka = ref[cut[i].tag_a].s->key, *kb = ref[cut[i].tag_b].s->key;
@@ -643,14 +643,16 @@ static void cutoff_findings(struct wsum *w, const struct cutoff *cut, size_t ncu
 			}
 		if (!(t = finding(w, "cutoff", 0)))
 			continue;
+		snprintf(alg, sizeof(alg), "%s%s%s", ka->algorithm, w->vary_host ? " @" : "",
+			 w->vary_host ? (*ka->host ? ka->host : "-") : "");
 		if (first)
 			snprintf(t, FIND_LEN, "backend cutoff, %s: %s overtakes %s above ~%s %s (sizes %.0f..%.0f; %zu of %zu policy and thread count points cross)",
-				 ka->algorithm, first->a_wins_above ? ka->backend : kb->backend,
+				 alg, first->a_wins_above ? ka->backend : kb->backend,
 				 first->a_wins_above ? kb->backend : ka->backend, figure(lo, hi, "%.0f", "", fig, sizeof(fig)),
 				 ka->size_unit, cut[i].min_size, cut[i].max_size, found, j - i);
 		else
 			snprintf(t, FIND_LEN, "backend cutoff, %s: %s is faster at every size measured (%zu sizes, %.0f..%.0f %s, %zu policy and thread count points)",
-				 ka->algorithm, cut[i].ratio_min > 1 ? ka->backend : kb->backend, cut[i].sizes,
+				 alg, cut[i].ratio_min > 1 ? ka->backend : kb->backend, cut[i].sizes,
 				 cut[i].min_size, cut[i].max_size, ka->size_unit, j - i);
 	}
 }
