@@ -393,7 +393,7 @@ static size_t share_facts(const struct wsum *w, size_t k, struct fact *f)
 }
 
 /* The series of the facts G[0..M): "all N series", their names, or where
- * only COUNT is asked and they are many, "N of M series". */
+ * only COUNT is asked and they are many, or they do not fit, "N of M series". */
 static const char *series_list(const struct wsum *w, struct fact *const *g, size_t m, bool count, char *buf,
 			       size_t len)
 {
@@ -412,7 +412,7 @@ static const char *series_list(const struct wsum *w, struct fact *const *g, size
 	}
 	if (names == w->n && names > 1)
 		snprintf(buf, len, "all %zu series", names);
-	else if (count && names > 3)
+	else if ((count && names > 3) || used >= len)
 		snprintf(buf, len, "%zu of %zu series", names, w->n);
 	return buf;
 }
@@ -525,7 +525,7 @@ static void say(struct wsum *w, struct fact *const *g, size_t m, bool placed)
 						   "sharing", "no_sharing_difference" };
 	struct fact e = *g[0];
 	double xlo = e.x, xhi = e.x;
-	char names[LABEL_LEN * 4], fl[96], ev[160], fig[48], at[96], eff[48], *t;
+	char names[LABEL_LEN * 2], fl[96], ev[160], fig[48], at[96], eff[48], *t;
 	unsigned one;
 
 	for (size_t i = 1; i < m; i++) {
