@@ -16,6 +16,7 @@
 #include "dataset.h"
 #include "verdicts.h"
 #include "opt.h"
+#include "summary.h"
 #include "output.h"
 #include "table.h"
 #include "units.h"
@@ -40,7 +41,7 @@ static const size_t nformats = NCOLS(formats);
 
 struct report_opts {
 	const struct format_row *format;
-	bool raw, cutoffs, compare, cluster, hosts;
+	bool raw, summary, cutoffs, compare, cluster, hosts;
 	const char *compare_by;
 };
 
@@ -50,6 +51,10 @@ static const struct opt_spec options[] = {
 	{ OPT_FLAG(0, "raw", offsetof(struct report_opts, raw),
 		   "csv and tsv: text fields exactly as in the files, for programs "
 		   "(no spreadsheet formula guard)") },
+	{ OPT_FLAG(0, "summary", offsetof(struct report_opts, summary),
+		   "the answer first: per workload one table (speedup/efficiency of "
+		   "each plan per series and thread count) and the findings the "
+		   "evidence supports; csv and tsv one row per cell of the tables") },
 	{ OPT_FLAG(0, "cutoffs", offsetof(struct report_opts, cutoffs),
 		   "only the cutoffs between backends; with csv and tsv one row "
 		   "per backend pair, policy and thread count, columns named") },
@@ -134,6 +139,17 @@ static const char help_after[] =
 	"return and is not a number gets a leading ' so that a spreadsheet shows it\n"
 	"as text instead of running it as a formula; --raw leaves it out for\n"
 	"programs that read the table (threadplot does).  Numbers are never changed.\n"
+	"\n"
+	"--summary prints the answer first: per workload one table (a row per\n"
+	"series, a column per thread count, in each cell speedup/efficiency% of each\n"
+	"plan, marked b, o, u where busy, oversubscribed, unverified), then at most 6\n"
+	"findings naming their evidence: scales linearly to N (every paired\n"
+	"efficiency interval >= 0.95 up to N), efficiency falls below 0.8 from N (every\n"
+	"plan's interval below), placement mattered (the best-policy verdict) or made\n"
+	"no measured difference, sharing a core's strands costs x% (the sharing\n"
+	"verdict), the backend cutoff; never from under 3 repeats or overlapping\n"
+	"ranges.  csv and tsv: one row per cell (series ... threads, plan, policy, n,\n"
+	"speedup, speedup_lo, speedup_hi, efficiency, speedup_pairs, flags).\n"
 	"\n"
 	"--cutoffs prints only the cutoffs.  In csv and tsv its columns are: workload,\n"
 	"algorithm, host, unit, backend_a, backend_b (the pair, a before b in byte\n"
@@ -502,15 +518,6 @@ static const char *figure_head(const void *ctx)
 }
 /* wkr+% heads the table wherever a cell has it; rows have it where counted. */
 SHOWN(spread, s->spread && (s->counted || ((const struct sctx *)ctx)->heading))
-
-static void json_flags(struct json *j, unsigned flags)
-{
-	json_open(j, '[');
-	for (unsigned i = 1; i <= FLAG_LAST; i <<= 1)
-		if (flags & i)
-			json_string(j, flag_name(i));
-	json_close(j, '[');
-}
 
 static void put_flags(struct json *j, const void *row, const void *ctx)
 {
@@ -975,117 +982,6 @@ static void json_series(struct json *j, const struct sctx *c)
 	json_close(j, '{');
 }
 
-/* A key for numbering things in first-seen order (number_groups). */
-enum { IDKEY_WORDS = 5 };
-struct idkey {
-	uintptr_t k[IDKEY_WORDS];
-	size_t i;
-};
-
-static int by_idkey(const void *x, const void *y)
-{
-	const struct idkey *a = x, *b = y;
-
-	for (int j = 0; j < IDKEY_WORDS; j++)
-		if (a->k[j] != b->k[j])
-			return a->k[j] < b->k[j] ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
-}
-
-/* ID[k[x].i] = the number of k[x]'s group (equal keys), groups numbered in
- * the order of their first index.  K is sorted in the process. */
-static int number_groups(struct idkey *k, size_t n, size_t *id)
-{
-	struct idkey *first = malloc((n ? n : 1) * sizeof(*first));
-	size_t i, j, g = 0, x;
-
-	if (!first)
-		return -1;
-	qsort(k, n, sizeof(*k), by_idkey);
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && !memcmp(k[j].k, k[i].k, sizeof(k[i].k)); j++)
-			;
-		first[g++] = (struct idkey){ { k[i].i, i, j }, 0 };
-	}
-	qsort(first, g, sizeof(*first), by_idkey);
-	for (x = 0; x < g; x++)
-		for (i = first[x].k[1]; i < first[x].k[2]; i++)
-			id[k[i].i] = x;
-	free(first);
-	return 0;
-}
-
-/* Where each point came from: its tag indexes these. */
-struct cutoff_ref {
-	const struct series *s;
-	const struct cell *c;
-};
-
-static int by_backend(const void *x, const void *y, void *arg)
-{
-	const struct cutoff_ref *ref = arg;
-	size_t a = *(const size_t *)x, b = *(const size_t *)y;
-
-	return strcmp(ref[a].s->key->backend, ref[b].s->key->backend);
-}
-
-/* Every cell as a point for cutoffs_compute: family (workload, algorithm,
- * host, unit, size unit; interned, so compared as pointers), config
- * (policy, threads), backend (rank in byte order).  Tag x is (*REF)[x]. */
-static int cutoff_points(const struct dataset *ds, struct cutoff_point **pts, size_t *npts,
-			 struct cutoff_ref **ref)
-{
-	size_t n = 0, i, c, x, rank, *fam = NULL, *cfg = NULL, *order = NULL;
-	struct idkey *k = NULL;
-	int ret = -1;
-
-	for (i = 0; i < ds->nseries; i++)
-		n += ds->series[i].ncells;
-	*npts = n;
-	*pts = malloc((n ? n : 1) * sizeof(**pts));
-	*ref = malloc((n ? n : 1) * sizeof(**ref));
-	k = malloc((n ? n : 1) * sizeof(*k));
-	fam = malloc((n ? n : 1) * 3 * sizeof(*fam));
-	if (!*pts || !*ref || !k || !fam)
-		goto out;
-	cfg = fam + n;
-	order = cfg + n;
-	for (i = 0, x = 0; i < ds->nseries; i++)
-		for (c = 0; c < ds->series[i].ncells; c++, x++)
-			(*ref)[x] = (struct cutoff_ref){ &ds->series[i], &ds->series[i].cells[c] };
-	for (x = 0; x < n; x++) {
-		const struct obs *o = (*ref)[x].s->key;
-
-		k[x] = (struct idkey){ { (uintptr_t)o->workload, (uintptr_t)o->algorithm,
-					 (uintptr_t)o->host, (uintptr_t)o->unit,
-					 (uintptr_t)o->size_unit }, x };
-	}
-	if (number_groups(k, n, fam) < 0)
-		goto out;
-	for (x = 0; x < n; x++)
-		k[x] = (struct idkey){ { (uintptr_t)(*ref)[x].c->policy, (*ref)[x].c->threads }, x };
-	if (number_groups(k, n, cfg) < 0)
-		goto out;
-	/* Backends ranked by name, so that a pair is named a before b. */
-	for (x = 0; x < n; x++)
-		order[x] = x;
-	qsort_r(order, n, sizeof(*order), by_backend, *ref);
-	for (x = 0, rank = 0; x < n; x++) {
-		const struct obs *o = (*ref)[order[x]].s->key;
-
-		rank += x > 0 && strcmp(o->backend, (*ref)[order[x - 1]].s->key->backend);
-		(*pts)[order[x]] = (struct cutoff_point){ .family = fam[order[x]],
-			.config = cfg[order[x]], .backend = rank, .tag = order[x], .size = o->size,
-			.rate = (*ref)[order[x]].c->median };
-	}
-	ret = 0;
-out:
-	free(k);
-	free(fam);
-	return ret;
-}
-
-
 /* A cutoff between backends a and b at a policy and thread count. */
 struct cut_row {
 	const struct obs *ka, *kb;
@@ -1252,6 +1148,11 @@ static int emit_report(struct report *rp, struct json *j)
 	return rp->fmt == FMT_JSON ? json_end(rp, j) : 0;
 }
 
+static int emit_summary(struct report *rp, struct json *j)
+{
+	return summary_emit(rp->out, &rp->ds, rp->fmt, rp->o.raw, j);
+}
+
 static int emit_cluster(struct report *rp, struct json *j)
 {
 	(void)j;
@@ -1275,6 +1176,7 @@ static const struct view views[] = {
 	{ offsetof(struct report_opts, cluster), "cluster", emit_cluster },
 	{ offsetof(struct report_opts, hosts), "cluster", emit_cluster },
 	{ offsetof(struct report_opts, cutoffs), "cutoffs", emit_cutoffs },
+	{ offsetof(struct report_opts, summary), "summary", emit_summary },
 	{ 0, NULL, emit_report }, /* none of them */
 };
 
@@ -1291,7 +1193,7 @@ static const struct view *pick_view(struct report_opts *o)
 		}
 	if (n <= 1)
 		return v;
-	msg_error(PROG, "--cutoffs, --cluster, --hosts and --compare: give one of them");
+	msg_error(PROG, "--summary, --cutoffs, --cluster, --hosts and --compare: give one of them");
 	return NULL;
 }
 
@@ -1388,7 +1290,7 @@ int main(int argc, char **argv)
 		return 1;
 	c = opt_parse(&p, argc, argv, &rp.o);
 	if (c == 'h') {
-		opt_help(&p, stdout, "[-f FORMAT] [--raw] [--cutoffs|--cluster|--hosts] FILE...\n"
+		opt_help(&p, stdout, "[-f FORMAT] [--raw] [--summary|--cutoffs|--cluster|--hosts] FILE...\n"
 			 "   or: threadreport [-f FORMAT] [--raw] --compare BEFORE.csv AFTER.csv\n"
 			 "   or: threadreport [-f FORMAT] [--raw] --compare-by COL[=A,B] FILE...", help_after);
 		ret = 0;

@@ -6,7 +6,7 @@
  * file.  Bits 0x60: 0x40 --cutoffs, 0x60 --compare-by backend, 0x20
  * --compare, the second file being the same text from its second line on
  * (so its header is the first file's first row); with none of them, the
- * low five bits 5..9 add --cluster and 10..14 --hosts.
+ * low five bits 5..9 add --cluster, 10..14 --hosts and 15..19 --summary.
  * With bit 0x20 the bytes are also read as cutoff points (5 bytes each) for
  * cutoffs_compute, whose answers must keep its promises: pairs within one
  * family and config, a before b, two sizes or more, in order.
@@ -99,6 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			argv[argc++] = "--cluster";
 		if ((data[0] & 0x60) == 0 && (data[0] & 0x1f) / 5 == 2)
 			argv[argc++] = "--hosts";
+		if ((data[0] & 0x60) == 0 && (data[0] & 0x1f) / 5 == 3)
+			argv[argc++] = "--summary";
 		if ((data[0] & 0x60) == 0x60) {
 			argv[argc++] = "--compare-by";
 			argv[argc++] = "backend";
