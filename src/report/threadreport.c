@@ -1399,9 +1399,9 @@ int main(int argc, char **argv)
 		return 1;
 	c = opt_parse(&p, argc, argv, &rp.o);
 	if (c == 'h') {
-		opt_help(&p, stdout, "[-f FORMAT] [--raw] [--cutoffs|--cluster|--hosts] FILE...\n"
-			 "   or: threadreport [-f FORMAT] [--raw] --compare BEFORE.csv AFTER.csv\n"
-			 "   or: threadreport [-f FORMAT] [--raw] --compare-by COL[=A,B] FILE...", help_after);
+		opt_help(&p, stdout, "[-f FORMAT] [--raw] [--exact] [--cutoffs|--cluster|--hosts] FILE...\n"
+			 "   or: threadreport [-f FORMAT] [--raw] [--exact] --compare BEFORE.csv AFTER.csv\n"
+			 "   or: threadreport [-f FORMAT] [--raw] [--exact] --compare-by COL[=A,B] FILE...", help_after);
 		ret = 0;
 	} else if (c == 'V') {
 		version_print(stdout, PROG);
