@@ -23,12 +23,33 @@ struct unit_props {
 	/* threadrun --counters' figure per unit of work and its column head
 	 * ("cycles per byte", "cyc/B"); NULL: none. */
 	const char *per_cycle, *per_cycle_head;
+	/* For people: the symbol an SI prefix joins ("B/s": "1.97 GB/s", per
+	 * the base unit, so MFLOPS reads "FLOPS" with scale 1e6); NULL: the
+	 * name is a word the prefix stands before ("6.69 k ops/s"). */
+	const char *symbol;
 };
 
 extern const struct unit_props units[UNIT_COUNT];
 
 /* The unit a row names, or NULL: not one of ours (a --metric's own). */
 const struct unit_props *unit_find(const char *name);
+
+/* The unit latencies are in: units_human() scales it down (ns, µs, ms). */
+#define UNITS_SECONDS "s"
+
+/*
+ * VALUE, in UNIT as a row names it (or UNITS_SECONDS, or "" for none), as a
+ * person reads it: three significant digits and an SI prefix, decimal
+ * (1 GB/s = 10^9 bytes/s): "1.97 GB/s", "118 GFLOPS", "6.69 k events/s",
+ * "500 µs".  Rates take no prefix below 1 ("0.250 runs/s"); 0 is "0 UNIT";
+ * not finite: "n/a".  Returns BUF.
+ */
+const char *units_human(char *buf, size_t n, double value, const char *unit);
+/* "LO..HI UNIT", both with HI's prefix (the larger one): "0.990..1.01 GB/s";
+ * "n/a" where either is not finite. */
+const char *units_human_range(char *buf, size_t n, double lo, double hi, const char *unit);
+/* The columns units_human() takes at most for UNIT (values from 0.1 up). */
+int units_human_width(const char *unit);
 
 static inline const char *unit_name(enum unit u)
 {

@@ -9,10 +9,11 @@
 #include "table.h"
 
 /* "t2accel sha256 / evp, 1024 bytes, bytes/s": one line whatever the
- * files' names hold. */
-static void title(const struct cluster *cl, const struct cseries *s, char *buf, size_t len)
+ * files' names hold; the config where several are, unless SAID (by the
+ * series before). */
+static void title(const struct cluster *cl, const struct cseries *s, bool said, char *buf, size_t len)
 {
-	series_title(s->key, cl->multi_config ? TITLE_CONFIG : 0, buf, len);
+	series_title(s->key, cl->multi_config && !said ? TITLE_CONFIG : 0, buf, len);
 }
 
 /* What a cell's note says: why measurements have no rate, and rows that
@@ -172,9 +173,9 @@ static const struct column host_cols[] = {
 	KEY_COLUMNS,
 	{ "host", "host", -24, .left = true, .lead = "  ", .get = get_host },
 	{ "n", "n", 3, .get = get_host_n },
-	{ "min", "min", 14, .get = get_host_min },
-	{ "median", "median", 14, .get = get_host_median },
-	{ "max", "max", 14, .get = get_host_max },
+	{ "min", "min", 14, .show = SHOW_RATE, .get = get_host_min },
+	{ "median", "median", 14, .show = SHOW_RATE, .get = get_host_median },
+	{ "max", "max", 14, .show = SHOW_RATE, .get = get_host_max },
 	{ "slowest", .in = CSV, .get = get_host_slowest },
 	{ NULL, "", .lead = "", .in = IN(FMT_TEXT), .text = slowest_text },
 };
@@ -206,9 +207,8 @@ static void hosts_text(const struct table *t, const struct cluster *cl, const st
 
 		for (h = 0; h < c->nhosts; h++)
 			best = fmax(best, c->hosts[h].median);
-		fmt_rate(x->median, med, sizeof(med));
 		fprintf(t->out, "%sslowest host: %s (median per-rank rate %s", md ? "- " : "  ",
-			ESC_MD(x->host, md), med);
+			ESC_MD(x->host, md), rate_text(x->median, s->key->unit, med, sizeof(med)));
 		if (best > 0)
 			fprintf(t->out, ", %.2fx the fastest host's", x->median / best);
 		fputs(")\n", t->out);
@@ -226,7 +226,8 @@ static void emit_text(FILE *out, const struct cluster *cl, enum format fmt)
 		const struct cseries *s = &cl->series[i];
 		struct crow r = { s, i, NULL, NULL };
 
-		title(cl, s, t, sizeof(t));
+		title(cl, s, i && !strcmp(cl->series[i - 1].key->config, s->key->config), t, sizeof(t));
+		cells.unit = hosts.unit = s->key->unit;
 		fprintf(out, md ? "### Cluster: %s\n\n" : "== cluster: %s\n", ESC_MD(t, md));
 		fputs(md ? "Cluster rate: all ranks' work over the longest rank's wall time, shown where the ranks' measurements overlapped at least 90%.\n\n"
 			 : "   rate = all ranks' work / the longest rank's wall time, where the ranks' measurements overlapped >= 90%\n",
@@ -278,7 +279,7 @@ static void json_series(struct json *j, const struct cluster *cl, const struct c
 	struct crow r = { s, i, NULL, NULL };
 	char title_buf[512];
 
-	title(cl, s, title_buf, sizeof(title_buf));
+	title(cl, s, false, title_buf, sizeof(title_buf));
 	json_nl(j);
 	json_open(j, '{');
 	json_key(j, "title");

@@ -655,13 +655,13 @@ static const char *range_cell(const void *row, const void *ctx, char *buf, size_
 	return buf;
 }
 
-/* A side's median and its interval as benchstat shows it: "1234 ±2%", the
- * interval's farther end from the median. */
+/* A side's median and its interval as benchstat shows it: "1.23 k ops/s
+ * ±2%", the interval's farther end from the median. */
 static const char *median_cell(const struct entry *e, int s, char *buf, size_t len)
 {
 	double m = e->c[s]->median, d = fmax(e->med_hi[s] - m, m - e->med_lo[s]);
 
-	fmt_rate(m, buf, len);
+	rate_text(m, entry_key(e)->unit, buf, len);
 	if (m > 0)
 		snprintf(buf + strlen(buf), len - strlen(buf), " ±%.0f%%", 100 * d / m);
 	return buf;
@@ -728,8 +728,8 @@ static const struct column entry_cols[] = {
 	{ "size_unit", .in = CSV, .get = get_size_unit },
 	{ "policy", "policy", -16, .left = true, .get = get_policy },
 	{ "threads", "threads", 7, .get = get_threads },
-	{ NULL, "before", 16, .get = before_median, .text = before_cell },
-	{ NULL, "after", 16, .get = after_median, .text = after_cell },
+	{ NULL, "before", 16, .show = SHOW_RATE, .rate_more = 5, .get = before_median, .text = before_cell },
+	{ NULL, "after", 16, .show = SHOW_RATE, .rate_more = 5, .get = after_median, .text = after_cell },
 	SIDE_NAMES(before, "before_", CSV),
 	SIDE_NAMES(after, "after_", CSV),
 	SIDE_FIGURES(before, "before_", CSV),
@@ -841,6 +841,7 @@ static void group_text(FILE *out, const struct compare *k, size_t first, size_t 
 		i++;
 	if (i == end)
 		return;
+	t.unit = entry_key(&k->e[i])->unit;
 	group_title(out, k, &k->e[i], md);
 	table_head(&t);
 	for (; i < end; i++)
@@ -867,9 +868,10 @@ static void one_side_text(FILE *out, const struct compare *k, const struct entry
 	if (k->key_host)
 		say(out, md, ", host %s", o->host);
 	say(out, md, ", %s, %s", size_text(o, size, sizeof(size)), c->policy);
-	fmt_rate(c->median, med, sizeof(med));
-	fprintf(out, ", %u thread%s: median %s ", c->threads, c->threads == 1 ? "" : "s", med);
-	say(out, md, "%s", o->unit);
+	fprintf(out, ", %u thread%s: median %s", c->threads, c->threads == 1 ? "" : "s",
+		rate_text(c->median, o->unit, med, sizeof(med)));
+	if (output_exact())
+		say(out, md, " %s", o->unit);
 	fprintf(out, ", n %zu\n", c->n);
 }
 
@@ -885,8 +887,11 @@ static void emit_text(FILE *out, const struct compare *k, bool md)
 		"after max / before min\n", md ? "-" : "  ");
 	fprintf(out, "%s before, after: median ±95%% interval (order statistics); paired = median of after / before "
 		"by repeat, where both sides ran the same repeats\n", md ? "-" : "  ");
-	fprintf(out, "%s test: Mann-Whitney U of the rates, two-sided; change \"~\": not significant (p ≥ %.2f)\n\n",
+	fprintf(out, "%s test: Mann-Whitney U of the rates, two-sided; change \"~\": not significant (p ≥ %.2f)\n",
 		md ? "-" : "  ", ALPHA);
+	if (rates_note())
+		fprintf(out, "%s %s\n", md ? "-" : "  ", rates_note());
+	fputc('\n', out);
 	for (i = 0; i < k->ne; i = end) {
 		end = group_end(k, i);
 		group_text(out, k, i, end, md);

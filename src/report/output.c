@@ -6,6 +6,7 @@
 
 #include "escape.h"
 #include "output.h"
+#include "units.h"
 
 const char *size_text(const struct obs *k, char *buf, size_t len)
 {
@@ -57,6 +58,52 @@ void fmt_rate(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.0f", v);
 	else
 		snprintf(buf, len, "%.4g", v);
+}
+
+/* --exact: all of a rate's digits in text and markdown, as the files hold
+ * them; set once by main, before anything is written. */
+static bool exact;
+
+void output_set_exact(bool on)
+{
+	exact = on;
+}
+
+bool output_exact(void)
+{
+	return exact;
+}
+
+const char *rate_text(double v, const char *unit, char *buf, size_t len)
+{
+	if (!exact)
+		return units_human(buf, len, v, unit);
+	fmt_rate(v, buf, len);
+	return buf;
+}
+
+const char *rate_range_text(double lo, double hi, const char *unit, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	if (!exact)
+		return units_human_range(buf, len, lo, hi, unit);
+	fmt_rate(lo, a, sizeof(a));
+	fmt_rate(hi, b, sizeof(b));
+	snprintf(buf, len, "%s..%s", a, b);
+	return buf;
+}
+
+int rate_width(const char *unit)
+{
+	return exact ? 0 : units_human_width(unit);
+}
+
+const char *rates_note(void)
+{
+	return exact ? NULL
+		     : "rates in decimal SI units: k = 10^3, M = 10^6, G = 10^9 (1 GB/s = 10^9 bytes/s); "
+		       "--exact for all digits";
 }
 
 /* The report's CSV keeps a row on one line; the formula guard is off

@@ -33,6 +33,22 @@ void fixed2(double v, char *buf, size_t len);
 /* A rate: whole numbers from 1000 up, four significant digits below. */
 void fmt_rate(double v, char *buf, size_t len);
 
+/* Text and markdown show rates with SI prefixes and their unit
+ * (units_human: "1.97 GB/s"); --exact (ON) asks for fmt_rate()'s digits,
+ * as before units were shown.  Set once, before anything is written. */
+void output_set_exact(bool on);
+bool output_exact(void);
+/* A rate V in UNIT (a row's unit column) for people: "1.97 GB/s", or
+ * under --exact fmt_rate()'s "1966550000" without the unit.  Returns BUF. */
+const char *rate_text(double v, const char *unit, char *buf, size_t len);
+/* An interval of rates: "1.90..2.10 GB/s" (--exact "1900..2100"). */
+const char *rate_range_text(double lo, double hi, const char *unit, char *buf, size_t len);
+/* The columns rate_text() takes at most for UNIT; 0 under --exact. */
+int rate_width(const char *unit);
+/* The line that says the prefixes are decimal, said once at the top of a
+ * report; NULL under --exact. */
+const char *rates_note(void);
+
 /* A text field of a CSV (SEP ',', on one line) or TSV (SEP '\t') table
  * (esc_csv, esc_tsv); unless RAW, with the formula guard. */
 void csv_field(FILE *out, const char *s, char sep, bool raw);

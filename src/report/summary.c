@@ -449,18 +449,17 @@ static int by_threads(const void *a, const void *b)
 /* "lo..hi" of A and B, with the unit where one series says it. */
 static const char *ranges(const struct wsum *w, struct fact *const *g, size_t m, char *buf, size_t len)
 {
-	char a[4][32];
+	const char *unit = wseries(w, g[0]->k)->key->unit;
+	char a[64], b[64];
 
 	if (m > 1) {
 		snprintf(buf, len, "ranges apart in each of %zu", m);
 		return buf;
 	}
-	fmt_rate(g[0]->sa.min, a[0], sizeof(a[0]));
-	fmt_rate(g[0]->sa.max, a[1], sizeof(a[1]));
-	fmt_rate(g[0]->sb.min, a[2], sizeof(a[2]));
-	fmt_rate(g[0]->sb.max, a[3], sizeof(a[3]));
-	snprintf(buf, len, "ranges apart: %s..%s vs %s..%s %s", a[0], a[1], a[2], a[3],
-		 wseries(w, g[0]->k)->key->unit);
+	snprintf(buf, len, "ranges apart: %s vs %s%s%s",
+		 rate_range_text(g[0]->sa.min, g[0]->sa.max, unit, a, sizeof(a)),
+		 rate_range_text(g[0]->sb.min, g[0]->sb.max, unit, b, sizeof(b)),
+		 output_exact() ? " " : "", output_exact() ? unit : "");
 	return buf;
 }
 

@@ -1,9 +1,12 @@
 /* The one renderer of the report's tables, and its JSON writer. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "escape.h"
 #include "table.h"
+
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
 
 void json_init(struct json *j, FILE *out)
 {
@@ -118,7 +121,7 @@ static const char *shown_text(const struct table *t, const struct column *c, con
 	if (c->show == SHOW_RATIO || (c->show == SHOW_RATE && !isfinite(v.num)))
 		fixed2(v.kind == VAL_NUM ? v.num : NAN, buf, len);
 	else if (v.kind == VAL_NUM)
-		fmt_rate(v.num, buf, len);
+		rate_text(v.num, t->unit, buf, len);
 	else if (v.kind == VAL_INT)
 		snprintf(buf, len, "%lld", v.i);
 	else if (v.kind == VAL_BOOL)
@@ -128,15 +131,37 @@ static const char *shown_text(const struct table *t, const struct column *c, con
 	return buf;
 }
 
+/* The columns S takes on a terminal: its characters (S is UTF-8). */
+static int columns(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
 static void text_cell(const struct table *t, const struct column *c, const char *s, bool first)
 {
+	int width = abs(c->width), fill;
+	bool left = c->left || c->width < 0;
+
 	if (t->fmt == FMT_MARKDOWN) {
 		fputs(first ? "| " : " | ", t->out);
 		esc_md(t->out, s);
 		return;
 	}
+	/* Rates with units take as many columns as the unit needs, and two
+	 * more to set apart figures that hold spaces. */
+	if (c->show == SHOW_RATE && rate_width(t->unit))
+		width = MAX(rate_width(t->unit) + c->rate_more + 2, c->head ? columns(c->head) : 0);
+	s = c->as_is ? s : ESC(s);
+	fill = width > columns(s) ? width - columns(s) : 0;
 	fputs(c->lead ? c->lead : first ? "" : " ", t->out);
-	fprintf(t->out, c->left ? "%-*s" : "%*s", c->width, c->as_is ? s : ESC(s));
+	if (left)
+		fprintf(t->out, "%s%*s", s, fill, "");
+	else
+		fprintf(t->out, "%*s%s", fill, "", s);
 }
 
 static void data_cell(const struct table *t, const struct column *c, struct val v, bool first)

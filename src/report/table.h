@@ -67,7 +67,8 @@ struct val {
 /* How text and markdown show a value (the machine formats keep it exact). */
 enum show {
 	SHOW_PLAIN, /* a text as it is, a whole number, a number as a rate */
-	SHOW_RATE,  /* fmt_rate(), "n/a" where there is none */
+	SHOW_RATE,  /* rate_text() in the table's unit, "n/a" where there is none;
+		     * text: as wide as rate_width() needs */
 	SHOW_RATIO, /* two decimals, "n/a" where there is none */
 };
 
@@ -85,6 +86,7 @@ struct column {
 	bool as_is;           /* text: not escaped (kept where a table never was) */
 	unsigned in;          /* IN() bits; 0: every format */
 	unsigned char digits; /* csv and tsv: significant digits of a number (0: 10) */
+	unsigned char rate_more; /* text, SHOW_RATE: columns beyond one rate ("..hi", " ±2%") */
 	enum show show;
 	/* The value of ROW; CTX is the table's. */
 	struct val (*get)(const void *row, const void *ctx);
@@ -106,6 +108,7 @@ struct table {
 	size_t ncols;
 	const void *ctx;
 	struct json *json;      /* FMT_JSON: where the rows go, as objects */
+	const char *unit;       /* text and markdown: the unit of its rates */
 };
 
 /* A column's get: NAME returns EXPR, where R is the row as a const TYPE *

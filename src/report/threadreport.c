@@ -41,7 +41,7 @@ static const size_t nformats = NCOLS(formats);
 
 struct report_opts {
 	const struct format_row *format;
-	bool raw, summary, cutoffs, compare, cluster, hosts;
+	bool raw, summary, cutoffs, compare, cluster, hosts, exact;
 	const char *compare_by;
 };
 
@@ -55,6 +55,9 @@ static const struct opt_spec options[] = {
 		   "the answer first: per workload one table (speedup/efficiency of "
 		   "each plan per series and thread count) and the findings the "
 		   "evidence supports; csv and tsv one row per cell of the tables") },
+	{ OPT_FLAG(0, "exact", offsetof(struct report_opts, exact),
+		   "text and markdown: rates with all their digits, no SI prefix or "
+		   "unit (as csv, tsv and json always give them)") },
 	{ OPT_FLAG(0, "cutoffs", offsetof(struct report_opts, cutoffs),
 		   "only the cutoffs between backends; with csv and tsv one row "
 		   "per backend pair, policy and thread count, columns named") },
@@ -239,13 +242,19 @@ struct srow {
 		(f)->warning[(f)->nwarnings++].kind = KIND; \
 	} while (0)
 
+/* What a series' title says beside its names: what tells its files apart. */
+static unsigned title_with(const struct dataset *ds)
+{
+	return (ds->multi_host ? TITLE_HOST : 0) | (ds->multi_config ? TITLE_CONFIG : 0) |
+	       (ds->multi_job ? TITLE_JOB : 0);
+}
+
 /* A series' title, and what it says about how far it can be trusted. */
 static void series_facts(const struct dataset *ds, const struct series *s, struct facts *f)
 {
 	size_t used = 0, i, few = 0, wide = 0, over = 0;
 
-	series_title(s->key, (ds->multi_host ? TITLE_HOST : 0) | (ds->multi_config ? TITLE_CONFIG : 0) |
-		     (ds->multi_job ? TITLE_JOB : 0), f->title, sizeof(f->title));
+	series_title(s->key, title_with(ds), f->title, sizeof(f->title));
 	f->warnings[0] = '\0';
 	f->nwarnings = 0;
 	if (s->unverified)
@@ -408,20 +417,10 @@ static const char *or_dash(char *buf, size_t len, const char *f, double v, bool 
 	return buf;
 }
 
-/* "31.2 ns", "2.35 us", "1.20 ms", "1.50 s", or "-". */
+/* "31.2 ns", "2.35 µs", "1.20 ms", "1.50 s", or "-". */
 static const char *lat_text(double v, char *buf, size_t len)
 {
-	static const struct { double scale; const char *unit; } units[] = {
-		{ 1, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" },
-	};
-	size_t i;
-
-	if (!isfinite(v))
-		return "-";
-	for (i = 0; i + 1 < NCOLS(units) && v < units[i].scale; i++)
-		;
-	snprintf(buf, len, "%.3g %s", v / units[i].scale, units[i].unit);
-	return buf;
+	return isfinite(v) ? units_human(buf, len, v, UNITS_SECONDS) : "-";
 }
 
 /* "busy (steal 1.2%, others 47%)" for a busy cell, "" otherwise. */
@@ -471,18 +470,7 @@ static double figure(const struct srow *r)
 	return v;
 }
 
-/* The median's interval: "lo..hi". */
-static const char *ci_text(const struct srow *r, char *buf, size_t len)
-{
-	char lo[32], hi[32];
-
-	fmt_rate(r->x->median_lo, lo, sizeof(lo));
-	fmt_rate(r->x->median_hi, hi, sizeof(hi));
-	snprintf(buf, len, "%s..%s", lo, hi);
-	return buf;
-}
-
-TEXT(median_ci_text, ci_text(r, buf, len))
+TEXT(median_ci_text, rate_range_text(r->x->median_lo, r->x->median_hi, r->c->s->key->unit, buf, len))
 TEXT(migr_text, or_dash(buf, len, "%.0f", r->x->migrations, r->x->monitored))
 TEXT(offplan_text, or_dash(buf, len, "%.0f", r->x->off_plan, r->x->monitored))
 TEXT(steal_text, or_dash(buf, len, "%.1f", r->x->steal_pct, r->x->monitored))
@@ -583,9 +571,9 @@ static const struct column cell_cols[] = {
 	{ "policy", "policy", -16, .left = true, .get = get_policy },
 	{ "threads", "threads", 7, .get = get_threads },
 	{ "n", .get = get_n },
-	{ "median", "median", 14, .get = get_median },
-	{ "min", "min", 14, .get = get_min },
-	{ "max", "max", 14, .get = get_max },
+	{ "median", "median", 14, .show = SHOW_RATE, .get = get_median },
+	{ "min", "min", 14, .show = SHOW_RATE, .get = get_min },
+	{ "max", "max", 14, .show = SHOW_RATE, .get = get_max },
 	{ NULL, "n", 3, .get = get_n },
 	{ "speedup", "speedup", 8, .digits = 6, .show = SHOW_RATIO, .get = get_speedup },
 	{ "efficiency", "efficiency", 10, .digits = 6, .show = SHOW_RATIO, .get = get_efficiency },
@@ -596,7 +584,7 @@ static const struct column cell_cols[] = {
 	{ NULL, "-", 9, .lead = "  ", .in = IN(FMT_TEXT), .text = fig_text, .shown = counted, .heading = figure_head },
 	{ NULL, "IPC", 6, .in = IN(FMT_TEXT), .text = ipc_text, .shown = counted },
 	{ NULL, "wkr+%", 7, .in = IN(FMT_TEXT), .text = spread_text, .shown = spread },
-	{ NULL, "median 95% CI", 17, .in = IN_HUMAN, .text = median_ci_text },
+	{ NULL, "median 95% CI", 17, .in = IN_HUMAN, .show = SHOW_RATE, .rate_more = 7, .text = median_ci_text },
 	{ NULL, "", .lead = "", .in = IN(FMT_TEXT), .text = note_text },
 	{ NULL, "note", .left = true, .in = IN(FMT_MARKDOWN), .text = md_note_text },
 	{ "oversubscribed", .get = get_oversubscribed },
@@ -817,17 +805,30 @@ static void print_counter_changes(FILE *out, const struct series *s, const char 
 	}
 }
 
+/* A series' title for people: the config only where it changes, not again
+ * in each series of one run. */
+static const char *text_title(const struct sctx *c, char *buf, size_t len)
+{
+	const struct series *prev = c->i ? &c->ds->series[c->i - 1] : NULL;
+
+	if (!prev || strcmp(prev->key->config, c->s->key->config))
+		return c->f.title;
+	return series_title(c->s->key, title_with(c->ds) & ~TITLE_CONFIG, buf, len);
+}
+
 /* A series for people: its title, its table, then what it says. */
 static void text_series(FILE *out, struct sctx *c, bool md)
 {
-	struct table t = { out, md ? FMT_MARKDOWN : FMT_TEXT, false, cell_cols, NCOLS(cell_cols), c, NULL };
+	struct table t = { out, md ? FMT_MARKDOWN : FMT_TEXT, false, cell_cols, NCOLS(cell_cols), c, NULL,
+			   c->s->key->unit };
 	const char *bullet = md ? "- " : "  ";
+	char title[sizeof(c->f.title)];
 
 	fputs(md ? "### " : "== ", out);
 	if (md)
-		md_cell(out, c->f.title);
+		md_cell(out, text_title(c, title, sizeof(title)));
 	else
-		fputs(c->f.title, out);
+		fputs(text_title(c, title, sizeof(title)), out);
 	fputs(md ? "\n\n" : "\n", out);
 	if (*c->s->key->impl)
 		fprintf(out, md ? "Implementation: %s\n\n" : "   %s\n", ESC_MD(c->s->key->impl, md));
@@ -1115,6 +1116,13 @@ static int json_end(struct report *rp, struct json *j)
 	return ret;
 }
 
+/* Text and markdown: that the prefixes are decimal, once, above the rates. */
+static void note_rates(const struct report *rp)
+{
+	if ((rp->fmt == FMT_TEXT || rp->fmt == FMT_MARKDOWN) && rates_note())
+		fprintf(rp->out, "%s\n\n", rates_note());
+}
+
 /* The normal report: per series, then the cluster section and the
  * cutoffs. */
 static int emit_report(struct report *rp, struct json *j)
@@ -1129,6 +1137,7 @@ static int emit_report(struct report *rp, struct json *j)
 	} else if (!human) {
 		table_head(&t);
 	}
+	note_rates(rp);
 	for (size_t i = 0; i < rp->ds.nseries; i++) {
 		if (series_open(&c, &rp->ds, i) < 0)
 			return -1;
@@ -1158,6 +1167,8 @@ static int emit_cluster(struct report *rp, struct json *j)
 	(void)j;
 	if (!rp->cl.nseries)
 		fprintf(stderr, "%s: note: no cluster measurements (rows with a job) in the input\n", PROG);
+	else
+		note_rates(rp);
 	cluster_emit(rp->out, &rp->cl, rp->fmt, rp->o.raw, rp->o.hosts);
 	return 0;
 }
@@ -1290,15 +1301,16 @@ int main(int argc, char **argv)
 		return 1;
 	c = opt_parse(&p, argc, argv, &rp.o);
 	if (c == 'h') {
-		opt_help(&p, stdout, "[-f FORMAT] [--raw] [--summary|--cutoffs|--cluster|--hosts] FILE...\n"
-			 "   or: threadreport [-f FORMAT] [--raw] --compare BEFORE.csv AFTER.csv\n"
-			 "   or: threadreport [-f FORMAT] [--raw] --compare-by COL[=A,B] FILE...", help_after);
+		opt_help(&p, stdout, "[-f FORMAT] [--raw] [--exact] [--summary|--cutoffs|--cluster|--hosts] FILE...\n"
+			 "   or: threadreport [-f FORMAT] [--raw] [--exact] --compare BEFORE.csv AFTER.csv\n"
+			 "   or: threadreport [-f FORMAT] [--raw] [--exact] --compare-by COL[=A,B] FILE...", help_after);
 		ret = 0;
 	} else if (c == 'V') {
 		version_print(stdout, PROG);
 		ret = 0;
 	} else if (c == OPT_END && (v = pick_view(&rp.o))) {
 		rp.fmt = rp.o.format->fmt;
+		output_set_exact(rp.o.exact);
 		rp.files = argv + optind;
 		rp.nfiles = argc - optind;
 		ret = run_view(v, &rp);

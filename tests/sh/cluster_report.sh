@@ -32,9 +32,11 @@ check "complete 2-rank job: overlap 0.95, 1 measurement with a rate, none withou
 	test "$(clu "$tmp/sync.csv" overlap_min) $(clu "$tmp/sync.csv" n) $(clu "$tmp/sync.csv" na)" = "0.95 1 0"
 "$report" "$tmp/sync.csv" >"$tmp/out" 2>"$tmp/err"
 st=$?
-check "text report: a cluster section with the rate 2450 and 95% overlap (exit $st)" \
+check "text report: a cluster section with the rate 2.45 k ops/s and 95% overlap (exit $st)" \
 	bash -c '[ "$1" -eq 0 ] && grep -q "^== cluster: t2accel rsa-sign / evp, 2048 bits, ops/s" "$2" &&
-		grep -Eq "^compact +2 +2 +2450 .* 95% " "$2"' _ $st "$tmp/out"
+		grep -Eq "^compact +2 +2 +2\.45 k ops/s .* 95% " "$2"' _ $st "$tmp/out"
+# The figures with all their digits (--exact), where no rounding can hide the sum.
+"$report" --exact "$tmp/sync.csv" >"$tmp/out" 2>"$tmp/err"
 check "the sum of per-rank rates (2500) is printed nowhere, the cluster rate is" \
 	bash -c 'grep -q " 2450 " "$1" && ! grep -q 2500 "$1"' _ "$tmp/out"
 check "the single-machine section keeps every rank's row (no rank collapses into another)" \
@@ -110,7 +112,7 @@ check "start_sync no: counted in --cluster's unsynced" test "$(clu "$tmp/nosync.
 # Four ranks on two hosts, host b at half the rate: b is the slowest host.
 { echo $head; row a compact 4 0 J8 0 4 yes 2000 1.0 0 1000000; row a compact 4 0 J8 1 4 yes 2100 1.0 0 1000000
 	row b compact 4 0 J8 2 4 yes 1000 1.0 0 1000000; row b compact 4 0 J8 3 4 yes 1050 1.0 0 1000000; } >"$tmp/hosts.csv"
-"$report" "$tmp/hosts.csv" >"$tmp/out" 2>/dev/null
+"$report" --exact "$tmp/hosts.csv" >"$tmp/out" 2>/dev/null
 check "two hosts: the per-host table names b the slowest host" \
 	bash -c 'grep -q "^  slowest host: b (median per-rank rate 1025, 0.50x the fastest host.s)" "$1" &&
 		grep -Eq "^  b +2 +1000 +1025 +1050  slowest" "$1"' _ "$tmp/out"
@@ -140,12 +142,12 @@ check "no 1-rank point (scatter): no speedup or efficiency, never invented" \
 	test "$(grep scatter "$tmp/scale")" = "scatter 2 2 1900  "
 "$report" "$tmp/scale.csv" >"$tmp/out" 2>/dev/null
 check "text: speedup 3.60, efficiency 0.90 at 4 ranks; the missing 1-rank point said" \
-	bash -c 'grep -Eq "^compact +1 +4 +3600 +3600 +3600 +2 +100% +3.60 +0.90" "$1" && grep -q "no 1-rank point for some policy" "$1"' _ "$tmp/out"
+	bash -c 'grep -Eq "^compact +1 +4 +3\.60 k ops/s +3\.60 k ops/s +3\.60 k ops/s +2 +100% +3.60 +0.90" "$1" && grep -q "no 1-rank point for some policy" "$1"' _ "$tmp/out"
 
 # Markdown and JSON carry the section too; csv and tsv keep it apart.
 "$report" -f markdown "$tmp/sync.csv" >"$tmp/md" 2>/dev/null
 check "markdown: a cluster table with the rate" \
-	bash -c 'grep -q "^### Cluster: t2accel rsa-sign / evp" "$1" && grep -q "^| compact | 2 | 2 | 2450 |" "$1"' _ "$tmp/md"
+	bash -c 'grep -q "^### Cluster: t2accel rsa-sign / evp" "$1" && grep -q "^| compact | 2 | 2 | 2.45 k ops/s |" "$1"' _ "$tmp/md"
 "$report" -f json "$tmp/sync.csv" >"$tmp/json" 2>/dev/null
 check "json: valid, cluster[0].cells[0] has rate 2450 and hosts h0, h1" \
 	python3 -c 'import json, sys

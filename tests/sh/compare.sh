@@ -64,14 +64,14 @@ threadreport --compare $B $A >"$tmp/out" 2>/dev/null
 st=$?
 check "hand-made: exit 0 (got $st)" [ $st -eq 0 ]
 check "16 bytes: medians 100 and 120, ratio 1.20, range 110/110 .. 130/90" \
-	grep -qE '^16 bytes +compact +1 +100 ±10% +120 ±8% +1\.20 +1\.00\.\.1\.44 +1\.20 +~ p=0\.121 n=3\+3$' "$tmp/out"
+	grep -qE '^16 bytes +compact +1 +100 B/s ±10% +120 B/s ±8% +1\.20 +1\.00\.\.1\.44 +1\.20 +~ p=0\.121 n=3\+3$' "$tmp/out"
 check "8192 bytes: ratio 3.40, range 3.30..3.50, not significant at 3+3" \
-	grep -qE '^8192 bytes +compact +1 +1000 ±0% +3400 ±3% +3\.40 +3\.30\.\.3\.50 +3\.40 +~ p=0\.064 n=3\+3$' "$tmp/out"
+	grep -qE '^8192 bytes +compact +1 +1\.00 kB/s ±0% +3\.40 kB/s ±3% +3\.40 +3\.30\.\.3\.50 +3\.40 +~ p=0\.064 n=3\+3$' "$tmp/out"
 check "the summary counts significant changes only: none" grep -qx '  summary: no significant change (2 configurations)' "$tmp/out"
 check "a summary per algorithm (md5 has one configuration)" grep -qx '  summary: no significant change (1 configuration)' "$tmp/out"
 check "configurations of one side are listed, not dropped" bash -c \
-	"grep -qx '  before only: t2accel sha256, 1024 bytes, scatter, 2 threads: median 400 bytes/s, n 1' '$tmp/out' &&
-	 grep -qx '  after only: t2accel sha256, 1024 bytes, scatter, 4 threads: median 900 bytes/s, n 1' '$tmp/out'"
+	"grep -qx '  before only: t2accel sha256, 1024 bytes, scatter, 2 threads: median 400 B/s, n 1' '$tmp/out' &&
+	 grep -qx '  after only: t2accel sha256, 1024 bytes, scatter, 4 threads: median 900 B/s, n 1' '$tmp/out'"
 check "weak and overlapping ratios are warned of" bash -c \
 	"grep -q 'warning: 1 configuration has fewer than 3 repeats' '$tmp/out' && grep -q 'warning: 1 configuration has a ratio range that includes 1.00' '$tmp/out'"
 threadreport -f tsv --compare $B $A >"$tmp/h.tsv" 2>/dev/null
@@ -91,7 +91,7 @@ check "markdown renders two tables of 9 cells a row (cmark-gfm)" bash -c \
 	"cmark-gfm -e table '$tmp/h.md' | awk '/<table>/ {t++} /<tr>/ {n = 0; rows++} /<t[dh]/ {n++} /<\/tr>/ && n != 10 {bad = 1} END {exit bad || t != 2 || rows != 5}'"
 check "markdown: the summary and the one-side list as items" bash -c \
 	"grep -qx -- '- summary: no significant change (2 configurations)' '$tmp/h.md' &&
-	 grep -qx -- '- after only: t2accel sha256, 1024 bytes, scatter, 4 threads: median 900 bytes/s, n 1' '$tmp/h.md'"
+	 grep -qx -- '- after only: t2accel sha256, 1024 bytes, scatter, 4 threads: median 900 B/s, n 1' '$tmp/h.md'"
 
 # --- The test: 5+5 repeats, a clear change, the same rates, one repeat a side.
 SB=$d/compare-sig-before.csv SA=$d/compare-sig-after.csv
@@ -99,9 +99,9 @@ threadreport --compare $SB $SA >"$tmp/out" 2>/dev/null
 st=$?
 check "significance: exit 0 (got $st)" [ $st -eq 0 ]
 check "a clear change (100..104 to 120..124): p=0.008, +19.6%, medians with intervals" \
-	grep -qE '^16 bytes +compact +1 +102 ±2% +122 ±2% +1\.20 +1\.15\.\.1\.24 +1\.20 +\+19\.6% p=0\.008 n=5\+5$' "$tmp/out"
+	grep -qE '^16 bytes +compact +1 +102 B/s ±2% +122 B/s ±2% +1\.20 +1\.15\.\.1\.24 +1\.20 +\+19\.6% p=0\.008 n=5\+5$' "$tmp/out"
 check "the same rates in another order: ~, p=1.000, paired by repeat 1.00" \
-	grep -qE '^1024 bytes +compact +1 +520 ±4% +520 ±4% +1\.00 +0\.93\.\.1\.08 +1\.00 +~ p=1\.000 n=5\+5$' "$tmp/out"
+	grep -qE '^1024 bytes +compact +1 +520 B/s ±4% +520 B/s ±4% +1\.00 +0\.93\.\.1\.08 +1\.00 +~ p=1\.000 n=5\+5$' "$tmp/out"
 check "one repeat a side: no p-value, and why" bash -c \
 	"grep -qE '^8192 bytes +compact +1 .* 0\.90 +~ p=n/a n=1\+1$' '$tmp/out' &&
 	 grep -qx '  warning: 1 configuration has one repeat on a side: no p-value, a rank test needs 2 or more on each' '$tmp/out'"
@@ -130,11 +130,11 @@ tail -n +2 $A >>"$tmp/ab.csv"
 threadreport --compare-by host=h1,host=h2 "$tmp/ab.csv" >"$tmp/out" 2>/dev/null
 st=$?
 check "--compare-by host=h1,host=h2: exit 0, the same ratios as the files" bash -c \
-	"[ $st -eq 0 ] && grep -q '^== before: host=h1' '$tmp/out' && grep -qE '^8192 bytes +compact +1 +1000 ±0% +3400 ±3% +3\.40 ' '$tmp/out'"
+	"[ $st -eq 0 ] && grep -q '^== before: host=h1' '$tmp/out' && grep -qE '^8192 bytes +compact +1 +1\.00 kB/s ±0% +3\.40 kB/s ±3% +3\.40 ' '$tmp/out'"
 threadreport --compare-by impl='SoftHSM2 token,OpenSSL default' "$tmp/ab.csv" >"$tmp/out" 2>/dev/null
 st=$?
 check "--compare-by impl=A,B names the sides in that order: the inverse ratio" bash -c \
-	"[ $st -eq 0 ] && grep -qE '^8192 bytes +compact +1 +3400 ±3% +1000 ±0% +0\.29 ' '$tmp/out'"
+	"[ $st -eq 0 ] && grep -qE '^8192 bytes +compact +1 +3\.40 kB/s ±3% +1\.00 kB/s ±0% +0\.29 ' '$tmp/out'"
 # A library switched under the same backend: the versions column tells the
 # sides apart (it is never part of a series, so the rows are one series in
 # the normal report).
@@ -198,7 +198,7 @@ printf 'workload,threads,rate,size\nw,1,7,16\nw,1,10,32\n' >"$tmp/z1.csv"
 threadreport --compare "$tmp/z0.csv" "$tmp/z1.csv" >"$tmp/out" 2>/dev/null
 st=$?
 check "a median of 0 before: ratio n/a, the summary from the others" bash -c \
-	"[ $st -eq 0 ] && grep -qE '^16 bytes +- +1 +0 +7 ±0% +n/a +n/a\.\.n/a' '$tmp/out' && grep -qx '  summary: no significant change (1 configuration)' '$tmp/out' && ! grep -q inf '$tmp/out'"
+	"[ $st -eq 0 ] && grep -qE '^16 bytes +- +1 +0 +7\.00 ±0% +n/a +n/a\.\.n/a' '$tmp/out' && grep -qx '  summary: no significant change (1 configuration)' '$tmp/out' && ! grep -q inf '$tmp/out'"
 threadreport -f json --compare "$tmp/z0.csv" "$tmp/z1.csv" 2>/dev/null | jq -e '.groups[0].configurations[0].ratio == null' >/dev/null
 check "json: that ratio is null" [ $? -eq 0 ]
 

@@ -139,7 +139,7 @@ check "per worker: cycles per byte (op) from its own work, the workers' work add
 			t += f[1] * 1e9 / f[2] }
 		if (k != \$2 || want <= 0 || t < 0.99 * want || t > 1.01 * want) bad = 1; n++ } END { exit bad || n != 6 }'"
 check "threadreport: wkr+%, the highest worker's figure over the lowest's, in the table and in csv" bash -c \
-	"threadreport '$tmp/h.csv' | grep -q 'IPC   wkr+%     median 95% CI\$' &&
+	"threadreport '$tmp/h.csv' | grep -q 'IPC   wkr+%      median 95% CI\$' &&
 	 results_get '$tmp/h.csv' algorithm threads ctr_workers | awk -F '\t' '\$1 == \"sha1\" && \$2 == 2 {
 		split(\$3, e, \",\"); split(e[1], a, \"/\"); split(e[2], b, \"/\")
 		lo = a[2] < b[2] ? a[2] : b[2]; hi = a[2] < b[2] ? b[2] : a[2]; print 100 * (hi - lo) / lo }' >'$tmp/spread' &&

@@ -23,16 +23,16 @@ threadreport "$data" >"$tmp/text" 2>/dev/null
 check "text: exit 0" [ $? -eq 0 ]
 check "text: the busy points say so, with the busiest row's figures" bash -c \
 	"grep -c ' busy (steal ' '$tmp/text' | grep -qx 3 &&
-	 grep -q '^c1 .* 2 .*1\.00 .*190\.\.210  busy (steal 0\.0%, others 47\.0%)\$' '$tmp/text' &&
-	 grep -q '^c1 .* 4 .*260\.\.260  (oversubscribed)  busy (steal 0\.0%, others 30\.0%)\$' '$tmp/text' &&
-	 grep -q '^scatter .* 2 .*0\.75 .*150\.\.150  busy (steal 12\.5%, others 2\.0%)\$' '$tmp/text'"
+	 grep -q '^c1 .* 2 .*1\.00 .*190\.\.210 B/s  busy (steal 0\.0%, others 47\.0%)\$' '$tmp/text' &&
+	 grep -q '^c1 .* 4 .*260\.\.260 B/s  (oversubscribed)  busy (steal 0\.0%, others 30\.0%)\$' '$tmp/text' &&
+	 grep -q '^scatter .* 2 .*0\.75 .*150\.\.150 B/s  busy (steal 12\.5%, others 2\.0%)\$' '$tmp/text'"
 check "text: the series' warning counts them" \
 	grep -q 'warning: .*3 points measured on a busy machine (steal or other work on their PUs over 5%)' "$tmp/text"
 threadreport -f markdown "$data" >"$tmp/md" 2>/dev/null
 check "markdown: the note column" bash -c \
-	"grep -qxF '| c1 | 2 | 200 | 190 | 210 | 3 | 2.00 | 1.00 | 190..210 | busy (steal 0.0%, others 47.0%) |' '$tmp/md' &&
-	 grep -qxF '| c1 | 3 | 250 | 250 | 250 | 1 | 2.50 | 0.83 | 250..250 | oversubscribed |' '$tmp/md' &&
-	 grep -qxF '| c1 | 4 | 260 | 260 | 260 | 1 | 2.60 | 0.65 | 260..260 | oversubscribed; busy (steal 0.0%, others 30.0%) |' '$tmp/md'"
+	"grep -qxF '| c1 | 2 | 200 B/s | 190 B/s | 210 B/s | 3 | 2.00 | 1.00 | 190..210 B/s | busy (steal 0.0%, others 47.0%) |' '$tmp/md' &&
+	 grep -qxF '| c1 | 3 | 250 B/s | 250 B/s | 250 B/s | 1 | 2.50 | 0.83 | 250..250 B/s | oversubscribed |' '$tmp/md' &&
+	 grep -qxF '| c1 | 4 | 260 B/s | 260 B/s | 260 B/s | 1 | 2.60 | 0.65 | 260..260 B/s | oversubscribed; busy (steal 0.0%, others 30.0%) |' '$tmp/md'"
 threadreport -f csv "$data" >"$tmp/csv" 2>/dev/null
 check "csv: steal_pct, others_pct and busy columns" bash -c \
 	"head -1 '$tmp/csv' | grep -q ',steal_pct,others_pct,busy,lat_batch,lat_p50_s,lat_p90_s,lat_p99_s,lat_p999_s,lat_max_s,cycles_per_byte,cycles_per_op,ipc,flops_per_cycle,worker_spread_pct,median_lo,median_hi,ci_coverage,speedup_of_medians,speedup_lo,speedup_hi,speedup_pairs\$' &&
