@@ -352,10 +352,12 @@ static bool speedup_point(const struct cell *c, double *sp, double *lo, double *
 	return true;
 }
 
-/* The figure's ranges: threads, and speedups with the ideal's. */
-static void speedup_axes(const struct series *s, struct svg_axis *x, struct svg_axis *y)
+/* The figure's ranges: threads, and speedups with the ideal's; false
+ * where no point has a speedup. */
+static bool speedup_axes(const struct series *s, struct svg_axis *x, struct svg_axis *y)
 {
 	double sp, lo, hi;
+	bool any = false;
 
 	*x = (struct svg_axis){ INFINITY, 0, 64, 470, true };
 	*y = (struct svg_axis){ INFINITY, 0, 300, 16, true };
@@ -363,14 +365,17 @@ static void speedup_axes(const struct series *s, struct svg_axis *x, struct svg_
 		x->lo = fmin(x->lo, s->cells[c].threads);
 		x->hi = fmax(x->hi, s->cells[c].threads);
 		if (speedup_point(&s->cells[c], &sp, &lo, &hi)) {
+			any = true;
 			y->lo = fmin(y->lo, lo);
 			y->hi = fmax(y->hi, hi);
 		}
 	}
 	if (x->hi <= x->lo)
 		x->hi = x->lo * 2;
-	y->lo = fmin(y->lo, x->lo);
-	y->hi = fmax(y->hi, x->hi);
+	/* From a power of two to a power of two: both ends have a tick. */
+	y->lo = exp2(floor(log2(fmin(y->lo, x->lo)) + 1e-9));
+	y->hi = exp2(ceil(log2(fmax(y->hi, x->hi)) - 1e-9));
+	return any;
 }
 
 /* One policy's line: cells [FROM, TO) of S, in COLOUR, with its bars, its
@@ -408,7 +413,10 @@ void html_speedup(FILE *out, const struct series *s, const char *title)
 	char tt[640], label[32];
 	size_t k = 1;
 
-	speedup_axes(s, &x, &y);
+	if (!speedup_axes(s, &x, &y)) {
+		fputs("<p>No speedup figure: no point has a speedup (no 1-thread point).</p>\n", out);
+		return;
+	}
 	snprintf(tt, sizeof(tt), "Speedup against threads: %s", title);
 	fputs("<figure><div class=\"scroll\">", out);
 	svg_open(out, 700, 350, tt,
@@ -421,7 +429,8 @@ void html_speedup(FILE *out, const struct series *s, const char *title)
 	if (s->cores >= x.lo && s->cores <= x.hi) {
 		snprintf(label, sizeof(label), "%s %u", s->cores == s->pus ? "cores = PUs" : "cores", s->cores);
 		svg_line(out, svg_map(&x, s->cores), y.px0, svg_map(&x, s->cores), y.px1, "mark");
-		svg_text(out, svg_map(&x, s->cores) - 4, y.px1 + 14, "end", NULL, label);
+		svg_text(out, svg_map(&x, s->cores) + (s->cores > x.lo ? -4 : 4), y.px1 + 14,
+			 s->cores > x.lo ? "end" : "start", NULL, label);
 	}
 	for (size_t from = 0, to; from < s->ncells; from = to, k++) {
 		for (to = from + 1; to < s->ncells && s->cells[to].policy == s->cells[from].policy; to++)

@@ -103,9 +103,14 @@ check "the page: its style inline, with print and narrow-screen rules, and no sc
 	'grep -q "<style>" "$1" && grep -q "@media print" "$1" && grep -q "@media (max-width" "$1" && ! grep -qi "<script" "$1"' _ "$page"
 check "the page: summary, overview, series, warnings, machine" bash -c \
 	'for id in summary overview series warnings machine; do grep -q "<section id=\"$id\">" "$1" || exit 1; done' _ "$page"
-ns=$(threadreport --raw -f csv $d/verdicts.csv 2>/dev/null | awk -F, 'NR > 1 { s[$1] = 1 } END { print length(s) }')
-check "a speedup figure per series ($ns), with its title and caption" bash -c \
-	'[ "$(grep -c "<svg[^>]*role=\"img\"><title>Speedup against threads: " "$1")" -eq "$2" ] && [ "$(grep -c "<figcaption>Speedup against" "$1")" -eq "$2" ]' _ "$page" "$ns"
+# A speedup figure per series with a speedup, a line where none has one.
+read -r nall nsp < <(threadreport --raw -f csv $d/verdicts.csv 2>/dev/null |
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { s[$1] = 1 } $(c["speedup"]) != "" { sp[$1] = 1 }
+		END { print length(s), length(sp) }')
+check "a speedup figure per series with a speedup ($nsp of $nall), with its title and caption" bash -c \
+	'[ "$(grep -c "<svg[^>]*role=\"img\"><title>Speedup against threads: " "$1")" -eq "$2" ] &&
+	 [ "$(grep -c "<figcaption>Speedup against" "$1")" -eq "$2" ] && [ "$(grep -c "<p>No speedup figure: " "$1")" -eq "$(($3 - $2))" ]' \
+	_ "$page" "$nsp" "$nall"
 check "verdicts.csv: a heat map per policy where they planned apart somewhere" bash -c \
 	'[ "$(grep -o "<title>Efficiency of [^<]*" "$1" | tr "\n" ";")" = "<title>Efficiency of compact, series x threads;<title>Efficiency of scatter, series x threads;<title>Efficiency of none, series x threads;" ]' _ "$page"
 awk -F, 'NR == 1 || $3 == "rsa-sign"' $d/verdicts.csv >"$tmp/same.csv"
