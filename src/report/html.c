@@ -144,6 +144,7 @@ struct plans {
 	size_t *lead, n;
 	unsigned *threads;
 	size_t nthreads;
+	unsigned with;          /* series_title's: what the rows differ in */
 };
 
 static size_t policy_index(const struct plans *pl, const char *p)
@@ -252,15 +253,16 @@ static size_t plan_cells(const struct plans *pl, size_t lead, const struct serie
 }
 
 /* Heat map geometry: the series' names, then a column per thread count. */
-enum { HM_LABEL = 330, HM_W = 52, HM_H = 24, HM_TOP = 26 };
+enum { HM_LABEL = 360, HM_W = 52, HM_H = 24, HM_TOP = 26 };
 
 /* One square of the heat map: the efficiency, "!" where flagged. */
-static void heat_cell(FILE *out, const struct series *s, const struct cell *c, double x, double y)
+static void heat_cell(FILE *out, const struct plans *pl, const struct series *s, const struct cell *c, double x,
+		      double y)
 {
 	char fill[8], text[16], tip[800], title[512];
 	bool dark = heat(c ? c->efficiency : NAN, fill);
 
-	series_title(s->key, 0, title, sizeof(title));
+	series_title(s->key, pl->with, title, sizeof(title));
 	if (c)
 		snprintf(tip, sizeof(tip), "%s, %s, %u threads: efficiency %.3g, speedup %.3g", title, c->policy,
 			 c->threads, c->efficiency, c->speedup);
@@ -300,9 +302,9 @@ static void heat_map(FILE *out, const struct dataset *ds, const struct plans *pl
 		if (!plan_cells(pl, lead, s))
 			continue;
 		svg_text(out, HM_LABEL - 8, y + HM_H / 2 + 3, "end", NULL,
-			 esc_text(series_title(s->key, 0, title, sizeof(title)), label, 52));
+			 esc_text(series_title(s->key, pl->with, title, sizeof(title)), label, 56));
 		for (t = 0; t < pl->nthreads; t++)
-			heat_cell(out, s, plan_cell(pl, lead, s, pl->threads[t]), HM_LABEL + t * HM_W, y);
+			heat_cell(out, pl, s, plan_cell(pl, lead, s, pl->threads[t]), HM_LABEL + t * HM_W, y);
 		y += HM_H;
 	}
 	svg_close(out);
@@ -312,7 +314,7 @@ static void heat_map(FILE *out, const struct dataset *ds, const struct plans *pl
 	      "oversubscribed or unverified.</figcaption></figure>\n", out);
 }
 
-int html_overview(FILE *out, const struct dataset *ds)
+int html_overview(FILE *out, const struct dataset *ds, unsigned with)
 {
 	struct plans pl;
 	char name[512];
@@ -321,6 +323,7 @@ int html_overview(FILE *out, const struct dataset *ds)
 		plans_free(&pl);
 		return -1;
 	}
+	pl.with = with;
 	for (size_t i = 0; i < pl.n; i++) {
 		size_t used = 0;
 

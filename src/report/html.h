@@ -38,9 +38,9 @@ void html_pre(FILE *out, const char *text);
 void html_warning(FILE *out, size_t i, const char *title, const char *text);
 
 /* The overview: efficiency, series x thread count, a heat map per plan
- * (policies that plan the same PUs in every series are one).  -1: out of
- * memory. */
-int html_overview(FILE *out, const struct dataset *ds);
+ * (policies that plan the same PUs in every series are one), the series
+ * named by series_title(WITH).  -1: out of memory. */
+int html_overview(FILE *out, const struct dataset *ds, unsigned with);
 
 /* Series S's speedup against threads, TITLE its name: a line per policy
  * with the repeats' min..max as bars, and the ideal. */

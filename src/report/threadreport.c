@@ -234,13 +234,20 @@ struct srow {
 		(f)->warning[(f)->nwarnings++].kind = KIND; \
 	} while (0)
 
+/* What a series' title names beyond what it measured: what its rows
+ * differ in. */
+static unsigned title_with(const struct dataset *ds)
+{
+	return (ds->multi_host ? TITLE_HOST : 0) | (ds->multi_config ? TITLE_CONFIG : 0) |
+	       (ds->multi_job ? TITLE_JOB : 0);
+}
+
 /* A series' title, and what it says about how far it can be trusted. */
 static void series_facts(const struct dataset *ds, const struct series *s, struct facts *f)
 {
 	size_t used = 0, i, few = 0, wide = 0, over = 0;
 
-	series_title(s->key, (ds->multi_host ? TITLE_HOST : 0) | (ds->multi_config ? TITLE_CONFIG : 0) |
-		     (ds->multi_job ? TITLE_JOB : 0), f->title, sizeof(f->title));
+	series_title(s->key, title_with(ds), f->title, sizeof(f->title));
 	f->warnings[0] = '\0';
 	f->nwarnings = 0;
 	if (s->unverified)
@@ -1338,7 +1345,7 @@ static int emit_html(struct report *rp, struct json *j)
 		fputs("<p>The overview and each series follow; the warnings and the machine are at the end.</p>\n", rp->out);
 	html_section_end(rp->out);
 	html_section(rp->out, "overview", "Efficiency overview");
-	if (html_overview(rp->out, &rp->ds) < 0)
+	if (html_overview(rp->out, &rp->ds, title_with(&rp->ds)) < 0)
 		goto out;
 	html_section_end(rp->out);
 	html_section(rp->out, "series", "Series");
