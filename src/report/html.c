@@ -362,7 +362,7 @@ static bool speedup_axes(const struct series *s, struct svg_axis *x, struct svg_
 	double sp, lo, hi;
 	bool any = false;
 
-	*x = (struct svg_axis){ INFINITY, 0, 64, 470, true };
+	*x = (struct svg_axis){ INFINITY, 0, 64, 540, true };
 	*y = (struct svg_axis){ INFINITY, 0, 300, 16, true };
 	for (size_t c = 0; c < s->ncells; c++) {
 		x->lo = fmin(x->lo, s->cells[c].threads);
@@ -380,6 +380,10 @@ static bool speedup_axes(const struct series *s, struct svg_axis *x, struct svg_
 	y->hi = exp2(ceil(log2(fmax(y->hi, x->hi)) - 1e-9));
 	return any;
 }
+
+/* The legend under the plot, three entries a row: entry K's place. */
+#define LEGEND_X(k) (64.0 + 170 * (double)((k) % 3))
+#define LEGEND_Y(k) (360.0 + 18 * (double)((k) / 3))
 
 /* One policy's line: cells [FROM, TO) of S, in COLOUR, with its bars, its
  * flagged points and its legend entry at row K. */
@@ -405,9 +409,8 @@ static void speedup_line(FILE *out, const struct series *s, size_t from, size_t 
 	}
 	fputs("</g>\n", out);
 	svg_polyline(out, px, py, n, colour);
-	svg_line(out, 490, 30 + 18 * (double)k, 512, 30 + 18 * (double)k, "bar");
-	svg_rect(out, 490, 28 + 18 * (double)k, 22, 4, colour, NULL);
-	svg_text(out, 518, 34 + 18 * (double)k, "start", NULL, esc_text(s->cells[from].policy, name, 30));
+	svg_rect(out, LEGEND_X(k), LEGEND_Y(k) - 2, 22, 4, colour, NULL);
+	svg_text(out, LEGEND_X(k) + 28, LEGEND_Y(k) + 4, "start", NULL, esc_text(s->cells[from].policy, name, 24));
 }
 
 void html_speedup(FILE *out, const struct series *s, const char *title)
@@ -422,13 +425,13 @@ void html_speedup(FILE *out, const struct series *s, const char *title)
 	}
 	snprintf(tt, sizeof(tt), "Speedup against threads: %s", title);
 	fputs("<figure><div class=\"scroll\">", out);
-	svg_open(out, 700, 350, tt,
+	svg_open(out, 560, LEGEND_Y(s->npolicies) + 14, tt,
 		 "A line per policy: the median speedup at each thread count, bars from the repeats' min to max; "
 		 "the dashed line is the ideal (linear); the table below holds every figure.");
 	svg_axes(out, &x, &y, "threads", "speedup (x one thread)");
 	svg_line(out, svg_map(&x, x.lo), svg_map(&y, x.lo), svg_map(&x, x.hi), svg_map(&y, x.hi), "ideal");
-	svg_line(out, 490, 30, 512, 30, "ideal");
-	svg_text(out, 518, 34, "start", NULL, "ideal (linear)");
+	svg_line(out, LEGEND_X(0), LEGEND_Y(0), LEGEND_X(0) + 22, LEGEND_Y(0), "ideal");
+	svg_text(out, LEGEND_X(0) + 28, LEGEND_Y(0) + 4, "start", NULL, "ideal (linear)");
 	if (s->cores >= x.lo && s->cores <= x.hi) {
 		snprintf(label, sizeof(label), "%s %u", s->cores == s->pus ? "cores = PUs" : "cores", s->cores);
 		svg_line(out, svg_map(&x, s->cores), y.px0, svg_map(&x, s->cores), y.px1, "mark");
