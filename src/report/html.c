@@ -81,20 +81,19 @@ void html_series(FILE *out, size_t i, const char *title, const char *impl)
 	}
 }
 
-void html_lines(FILE *out, const char *text, const char *cls)
+void html_lines(FILE *out, char *text, const char *cls)
 {
-	bool any = false;
+	bool any = false, last;
 
-	for (const char *p = text, *e; *p; p = *e ? e + 1 : e) {
-		char line[2048];
-
+	for (char *p = text, *e; *p; p = last ? e : e + 1) {
 		e = p + strcspn(p, "\n");
+		last = !*e;
+		*e = '\0';
 		p += strspn(p, " ");
-		if (e <= p)
+		if (!*p)
 			continue;
-		snprintf(line, sizeof(line), "%.*s", (int)(e - p), p);
 		fprintf(out, any ? "<li>" : "<ul class=\"%s\">\n<li>", cls);
-		esc_html(out, line);
+		esc_html(out, p);
 		fputs("</li>\n", out);
 		any = true;
 	}

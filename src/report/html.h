@@ -27,8 +27,8 @@ void html_series(FILE *out, size_t i, const char *title, const char *impl);
 #define HTML_SERIES_END "</section>\n"
 
 /* Each line of TEXT that is not blank, as an item of a list of class CLS
- * (ours), its leading spaces left out. */
-void html_lines(FILE *out, const char *text, const char *cls);
+ * (ours), its leading spaces left out; TEXT is cut into its lines. */
+void html_lines(FILE *out, char *text, const char *cls);
 
 /* TEXT as it is, preformatted (a view written for the terminal). */
 void html_pre(FILE *out, const char *text);
