@@ -114,22 +114,43 @@ static size_t line_char(const char *s, char buf[8], size_t *len)
 	return n;
 }
 
-/* The next character of S in markdown: the table's and HTML's characters
- * escaped, the rest as on one line (line_char's contract). */
-static size_t md_char(const char *s, char buf[8], size_t *len)
-{
-	static const struct {
-		char c;
-		const char *as;
-	} md[] = { { '|', "\\|" }, { '\\', "\\\\" }, { '<', "&lt;" }, { '>', "&gt;" }, { '&', "&amp;" } };
+/* A character that a format writes otherwise, and how. */
+struct subst {
+	char c;
+	const char *as;
+};
 
-	for (size_t i = 0; i < sizeof(md) / sizeof(md[0]); i++)
-		if (md[i].c == *s) {
-			*len = strlen(md[i].as);
-			memcpy(buf, md[i].as, *len);
+/* The next character of S: its substitute from T (N of them), or as on
+ * one line (line_char's contract). */
+static size_t subst_char(const char *s, char buf[8], size_t *len, const struct subst *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].c == *s) {
+			*len = strlen(t[i].as);
+			memcpy(buf, t[i].as, *len);
 			return 1;
 		}
 	return line_char(s, buf, len);
+}
+
+/* Markdown: the table's and HTML's characters escaped. */
+static size_t md_char(const char *s, char buf[8], size_t *len)
+{
+	static const struct subst md[] = {
+		{ '|', "\\|" }, { '\\', "\\\\" }, { '<', "&lt;" }, { '>', "&gt;" }, { '&', "&amp;" },
+	};
+
+	return subst_char(s, buf, len, md, sizeof(md) / sizeof(md[0]));
+}
+
+/* HTML text and attribute values alike. */
+static size_t html_char(const char *s, char buf[8], size_t *len)
+{
+	static const struct subst html[] = {
+		{ '&', "&amp;" }, { '<', "&lt;" }, { '>', "&gt;" }, { '"', "&quot;" }, { '\'', "&#39;" },
+	};
+
+	return subst_char(s, buf, len, html, sizeof(html) / sizeof(html[0]));
 }
 
 typedef size_t (*char_fn)(const char *s, char buf[8], size_t *len);
@@ -193,4 +214,9 @@ void esc_md(FILE *out, const char *s)
 const char *esc_md_text(const char *s, char *buf, size_t len)
 {
 	return put_text(s, buf, len, md_char);
+}
+
+void esc_html(FILE *out, const char *s)
+{
+	put_chars(out, s, html_char);
 }

@@ -1,6 +1,7 @@
 /*
  * Every escaping rule of the project, each written once: a JSON string,
- * a CSV field, a TSV field, a markdown cell and one line of a message.
+ * a CSV field, a TSV field, a markdown cell, HTML text and one line of a
+ * message.
  * Whatever a name, a path or a field holds (control characters, bytes
  * that are not UTF-8, markup), what these write stays one field, one
  * cell or one line, and the terminal shows it rather than obeys it.
@@ -40,6 +41,11 @@ void esc_tsv(FILE *out, const char *s, unsigned flags);
  * '>' and '&' written as entities (no HTML reaches the page), control
  * characters and bytes that are not UTF-8 as in esc_line(). */
 void esc_md(FILE *out, const char *s);
+
+/* S as HTML text or a quoted attribute value: '&', '<', '>', '"' and '\''
+ * as entities, control characters and bytes that are not UTF-8 as in
+ * esc_line() (shown, never obeyed). */
+void esc_html(FILE *out, const char *s);
 
 /* S on one line of a message: "\n", "\r", "\t", other control characters
  * and bytes that are not UTF-8 as "\xNN", C1 controls as "\u0080".."\u009f";

@@ -93,7 +93,7 @@ static const struct obs_col {
 	{ RC_BACKEND, OBS(backend) }, { RC_IMPL, OBS(impl) }, { RC_NOTE, OBS(note) },
 	{ RC_VERSIONS, OBS(versions) }, { RC_CPUS, OBS(cpus) }, { RC_UNIT, OBS(unit) },
 	{ RC_SIZE_UNIT, OBS(size_unit) }, { RC_JOB, OBS(job) }, { RC_RUN, OBS(run) },
-	{ RC_CONFIG, OBS(config) },
+	{ RC_CONFIG, OBS(config) }, { RC_CPU_MODEL, OBS(cpu_model) }, { RC_TOPOLOGY, OBS(topology) },
 }, obs_numbers[] = {
 	{ RC_SIZE, OBS(size) }, { RC_MIGRATIONS, OBS(migrations) }, { RC_OFF_PLAN, OBS(off_plan) },
 	{ RC_STEAL_PCT, OBS(steal_pct) }, { RC_SYS_SHARE, OBS(sys_share) },

@@ -28,6 +28,7 @@ struct obs {
 	/* Interned (dataset.c): equal texts are one pointer. */
 	char *host, *workload, *algorithm, *backend, *impl, *unit, *policy, *size_unit, *note;
 	char *versions;         /* not part of any series: --compare-by versions */
+	char *cpu_model, *topology; /* the machine, as the html page shows it */
 	char *cpus;             /* the plan: planned PU of each worker, "" when unbound */
 	double size, rate;
 	unsigned threads, pus, cores;

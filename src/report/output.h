@@ -12,7 +12,7 @@
 
 #include "dataset.h"
 
-enum format { FMT_TEXT, FMT_MARKDOWN, FMT_CSV, FMT_TSV, FMT_JSON };
+enum format { FMT_TEXT, FMT_MARKDOWN, FMT_CSV, FMT_TSV, FMT_JSON, FMT_HTML };
 
 /* "16 bytes", "2048 bits", "N=500", "-" where the rows have no size. */
 const char *size_text(const struct obs *k, char *buf, size_t len);

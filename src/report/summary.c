@@ -888,11 +888,13 @@ static const char *legend(const struct wsum *w, char *buf, size_t len)
 	return buf;
 }
 
-/* The workload for people: its heading, its table, its findings. */
-static void human_workload(FILE *out, struct wsum *w, bool md)
+/* The workload for people (text, markdown, html): its heading, its
+ * table, its findings. */
+static void human_workload(FILE *out, struct wsum *w, enum format fmt)
 {
+	const bool md = fmt == FMT_MARKDOWN, html = fmt == FMT_HTML;
 	struct column cols[1 + MAX_TC];
-	struct table t = { out, md ? FMT_MARKDOWN : FMT_TEXT, false, cols, 1 + w->nt, w, NULL };
+	struct table t = { out, fmt, false, cols, 1 + w->nt, w, NULL };
 	struct table ft = { out, t.fmt, false, find_cols, NCOLS(find_cols), w, NULL };
 	size_t k, i, width = 0;
 	char buf[1024];
@@ -904,20 +906,30 @@ static void human_workload(FILE *out, struct wsum *w, bool md)
 		cols[1 + i] = (struct column){ NULL, w->head[i], (int)fmax(strlen(w->head[i]), 9 * w->nplans - 1),
 					       .lead = "  ", .text = tc_fn[i] };
 	legend(w, buf, sizeof(buf));
-	if (md)
+	if (html) {
+		fputs("<h3>", out);
+		esc_html(out, w->workload);
+		fputs("</h3>\n<p>Each cell: ", out);
+		esc_html(out, buf);
+		fputs("</p>\n", out);
+	} else if (md) {
 		fprintf(out, "### Summary: %s\n\nEach cell: %s\n\n", ESC_MD(w->workload, true),
 			esc_md_text(buf, (char[2048]){ "" }, 2048));
-	else
+	} else {
 		fprintf(out, "== summary: %s (each cell: %s)\n", ESC(w->workload), esc_text(buf, (char[2048]){ "" }, 2048));
+	}
 	table_head(&t);
 	for (k = 0; k < w->n; k++)
 		table_row(&t, &(struct srow){ k });
-	if (md && w->nfind) {
+	table_end(&t);
+	if ((md || html) && w->nfind) {
 		fputc('\n', out);
 		table_head(&ft);
 	}
 	for (i = 0; i < w->nfind; i++)
 		table_row(&ft, &w->find[i]);
+	if (w->nfind)
+		table_end(&ft);
 	fputc('\n', out);
 }
 
@@ -976,8 +988,8 @@ int summary_emit(FILE *out, const struct dataset *ds, enum format fmt, bool raw,
 		t.ctx = &w;
 		if (fmt == FMT_JSON)
 			json_workload(j, &w);
-		else if (fmt == FMT_TEXT || fmt == FMT_MARKDOWN)
-			human_workload(out, &w, fmt == FMT_MARKDOWN);
+		else if (fmt == FMT_TEXT || fmt == FMT_MARKDOWN || fmt == FMT_HTML)
+			human_workload(out, &w, fmt);
 		else
 			cell_rows(&t, &w);
 		wsum_close(&w);

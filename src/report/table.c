@@ -100,11 +100,17 @@ void json_null(struct json *j)
 	fputs("null", j->out);
 }
 
+/* Text, markdown and html: the columns with a head, shown for people. */
+static bool for_people(enum format f)
+{
+	return f == FMT_TEXT || f == FMT_MARKDOWN || f == FMT_HTML;
+}
+
 static bool column_in(const struct table *t, const struct column *c)
 {
 	if (c->in && !(c->in & IN(t->fmt)))
 		return false;
-	if (t->fmt == FMT_TEXT || t->fmt == FMT_MARKDOWN ? !c->head : !c->key)
+	if (for_people(t->fmt) ? !c->head : !c->key)
 		return false;
 	return !c->shown || c->shown(t->ctx);
 }
@@ -220,6 +226,45 @@ void json_field(struct json *j, const char *key, struct val v)
 	json_cell(j, v);
 }
 
+/* html: a cell as people read it (text's), and its exact value, as csv
+ * writes it, in data-value where it is a number. */
+static void html_cell(const struct table *t, const struct column *c, const void *row)
+{
+	struct val v = c->get ? c->get(row, t->ctx) : VAL_NULL;
+	char buf[256];
+
+	fputs(c->left ? "<td class=\"l\"" : "<td", t->out);
+	if (v.kind == VAL_NUM && isfinite(v.num))
+		fprintf(t->out, " data-value=\"%.*g\"", c->digits ? c->digits : 10, v.num);
+	else if (v.kind == VAL_INT)
+		fprintf(t->out, " data-value=\"%lld\"", v.i);
+	fputc('>', t->out);
+	esc_html(t->out, shown_text(t, c, row, buf, sizeof(buf)));
+	fputs("</td>", t->out);
+}
+
+/* html: the table in a wrapper that scrolls sideways on a narrow screen. */
+static void html_head(const struct table *t)
+{
+	fputs("<div class=\"scroll\"><table>\n<thead><tr>", t->out);
+	for (size_t i = 0; i < t->ncols; i++) {
+		const struct column *c = &t->cols[i];
+
+		if (!column_in(t, c))
+			continue;
+		fputs(c->left ? "<th scope=\"col\" class=\"l\">" : "<th scope=\"col\">", t->out);
+		esc_html(t->out, c->heading ? c->heading(t->ctx) : c->head);
+		fputs("</th>", t->out);
+	}
+	fputs("</tr></thead>\n<tbody>\n", t->out);
+}
+
+void table_end(const struct table *t)
+{
+	if (t->fmt == FMT_HTML)
+		fputs("</tbody></table></div>\n", t->out);
+}
+
 void table_head(const struct table *t)
 {
 	bool first = true;
@@ -227,6 +272,10 @@ void table_head(const struct table *t)
 
 	if (t->fmt == FMT_JSON)
 		return;
+	if (t->fmt == FMT_HTML) {
+		html_head(t);
+		return;
+	}
 	for (i = 0; i < t->ncols; i++) {
 		const struct column *c = &t->cols[i];
 
@@ -270,16 +319,20 @@ void table_row(const struct table *t, const void *row)
 		json_close(t->json, '}');
 		return;
 	}
+	if (t->fmt == FMT_HTML)
+		fputs("<tr>", t->out);
 	for (size_t i = 0; i < t->ncols; i++) {
 		const struct column *c = &t->cols[i];
 
 		if (!column_in(t, c))
 			continue;
-		if (t->fmt == FMT_TEXT || t->fmt == FMT_MARKDOWN)
+		if (t->fmt == FMT_HTML)
+			html_cell(t, c, row);
+		else if (t->fmt == FMT_TEXT || t->fmt == FMT_MARKDOWN)
 			text_cell(t, c, shown_text(t, c, row, buf, sizeof(buf)), first);
 		else
 			data_cell(t, c, c->get(row, t->ctx), first);
 		first = false;
 	}
-	fputs(t->fmt == FMT_MARKDOWN ? " |\n" : "\n", t->out);
+	fputs(t->fmt == FMT_MARKDOWN ? " |\n" : t->fmt == FMT_HTML ? "</tr>\n" : "\n", t->out);
 }

@@ -74,12 +74,12 @@ enum show {
 
 /* The formats a column is in, where not all: a bit per enum format. */
 #define IN(f) (1u << (f))
-#define IN_HUMAN (IN(FMT_TEXT) | IN(FMT_MARKDOWN))
+#define IN_HUMAN (IN(FMT_TEXT) | IN(FMT_MARKDOWN) | IN(FMT_HTML))
 #define IN_DATA (IN(FMT_CSV) | IN(FMT_TSV) | IN(FMT_JSON))
 
 struct column {
 	const char *key;      /* csv and tsv header, json key */
-	const char *head;     /* text and markdown header */
+	const char *head;     /* text, markdown and html header */
 	int width;            /* text: at least this wide (0: as wide as it is) */
 	bool left;            /* text and markdown: left-aligned */
 	const char *lead;     /* text: what goes before it (NULL: one space, none first) */
@@ -124,8 +124,11 @@ struct table {
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The header: text's line, markdown's two lines, csv's and tsv's line of
- * keys; nothing in json. */
+ * keys, html's <table> and <thead> (in a wrapper that scrolls); nothing
+ * in json. */
 void table_head(const struct table *t);
+/* After the last row: html closes its table; nothing in the others. */
+void table_end(const struct table *t);
 /* One row: a line, or in json one object of the columns' keys. */
 void table_row(const struct table *t, const void *row);
 /* json: KEY and V, as a column's key and value. */

@@ -10,6 +10,7 @@
 
 #include "escape.h"
 #include "cluster.h"
+#include "html.h"
 #include "counts.h"
 #include "compare.h"
 #include "datafile.h"
@@ -34,7 +35,7 @@ struct format_row {
 
 static const struct format_row formats[] = {
 	{ "text", FMT_TEXT }, { "markdown", FMT_MARKDOWN }, { "csv", FMT_CSV }, { "tsv", FMT_TSV },
-	{ "json", FMT_JSON },
+	{ "json", FMT_JSON }, { "html", FMT_HTML },
 };
 
 static const size_t nformats = NCOLS(formats);
@@ -47,7 +48,8 @@ struct report_opts {
 
 static const struct opt_spec options[] = {
 	{ OPT_CHOICE('f', "format", "FMT", offsetof(struct report_opts, format), formats, &nformats,
-		     "text (default), markdown, csv, tsv (for shell tools) or json") },
+		     "text (default), markdown, csv, tsv (for shell tools), json or "
+		     "html (one self-contained page: tables, figures, warnings)") },
 	{ OPT_FLAG(0, "raw", offsetof(struct report_opts, raw),
 		   "csv and tsv: text fields exactly as in the files, for programs "
 		   "(no spreadsheet formula guard)") },
@@ -201,6 +203,15 @@ static const char help_after[] =
 	"ratio_min, ratio_max, smallest and largest (yes on the group's extreme\n"
 	"ratios), and the columns of the test and intervals.  threadplot\n"
 	"--compare draws it.  Sides that share no configuration: exit 2.\n"
+	"\n"
+	"-f html writes the whole report as one page that needs nothing else (no\n"
+	"script, no link to anything outside it, the style inline): the summary, an\n"
+	"overview of efficiency (series x thread count, a heat map per plan), each\n"
+	"series' table (each number's exact value in its cell's data-value), its\n"
+	"verdicts and warnings and its speedup figure (inline SVG), then the cluster\n"
+	"section and the cutoffs as text, every warning, and the machines and\n"
+	"versions the rows name.  It is the report's view only: --cutoffs, --cluster,\n"
+	"--hosts and --compare take the other formats.\n"
 	"\n"
 	"Exit status: 0; 2 usage or unreadable input.\n";
 
@@ -563,6 +574,9 @@ static const struct column counter_cols[] = {
 PUT_OBJECT(put_latency, lat_cols, lat_rows)
 PUT_OBJECT(put_counters, counter_cols, counted)
 
+/* Columns of text and html, too wide for markdown. */
+#define WIDE (IN(FMT_TEXT) | IN(FMT_HTML))
+
 /* A cell: the main table of every format (json: a series' "cells"). */
 static const struct column cell_cols[] = {
 	{ "series", .in = CSV, .get = get_series }, { "host", .in = CSV, .get = get_host },
@@ -577,16 +591,16 @@ static const struct column cell_cols[] = {
 	{ NULL, "n", 3, .get = get_n },
 	{ "speedup", "speedup", 8, .digits = 6, .show = SHOW_RATIO, .get = get_speedup },
 	{ "efficiency", "efficiency", 10, .digits = 6, .show = SHOW_RATIO, .get = get_efficiency },
-	{ NULL, "migr", 6, .lead = "  ", .in = IN(FMT_TEXT), .text = migr_text, .shown = monitored },
-	{ NULL, "offplan", 7, .in = IN(FMT_TEXT), .text = offplan_text, .shown = monitored },
-	{ NULL, "steal%", 6, .in = IN(FMT_TEXT), .text = steal_text, .shown = monitored },
-	{ NULL, "sys%", 5, .in = IN(FMT_TEXT), .text = sys_text, .shown = monitored },
-	{ NULL, "-", 9, .lead = "  ", .in = IN(FMT_TEXT), .text = fig_text, .shown = counted, .heading = figure_head },
-	{ NULL, "IPC", 6, .in = IN(FMT_TEXT), .text = ipc_text, .shown = counted },
-	{ NULL, "wkr+%", 7, .in = IN(FMT_TEXT), .text = spread_text, .shown = spread },
+	{ NULL, "migr", 6, .lead = "  ", .in = WIDE, .text = migr_text, .shown = monitored },
+	{ NULL, "offplan", 7, .in = WIDE, .text = offplan_text, .shown = monitored },
+	{ NULL, "steal%", 6, .in = WIDE, .text = steal_text, .shown = monitored },
+	{ NULL, "sys%", 5, .in = WIDE, .text = sys_text, .shown = monitored },
+	{ NULL, "-", 9, .lead = "  ", .in = WIDE, .text = fig_text, .shown = counted, .heading = figure_head },
+	{ NULL, "IPC", 6, .in = WIDE, .text = ipc_text, .shown = counted },
+	{ NULL, "wkr+%", 7, .in = WIDE, .text = spread_text, .shown = spread },
 	{ NULL, "median 95% CI", 17, .in = IN_HUMAN, .show = SHOW_RATE, .rate_more = 7, .text = median_ci_text },
 	{ NULL, "", .lead = "", .in = IN(FMT_TEXT), .text = note_text },
-	{ NULL, "note", .left = true, .in = IN(FMT_MARKDOWN), .text = md_note_text },
+	{ NULL, "note", .left = true, .in = IN(FMT_MARKDOWN) | IN(FMT_HTML), .text = md_note_text },
 	{ "oversubscribed", .get = get_oversubscribed },
 	{ "cores", .in = CSV, .get = get_cores }, { "pus", .in = CSV, .get = get_pus },
 	{ "cpus", .get = get_cpus },
@@ -1123,6 +1137,139 @@ static void note_rates(const struct report *rp)
 		fprintf(rp->out, "%s\n\n", rates_note());
 }
 
+/* After the series, for people: the cluster section and the cutoffs. */
+static int cluster_and_cutoffs(struct report *rp, struct json *j)
+{
+	cluster_emit(rp->out, &rp->cl, rp->fmt, rp->o.raw, false);
+	return emit_cutoffs(rp, j);
+}
+
+/* VIEW of RP as text, into *TEXT (the caller frees it). */
+static int as_text(struct report *rp, int (*view)(struct report *rp, struct json *j), char **text)
+{
+	FILE *page = rp->out;
+	enum format fmt = rp->fmt;
+	size_t len;
+	int ret;
+
+	*text = NULL;
+	rp->out = open_memstream(text, &len);
+	if (!rp->out) {
+		rp->out = page;
+		return -1;
+	}
+	rp->fmt = FMT_TEXT;
+	ret = view(rp, NULL);
+	fclose(rp->out);
+	rp->out = page;
+	rp->fmt = fmt;
+	return ret;
+}
+
+/* What a series says beyond its table (its verdicts, fits and counters;
+ * its warnings) as lines on the page. */
+static void html_notes(FILE *out, const struct sctx *c)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return;
+	print_comparisons(m, c, "");
+	print_usl(m, c->s, "");
+	print_counter_changes(m, c->s, "");
+	fflush(m);
+	html_lines(out, text, "notes");
+	rewind(m);
+	for (size_t i = 0; i < c->f.nwarnings; i++)
+		fprintf(m, "warning: %s\n", c->f.warning[i].text);
+	fputc('\0', m);
+	fclose(m);
+	html_lines(out, text, "warn");
+	free(text);
+}
+
+/* A series on the page: its figure, its tables, what it says; its
+ * warnings also into WARN, the page's list of them. */
+static void html_one_series(FILE *out, struct sctx *c, FILE *warn)
+{
+	struct table t = { out, FMT_HTML, false, cell_cols, NCOLS(cell_cols), c, NULL };
+	struct table lat = { out, FMT_HTML, false, lat_cols, NCOLS(lat_cols), c, NULL };
+
+	html_series(out, c->i, c->f.title, c->s->key->impl);
+	html_speedup(out, c->s, c->f.title);
+	c->heading = true;
+	table_head(&t);
+	c->heading = false;
+	series_rows(&t, c, false);
+	table_end(&t);
+	if (c->s->latency) {
+		fputs("<p>Latency per operation (median of the repeats' percentiles; batch &gt; 1: each batch's time / batch)</p>\n", out);
+		table_head(&lat);
+		series_rows(&lat, c, true);
+		table_end(&lat);
+	}
+	html_notes(out, c);
+	for (size_t i = 0; i < c->f.nwarnings; i++)
+		html_warning(warn, c->i, c->f.title, c->f.warning[i].text);
+	fputs(HTML_SERIES_END, out);
+}
+
+/* -f html: the whole report as one page. */
+static int emit_html(struct report *rp, struct json *j)
+{
+	char *text = NULL, *warns = NULL;
+	size_t len;
+	FILE *warn = open_memstream(&warns, &len);
+	struct sctx c;
+	int ret = -1;
+
+	(void)j;
+	if (!warn)
+		return -1;
+	html_begin(rp->out, &rp->ds);
+	html_section(rp->out, "summary", "Summary");
+	if (summary_emit(rp->out, &rp->ds, FMT_HTML, false, NULL) < 0)
+		goto out;
+	html_section_end(rp->out);
+	html_section(rp->out, "overview", "Efficiency overview");
+	if (html_overview(rp->out, &rp->ds, title_with(&rp->ds)) < 0)
+		goto out;
+	html_section_end(rp->out);
+	html_section(rp->out, "series", "Series");
+	for (size_t i = 0; i < rp->ds.nseries; i++) {
+		if (series_open(&c, &rp->ds, i) < 0)
+			goto out;
+		html_one_series(rp->out, &c, warn);
+		series_close(&c);
+	}
+	html_section_end(rp->out);
+	free(text);
+	if (as_text(rp, cluster_and_cutoffs, &text) < 0)
+		goto out;
+	if (*text) {
+		html_section(rp->out, "more", "Cluster measurements and cutoffs");
+		html_pre(rp->out, text);
+		html_section_end(rp->out);
+	}
+	fclose(warn);
+	warn = NULL;
+	html_section(rp->out, "warnings", "Warnings");
+	fprintf(rp->out, *warns ? "<ul class=\"warn\">\n%s</ul>\n" : "<p>None.</p>\n", warns);
+	html_section_end(rp->out);
+	if (html_machine(rp->out, &rp->ds) < 0)
+		goto out;
+	html_end(rp->out);
+	ret = 0;
+out:
+	if (warn)
+		fclose(warn);
+	free(warns);
+	free(text);
+	return ret;
+}
+
 /* The normal report: per series, then the cluster section and the
  * cutoffs. */
 static int emit_report(struct report *rp, struct json *j)
@@ -1131,6 +1278,8 @@ static int emit_report(struct report *rp, struct json *j)
 	bool human = rp->fmt == FMT_TEXT || rp->fmt == FMT_MARKDOWN;
 	struct sctx c;
 
+	if (rp->fmt == FMT_HTML)
+		return emit_html(rp, j);
 	if (rp->fmt == FMT_JSON) {
 		json_open(j, '{');
 		json_open_key(j, "series", '[');
@@ -1150,10 +1299,8 @@ static int emit_report(struct report *rp, struct json *j)
 			series_rows(&t, &c, false);
 		series_close(&c);
 	}
-	if (human) {
-		cluster_emit(rp->out, &rp->cl, rp->fmt, rp->o.raw, false);
-		return emit_cutoffs(rp, j);
-	}
+	if (human)
+		return cluster_and_cutoffs(rp, j);
 	return rp->fmt == FMT_JSON ? json_end(rp, j) : 0;
 }
 
@@ -1263,6 +1410,11 @@ static int run_view(const struct view *v, struct report *rp)
 	struct json j;
 	int ret, rc;
 
+	if (rp->fmt == FMT_HTML && v->emit != emit_report) {
+		msg_error(PROG, "-f html is the whole report's page; --cutoffs, --cluster, --hosts and --compare "
+			  "take text, markdown, csv, tsv or json");
+		return 2;
+	}
 	if (!v->emit)
 		return compare_report(rp->files, rp->nfiles, rp->o.compare_by, rp->fmt, rp->o.raw, rp->out);
 	ret = report_read(rp);

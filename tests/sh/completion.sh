@@ -79,7 +79,7 @@ for m in $modes; do
 	want "threadrun-mpi --sweep 1-2 -- linpack --fl<TAB>" "--flops" threadrun-mpi --sweep 1-2 -- linpack --fl
 	want "threadrun --counters=cy<TAB>" "cycles" threadrun --counters = cy
 	want "threadrun --counters=task-clock,cy<TAB> (a comma list)" "task-clock,cycles" threadrun --counters = task-clock,cy
-	want "threadreport -f <TAB>" "csv json markdown text tsv" threadreport -f ""
+	want "threadreport -f <TAB>" "csv html json markdown text tsv" threadreport -f ""
 	want "linpack -v <TAB>" "0 1 2" linpack -v ""
 	want "stream -k tr<TAB>" "triad" stream -k tr
 	has "threadplot -o <TAB> (directories)" tests threadplot -o ""

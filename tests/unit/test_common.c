@@ -958,7 +958,7 @@ static void cpuload_maths(void **state)
 }
 
 /* What one escaper wrote for S (FLAGS for csv and tsv), in a static buffer. */
-enum esc_kind { K_LINE, K_JSON, K_CSV, K_TSV, K_MD };
+enum esc_kind { K_LINE, K_JSON, K_CSV, K_TSV, K_MD, K_HTML };
 
 static const char *escaped(enum esc_kind kind, const char *s, unsigned flags, size_t *bad)
 {
@@ -972,6 +972,7 @@ static const char *escaped(enum esc_kind kind, const char *s, unsigned flags, si
 	case K_CSV: esc_csv(f, s, flags); break;
 	case K_TSV: esc_tsv(f, s, flags); break;
 	case K_MD: esc_md(f, s); break;
+	case K_HTML: esc_html(f, s); break;
 	}
 	fclose(f);
 	return out;
@@ -1052,6 +1053,10 @@ static void escape_fields(void **state)
 	assert_string_equal(escaped(K_MD, "a\nb\x1b", 0, &bad), "a\\nb\\x1b");
 	assert_string_equal(ESC_MD("<b>", true), "&lt;b&gt;");
 	assert_string_equal(ESC_MD("<b>\n", false), "<b>\\n");
+	/* HTML text and attribute values: markup, quotes and controls shown. */
+	assert_string_equal(escaped(K_HTML, "<script>a&b</script>", 0, &bad), "&lt;script&gt;a&amp;b&lt;/script&gt;");
+	assert_string_equal(escaped(K_HTML, "\" onerror='x' |\\", 0, &bad), "&quot; onerror=&#39;x&#39; |\\");
+	assert_string_equal(escaped(K_HTML, "a\nb\x1b\xff", 0, &bad), "a\\nb\\x1b\\xff");
 }
 
 /* The median's interval from order statistics: the textbook k for n = 9
