@@ -37,27 +37,27 @@ const struct algo algos[] = {
 	{ "aes", "aes-128-cbc", ALGO_CIPHER, "AES-128-CBC", 16, 16, false,
 	  { "2b7e151628aed2a6abf7158809cf4f3c", "000102030405060708090a0b0c0d0e0f",
 	    "6bc1bee22e409f96e93d7e117393172a", "7649abac8119b246cee98e9b12e9197d",
-	    "NIST SP 800-38A F.2.1" }, MECH(CKM_AES_CBC) },
+	    "NIST SP 800-38A F.2.1" }, MECH(CKM_AES_CBC), true },
 	{ "des", "des-cbc", ALGO_CIPHER, "DES-CBC", 8, 8, true,
 	  { "0123456789abcdef", "1234567890abcdef",
 	    "4e6f77206973207468652074696d6520666f7220616c6c20",
 	    "e5c7cdde872bf27c43e934008c389c0f683788499a7c05f6", "FIPS 81 appendix C" },
-	  MECH(CKM_DES_CBC) },
+	  MECH(CKM_DES_CBC), true },
 	{ "des3", "des-ede3-cbc", ALGO_CIPHER, "DES-EDE3-CBC", 24, 8, false,
 	  { "0123456789abcdeff1e0d3c2b5a49786fedcba9876543210", "fedcba9876543210",
 	    "37363534333231204e6f77206973207468652074696d6520666f722000000000",
 	    "3fe301c962ac01d02213763c1cbd4cdc799657c064ecf5d41c673812cfde9675",
-	    "Eric Young's DES test vectors (cbc3)" }, MECH(CKM_DES3_CBC) },
+	    "Eric Young's DES test vectors (cbc3)" }, MECH(CKM_DES3_CBC), true },
 	{ "rsa", "rsa", ALGO_SIGN, "RSA", 0, 0, false,
 	  { NULL, NULL, NULL, NULL,
 	    "RFC 8017 EMSA-PKCS1-v1_5 encoding recovered from the signature" },
 	  MECH(CKM_SHA256_RSA_PKCS), false, NULL, "rsa-sign", "rsa-verify" },
 	{ "md5", "md5", ALGO_DIGEST, "MD5", 0, 0, false,
 	  { NULL, NULL, "616263", "900150983cd24fb0d6963f7d28e17f72", "RFC 1321 A.5" },
-	  MECH(CKM_MD5) },
+	  MECH(CKM_MD5), true },
 	{ "sha1", "sha1", ALGO_DIGEST, "SHA1", 0, 0, false,
 	  { NULL, NULL, "616263", "a9993e364706816aba3e25717850c26c9cd0d89d", "FIPS 180-2 B.1" },
-	  MECH(CKM_SHA_1) },
+	  MECH(CKM_SHA_1), true },
 	{ "sha256", "sha256", ALGO_DIGEST, "SHA256", 0, 0, false,
 	  { NULL, NULL, "616263",
 	    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
@@ -66,7 +66,7 @@ const struct algo algos[] = {
 	  { NULL, NULL, "616263",
 	    "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
 	    "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
-	    "FIPS 180-2 C.1" }, MECH(CKM_SHA512) },
+	    "FIPS 180-2 C.1" }, MECH(CKM_SHA512), true },
 	/* AEAD, MACs and more ciphers and digests (#28) */
 	{ "aes192", "aes-192-cbc", ALGO_CIPHER, "AES-192-CBC", 24, 16, false,
 	  { "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b", "000102030405060708090a0b0c0d0e0f",
@@ -112,7 +112,7 @@ const struct algo algos[] = {
 	    "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e"
 	    "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985"
 	    "4d5c2af327cd64a62cf35abd2ba6fab4", "the GCM spec (McGrew-Viega) test case 3" },
-	  NO_MECH, true },
+	  NO_MECH, false },
 	{ "aes256-gcm", "aes-256-gcm", ALGO_AEAD, "AES-256-GCM", 32, 1, false,
 	  { "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
 	    "cafebabefacedbaddecaf888", GCM_P,
@@ -132,7 +132,7 @@ const struct algo algos[] = {
 	    "92ddbd7f2d778b8c9803aee328091b58fab324e4fad675945585808b4831d7bc"
 	    "3ff4def08e4b7a9de576d26586cec64b6116"
 	    "1ae10b594f09e26a7e902ecbd0600691", "RFC 8439 2.8.2",
-	    "50515253c0c1c2c3c4c5c6c7" }, NO_MECH, true },
+	    "50515253c0c1c2c3c4c5c6c7" }, NO_MECH, false },
 	{ "hmac-sha256", "hmac-sha256", ALGO_MAC, "HMAC:SHA256", 32, 0, false,
 	  { "4a656665", NULL, HMAC_IN,
 	    "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
@@ -154,7 +154,7 @@ const struct algo algos[] = {
 	    "bf96b99aa49c705c910be33142017c642ff540c76349b9dab72f981fd9347f4f"
 	    "17c55095819089c2e03b9cd415abdf12444e323075d98f31920b9e0f57ec871c",
 	    "NIST CAVP 186-3 SigVer [P-256,SHA-256]" },
-	  NO_P11("CKM_ECDSA"), true, "P-256", "ecdsa-p256-sign", "ecdsa-p256-verify" },
+	  NO_P11("CKM_ECDSA"), false, "P-256", "ecdsa-p256-sign", "ecdsa-p256-verify" },
 	{ "ecdsa-p384", "ecdsa-p384", ALGO_SIGN, "EC", 384, 0, false,
 	  { "04a370cdbef95d1df5bf68ec487122514a107db87df3f8852068fd4694abcadb9b14302c72491a76a64442fc07bd99f02c"
 	    "d397c25dc1a5781573d039f2520cf329bf65120fdbe964b6b80101160e533d5570e62125b9f3276c49244b8d0f3e44ec",
@@ -190,7 +190,7 @@ const struct algo algos[] = {
 	  { "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a",
 	    "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f", NULL,
 	    "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742",
-	    "RFC 7748 6.1" }, NO_P11("CKM_ECDH1_DERIVE"), true, NULL, NULL, NULL },
+	    "RFC 7748 6.1" }, NO_P11("CKM_ECDH1_DERIVE"), false, NULL, NULL, NULL },
 	{ "x448", "x448", ALGO_DERIVE, "X448", 448, 0, false,
 	  { "9a8f4925d1519f5775cf46b04b5800d4ee9ee8bae8bc5565d498c28dd9c9baf5"
 	    "74a9419744897391006382a6f127ab1d9ac2d8c0a598726b",

@@ -393,7 +393,9 @@ static void set_columns(struct results_row *row, const struct opts *o, const str
 		results_row_set(row, RC_BYTES, "%.0f", (double)r->ops * (double)job->size);
 	results_row_set(row, RC_OPS, "%llu", (unsigned long long)r->ops);
 	results_row_set(row, RC_RATE, "%.6g", report_rate(job, r));
-	results_row_set(row, RC_UNIT, "%s", unit_name(sign ? UNIT_OPS_S : UNIT_BYTES_S));
+	results_row_set(row, RC_UNIT, "%s", unit_name(job->mode == MODE_SIGN ? UNIT_SIGN_S :
+						     job->mode == MODE_VERIFY ? UNIT_VERIFY_S :
+						     job->mode == MODE_DERIVE ? UNIT_DERIVE_S : UNIT_BYTES_S));
 	results_row_set(row, RC_VERIFIED, "%s",
 			!r->verified ? "no" : r->unchecked ? "unchecked" : "yes");
 	results_row_set(row, RC_CHECKS, "%llu", (unsigned long long)r->checks);
