@@ -256,8 +256,31 @@ enum algo_mode algo_last_mode(const struct algo *a)
 	return a->kind == ALGO_SIGN ? MODE_VERIFY : a->kind == ALGO_DERIVE ? MODE_DERIVE : MODE_ONE;
 }
 
-void algo_list(FILE *out)
+const unsigned rsa_bits[] = { 1024, 2048, 3072, 4096 };
+const size_t nrsa_bits = sizeof(rsa_bits) / sizeof(rsa_bits[0]);
+
+/* --list's KEYS: a key's bits, RSA's sizes, a curve or group; "-" none. */
+static void algo_keys(const struct algo *a, char *buf, size_t len)
 {
+	size_t i, used = 0;
+
+	if (a->kind == ALGO_DIGEST)
+		snprintf(buf, len, "-");
+	else if (a->group || algo_per_op(a))
+		snprintf(buf, len, "%s", a->group ? a->group : a->evp_name);
+	else
+		snprintf(buf, len, "%u bits", a->key_len * 8);
+	if (a->kind != ALGO_SIGN || strcmp(a->evp_name, "RSA"))
+		return;
+	for (i = 0; i < nrsa_bits && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%u", i ? "," : "", rsa_bits[i]);
+	snprintf(buf + used, used < len ? len - used : 0, " bits");
+}
+
+void algo_list(FILE *out, const char *(*provider_of)(const struct algo *a))
+{
+	const char *prov;
+	char keys[64];
 	static const char *const kinds[] = {
 		[ALGO_CIPHER] = "cipher", [ALGO_DIGEST] = "digest", [ALGO_SIGN] = "sign",
 		[ALGO_AEAD] = "aead", [ALGO_MAC] = "mac",
@@ -271,8 +294,11 @@ void algo_list(FILE *out)
 		for (m = algo_first_mode(&algos[i]); m <= algo_last_mode(&algos[i]); m++)
 			fprintf(out, "%s%s", m == algo_first_mode(&algos[i]) ? "" : " ",
 				algo_mode_label(&algos[i], m));
-		fprintf(out, "\t%s\t%s\t%s\t%s\n", kinds[algos[i].kind], algos[i].legacy ? "yes" : "no",
-			algos[i].evp_name, algos[i].extra ? "no" : "yes");
+		algo_keys(&algos[i], keys, sizeof(keys));
+		prov = provider_of ? provider_of(&algos[i]) : NULL;
+		fprintf(out, "\t%s\t%s\t%s\t%s\t%s\t%s\n", kinds[algos[i].kind],
+			algos[i].legacy ? "yes" : "no", algos[i].evp_name,
+			algos[i].extra ? "no" : "yes", keys, prov ? prov : "-");
 	}
 }
 
