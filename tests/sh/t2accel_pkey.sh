@@ -6,7 +6,7 @@
 export TMPDIR=$tmp
 rows=$(t2accel --list | awk -F'\t' '$3 == "derive" || ($3 == "sign" && $5 != "RSA")')
 names=$(cut -f1 <<<"$rows" | paste -sd,)
-for a in ecdsa-p256 ecdsa-p384 ecdsa-p521 ed25519 ed448 ecdh-p256 ecdh-p384 x25519 x448 ffdh2048; do
+for a in ecdsa-p256 ecdsa-p384 ecdsa-p521 ed25519 ed448 ecdh-p256 ecdh-p384 x25519 x448 ffdh2048 ffdh3072 ffdh4096 ffdh6144 ffdh8192; do
 	check "t2accel --list has $a" grep -q "^$a	" <<<"$rows"
 done
 

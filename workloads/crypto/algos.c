@@ -33,6 +33,11 @@
 /* A mechanism t2accel has no PKCS#11 path for yet: no module offers it. */
 #define NO_P11(m) ~0ul, m " (t2accel has no PKCS#11 path for it)"
 
+/* The RFC 7919 groups beyond ffdh2048 (-a ffdh -k BITS). */
+#define FFDH(b) { "ffdh" #b, "ffdh" #b, ALGO_DERIVE, "DH", b, 0, false, \
+	{ NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" }, \
+	NO_P11("CKM_DH_PKCS_DERIVE"), true, "ffdhe" #b, NULL, NULL }
+
 const struct algo algos[] = {
 	{ "aes", "aes-128-cbc", ALGO_CIPHER, "AES-128-CBC", 16, 16, false,
 	  { "2b7e151628aed2a6abf7158809cf4f3c", "000102030405060708090a0b0c0d0e0f",
@@ -202,6 +207,7 @@ const struct algo algos[] = {
 	{ "ffdh2048", "ffdh2048", ALGO_DERIVE, "DH", 2048, 0, false,
 	  { NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" },
 	  NO_P11("CKM_DH_PKCS_DERIVE"), true, "ffdhe2048", NULL, NULL },
+	FFDH(3072), FFDH(4096), FFDH(6144), FFDH(8192),
 };
 
 const size_t nalgos = sizeof(algos) / sizeof(algos[0]);
@@ -214,11 +220,12 @@ const struct algo *algo_find(const char *name)
 	for (i = 0; i < nalgos; i++)
 		if (strcmp(algos[i].name, name) == 0)
 			return &algos[i];
-	/* A family of curves by its first row: "ecdsa" is ecdsa-p256 (-k picks
-	 * another curve). */
+	/* A family of curves or groups by its first row: "ecdsa" is ecdsa-p256,
+	 * "ffdh" ffdh2048 (-k picks another). */
 	for (i = 0; i < nalgos; i++)
-		if (algos[i].group && strncmp(algos[i].group, "P-", 2) == 0 &&
-		    strncmp(algos[i].name, name, strlen(name)) == 0 && algos[i].name[strlen(name)] == '-')
+		if (algos[i].group && strncmp(algos[i].name, name, strlen(name)) == 0 &&
+		    (algos[i].name[strlen(name)] == '-' || isdigit((unsigned char)algos[i].name[strlen(name)])) &&
+		    (strncmp(algos[i].group, "P-", 2) == 0 || strncmp(algos[i].group, "ffdhe", 5) == 0))
 			return &algos[i];
 	return NULL;
 }

@@ -74,7 +74,7 @@ static const struct opt_spec options[] = {
 	{ OPT_CALLBACK('a', "algorithm", "ALGS", parse_algos, NULL), .help_fn = algos_help },
 	{ OPT_LIST('s', "size", "BYTES", O(sizes), O(nsizes), 1, MAX_SIZE,
 		   "buffer sizes, comma list (default 16,64,256,1024,8192,16384)") },
-	{ OPT_CALLBACK('k', "bits", "BITS", parse_bits, "RSA key size: 1024, 2048, 3072 or 4096 (default 2048); for ecdsa and ecdh, the curve: p256, p384 or p521") },
+	{ OPT_CALLBACK('k', "bits", "BITS", parse_bits, "RSA key size: 1024, 2048, 3072 or 4096 (default 2048); for ffdh, the group's: 2048, 3072, 4096, 6144 or 8192; for ecdsa and ecdh, the curve: p256, p384 or p521") },
 	{ OPT_DOUBLE('d', "seconds", "S", O(seconds), 0.01, 86400,
 		     "time-based: every worker runs S seconds (default 3; 0.5 allowed)"),
 	  .seen = OPT_SEEN(struct opts, seconds_set) },
@@ -378,22 +378,48 @@ static bool curve_row(const char *key, const struct algo **a, char *err, size_t 
 	return true;
 }
 
-/* -k applies where it fits: RSA bits to rsa (the other rows keep their
- * size, so one -k 1024 suits any -a), a curve ("p384") to the ecdsa and
- * ecdh rows. */
+/* An FFDH row (RFC 7919's groups): -k names its bits. */
+static bool ffdh_group(const struct algo *a)
+{
+	return a->group && strncmp(a->group, "ffdhe", 5) == 0;
+}
+
+/* -k as FFDH bits: the row of that group, or NULL. */
+static const struct algo *ffdh_key(const char *key)
+{
+	char name[32];
+	const struct algo *a;
+
+	if (!key[0] || strspn(key, "0123456789") != strlen(key) || strlen(key) > 8)
+		return NULL;
+	snprintf(name, sizeof(name), "ffdh%s", key);
+	a = algo_find(name);
+	return a && strcmp(a->name, name) == 0 ? a : NULL;
+}
+
+/* -k applies where it fits: RSA bits to rsa, FFDH bits to the ffdh rows
+ * (the other rows keep their size, so one -k 2048 suits any -a), a curve
+ * ("p384") to the ecdsa and ecdh rows. */
 static int apply_key(struct opts *o, char *err, size_t errlen)
 {
+	const struct algo *group;
 	bool rsa = false, curves = false;
 	unsigned i;
 
-	if (!o->key || rsa_key(o))
+	if (!o->key)
+		return 0;
+	group = ffdh_key(o->key);
+	for (i = 0; group && i < o->nalgos; i++)
+		if (ffdh_group(o->algos[i]))
+			o->algos[i] = group;
+	if (rsa_key(o) || group)
 		return 0;
 	for (i = 0; i < o->nalgos; i++) {
 		rsa |= is_rsa_row(o->algos[i]);
 		curves |= on_curve(o->algos[i]);
 	}
 	if (!curves || (rsa && o->key[0] != 'p')) {
-		snprintf(err, errlen, "bits: '%s' is not a supported RSA key size, allowed 1024, 2048, 3072, 4096",
+		snprintf(err, errlen, "bits: '%s' is not a supported RSA key size, allowed 1024, 2048, 3072, 4096 (ffdh: 2048, 3072, 4096, 6144, 8192)",
 			 o->key);
 		return -1;
 	}
