@@ -26,9 +26,9 @@
 /* None: -b pkcs11 refuses the row. */
 #define NO_MECH 0, NULL
 
-/* The plaintext of the GCM spec's test cases 3 and 15; RFC 4231's data. */
-#define GCM_P "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72" \
-	"1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255"
+/* The GCM vectors' source: CAVP's first 96-bit-IV, 256-bit-text, 128-bit-AAD,
+ * 128-bit-tag encryption; RFC 4231's data. */
+#define GCM_CAVP(k) "NIST CAVP gcmEncryptExtIV" k ".rsp [Keylen = " k "] [PTlen = 256] [AADlen = 128] Count = 0"
 #define HMAC_IN "7768617420646f2079612077616e7420666f72206e6f7468696e673f"
 /* A mechanism t2accel has no PKCS#11 path for yet: no module offers it. */
 #define NO_P11(m) ~0ul, m " (t2accel has no PKCS#11 path for it)"
@@ -99,31 +99,29 @@ const struct algo algos[] = {
 	    "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed"
 	    "8086072ba1e7cc2358baeca134c825a7", "FIPS 180-2 D.1" }, MECH(CKM_SHA384), true },
 	{ "sha3-256", "sha3-256", ALGO_DIGEST, "SHA3-256", 0, 0, false,
-	  { NULL, NULL, "616263",
-	    "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532",
-	    "FIPS 202 (NIST example SHA3-256 \"abc\")" }, NO_MECH, true },
+	  { NULL, NULL, "b053fa", "9d0ff086cd0ec06a682c51c094dc73abdc492004292344bd41b82a60498ccfdb",
+	    "FIPS 202, NIST CAVP SHA3_256ShortMsg.rsp Len = 24" }, NO_MECH, true },
 	{ "sha3-512", "sha3-512", ALGO_DIGEST, "SHA3-512", 0, 0, false,
-	  { NULL, NULL, "616263",
-	    "b751850b1a57168a5693cd924b6b096e08f621827444f70d884f5d0240d2712e"
-	    "10e116e9192af3c91a7ec57647e3934057340b4cf408d5a56592f8274eec53f0",
-	    "FIPS 202 (NIST example SHA3-512 \"abc\")" }, NO_MECH, true },
+	  { NULL, NULL, "37d518",
+	    "4aa96b1547e6402c0eee781acaa660797efe26ec00b4f2e0aec4a6d10688dd64"
+	    "cbd7f12b3b6c7f802e2096c041208b9289aec380d1a748fdfcd4128553d781e3",
+	    "FIPS 202, NIST CAVP SHA3_512ShortMsg.rsp Len = 24" }, NO_MECH, true },
 	{ "blake2b", "blake2b512", ALGO_DIGEST, "BLAKE2B-512", 0, 0, false,
 	  { NULL, NULL, "616263",
 	    "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
 	    "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923",
 	    "RFC 7693 appendix A" }, NO_MECH, true },
 	{ "aes128-gcm", "aes-128-gcm", ALGO_AEAD, "AES-128-GCM", 16, 1, false,
-	  { "feffe9928665731c6d6a8f9467308308", "cafebabefacedbaddecaf888", GCM_P,
-	    "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e"
-	    "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985"
-	    "4d5c2af327cd64a62cf35abd2ba6fab4", "the GCM spec (McGrew-Viega) test case 3" },
+	  { "298efa1ccf29cf62ae6824bfc19557fc", "6f58a93fe1d207fae4ed2f6d",
+	    "cc38bccd6bc536ad919b1395f5d63801f99f8068d65ca5ac63872daf16b93901",
+	    "dfce4e9cd291103d7fe4e63351d9e79d3dfd391e3267104658212da96521b7db"
+	    "542465ef599316f73a7a560509a2d9f2", GCM_CAVP("128"), "021fafd238463973ffe80256e5b1c6b1" },
 	  NO_MECH, false },
 	{ "aes256-gcm", "aes-256-gcm", ALGO_AEAD, "AES-256-GCM", 32, 1, false,
-	  { "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
-	    "cafebabefacedbaddecaf888", GCM_P,
-	    "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa"
-	    "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad"
-	    "b094dac5d93471bdec1a502270e3cc6c", "the GCM spec (McGrew-Viega) test case 15" },
+	  { "37ccdba1d929d6436c16bba5b5ff34deec88ed7df3d15d0f4ddf80c0c731ee1f", "5c1b21c8998ed6299006d3f9",
+	    "ad4260e3cdc76bcc10c7b2c06b80b3be948258e5ef20c508a81f51e96a518388",
+	    "3b335f8b08d33ccdcad228a74700f1007542a4d1e7fc1ebe3f447fe71af29816"
+	    "1fbf49cc46f458bf6e88f6370975e6d4", GCM_CAVP("256"), "22ed235946235a85a45bc5fad7140bfa" },
 	  NO_MECH, true },
 	{ "chacha20-poly1305", "chacha20-poly1305", ALGO_AEAD, "ChaCha20-Poly1305", 32, 1, false,
 	  { "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f",
@@ -192,17 +190,17 @@ const struct algo algos[] = {
 	  { NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" },
 	  NO_P11("CKM_ECDH1_DERIVE"), true, "P-384", NULL, NULL },
 	{ "x25519", "x25519", ALGO_DERIVE, "X25519", 253, 0, false,
-	  { "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a",
-	    "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f", NULL,
-	    "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742",
-	    "RFC 7748 6.1" }, NO_P11("CKM_ECDH1_DERIVE"), false, NULL, NULL, NULL },
+	  { "a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
+	    "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c", NULL,
+	    "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552",
+	    "RFC 7748 5.2 (first X25519 vector)" }, NO_P11("CKM_ECDH1_DERIVE"), false, NULL, NULL, NULL },
 	{ "x448", "x448", ALGO_DERIVE, "X448", 448, 0, false,
-	  { "9a8f4925d1519f5775cf46b04b5800d4ee9ee8bae8bc5565d498c28dd9c9baf5"
-	    "74a9419744897391006382a6f127ab1d9ac2d8c0a598726b",
-	    "3eb7a829b0cd20f5bcfc0b599b6feccf6da4627107bdb0d4f345b43027d8b972"
-	    "fc3e34fb4232a13ca706dcb57aec3dae07bdc1c67bf33609", NULL,
-	    "07fff4181ac6cc95ec1c16a94a0f74d12da232ce40a77552281d282bb60c0b56"
-	    "fd2464c335543936521c24403085d59a449a5037514a879d", "RFC 7748 6.2" },
+	  { "3d262fddf9ec8e88495266fea19a34d28882acef045104d0d1aae121700a779c"
+	    "984c24f8cdd78fbff44943eba368f54b29259a4f1c600ad3",
+	    "06fce640fa3487bfda5f6cf2d5263f8aad88334cbd07437f020f08f9814dc031"
+	    "ddbdc38c19c6da2583fa5429db94ada18aa7a7fb4ef8a086", NULL,
+	    "ce3e4ff95a60dc6697da1db1d85e6afbdf79b50a2412d7546d5f239fe14fbaad"
+	    "eb445fc66a01b0779d98223961111e21766282f73dd96b6f", "RFC 7748 5.2 (first X448 vector)" },
 	  NO_P11("CKM_ECDH1_DERIVE"), true, NULL, NULL, NULL },
 	{ "ffdh2048", "ffdh2048", ALGO_DERIVE, "DH", 2048, 0, false,
 	  { NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" },
