@@ -294,7 +294,8 @@ static int parse_algos(const char *text, void *opts, char *err, size_t errlen)
 		if (strncmp(items[k], "evp:", 4) == 0) {
 			if (!(a = custom_row(NULL, items[k] + 4, err, errlen)))
 				goto out;
-			o->algos[o->nalgos++] = a;
+			if (o->nalgos < ALGO_MAX)
+				o->algos[o->nalgos++] = a;
 			continue;
 		}
 		a = algo_find(items[k]);
