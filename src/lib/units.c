@@ -17,6 +17,12 @@ const struct unit_props units[UNIT_COUNT] = {
 			  "FLOPS" },
 	[UNIT_RUNS_S] = { "runs/s", COUNTED_RUNS, RC_OPS, 1, "whole runs of a program per second (threadrun's own row)",
 			  NULL, NULL },
+	[UNIT_SIGN_S] = { "sign/s", COUNTED_OPS, RC_OPS, 1, "signatures made per second",
+			  "cycles per op", "cyc/op" },
+	[UNIT_VERIFY_S] = { "verify/s", COUNTED_OPS, RC_OPS, 1, "signatures verified per second",
+			    "cycles per op", "cyc/op" },
+	[UNIT_DERIVE_S] = { "derive/s", COUNTED_OPS, RC_OPS, 1, "shared secrets derived per second",
+			    "cycles per op", "cyc/op" },
 };
 
 const struct unit_props *unit_find(const char *name)

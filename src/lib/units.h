@@ -9,7 +9,11 @@
 
 #include "results.h"
 
-enum unit { UNIT_BYTES_S, UNIT_OPS_S, UNIT_MFLOPS, UNIT_RUNS_S, UNIT_COUNT };
+enum unit {
+	UNIT_BYTES_S, UNIT_OPS_S, UNIT_MFLOPS, UNIT_RUNS_S,
+	UNIT_SIGN_S, UNIT_VERIFY_S, UNIT_DERIVE_S,   /* t2accel's public-key rows */
+	UNIT_COUNT
+};
 
 /* What the work of a unit is. */
 enum unit_counted { COUNTED_BYTES, COUNTED_OPS, COUNTED_FLOPS, COUNTED_RUNS };

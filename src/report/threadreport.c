@@ -347,6 +347,9 @@ static const char *counter_figure(const struct series *s, const struct cell *c, 
 	static const size_t at[UNIT_COUNT] = {
 		[UNIT_BYTES_S] = offsetof(struct cell, cycles_per_byte),
 		[UNIT_OPS_S] = offsetof(struct cell, cycles_per_op),
+		[UNIT_SIGN_S] = offsetof(struct cell, cycles_per_op),
+		[UNIT_VERIFY_S] = offsetof(struct cell, cycles_per_op),
+		[UNIT_DERIVE_S] = offsetof(struct cell, cycles_per_op),
 		[UNIT_MFLOPS] = offsetof(struct cell, flops_per_cycle),
 	};
 	const struct unit_props *u = unit_find(s->key->unit);

@@ -121,8 +121,8 @@ else
 fi
 
 # Load held: 256 workers on this machine, the study's algorithms (t2accel
-# --list's STUDY column: one of each kind the 2011 study ran; every row is
-# verified under load in sh/verify) and linpack.
+# --list's STUDY column: the modern set, AEAD, a digest, signatures and key
+# agreement; every row is verified under load in sh/verify) and linpack.
 algos=$(t2accel --list | awk -F'\t' '$6 == "yes" {print $1}' | paste -sd, -)
 threadrun -q -o "$tmp/load.csv" 256 t2accel -q -a "$algos" -s 64 -k 1024 -d 0.1 >/dev/null 2>"$tmp/err"
 st=$?

@@ -7,9 +7,16 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 t2accel --list >"$tmp/algos"
 st=$?
 check "t2accel --list exits 0 (got $st)" [ $st -eq 0 ]
-check "t2accel --list: 6 tab-separated fields, a known kind, legacy and study yes/no" awk -F'\t' '
-	NF != 6 || $1 == "" || $2 == "" || $5 == "" || $3 !~ /^(cipher|digest|sign|aead|mac|derive)$/ ||
-	$4 !~ /^(yes|no)$/ || $6 !~ /^(yes|no)$/ {bad = 1} END {exit bad || NR < 2}' "$tmp/algos"
+check "t2accel --list: 8 tab-separated fields, a known kind, legacy and study yes/no, keys, provider" awk -F'\t' '
+	NF != 8 || $1 == "" || $2 == "" || $5 == "" || $3 !~ /^(cipher|digest|sign|aead|mac|derive)$/ ||
+	$4 !~ /^(yes|no)$/ || $6 !~ /^(yes|no)$/ || $7 == "" || $8 == "" {bad = 1} END {exit bad || NR < 2}' "$tmp/algos"
+check "t2accel --list: the study's modern set is STUDY yes" bash -c \
+	"[ \"\$(awk -F'\t' '\$6 == \"yes\" {print \$1}' '$tmp/algos' | sort | paste -sd,)\" = aes128-gcm,chacha20-poly1305,ecdsa-p256,rsa,sha256,x25519 ]"
+check "t2accel --list: keys and the serving provider (aes: 128 bits, default; des: legacy; ecdsa-p384: P-384)" bash -c \
+	"grep -q \$'^aes\t.*\t128 bits\tdefault\$' '$tmp/algos' && grep -q \$'^des\t.*\tlegacy\$' '$tmp/algos' &&
+	 grep -q \$'^ecdsa-p384\t.*\tP-384\tdefault\$' '$tmp/algos' && grep -q \$'^rsa\t.*\t1024,2048,3072,4096 bits\t' '$tmp/algos'"
+check "t2accel --provider base --list: no row served (PROVIDER -)" bash -c \
+	"[ \"\$(t2accel --provider base --list | cut -f8 | sort -u)\" = - ]"
 check "t2accel --list: names unique" bash -c "[ -z \"\$(cut -f1 '$tmp/algos' | sort | uniq -d)\" ]"
 check "t2accel --list: a signature has a sign and a verify label" awk -F'\t' '
 	$3 == "sign" && $2 != $1 "-sign " $1 "-verify" {bad = 1} END {exit bad}' "$tmp/algos"

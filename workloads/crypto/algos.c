@@ -26,38 +26,43 @@
 /* None: -b pkcs11 refuses the row. */
 #define NO_MECH 0, NULL
 
-/* The plaintext of the GCM spec's test cases 3 and 15; RFC 4231's data. */
-#define GCM_P "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72" \
-	"1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255"
+/* The GCM vectors' source: CAVP's first 96-bit-IV, 256-bit-text, 128-bit-AAD,
+ * 128-bit-tag encryption; RFC 4231's data. */
+#define GCM_CAVP(k) "NIST CAVP gcmEncryptExtIV" k ".rsp [Keylen = " k "] [PTlen = 256] [AADlen = 128] Count = 0"
 #define HMAC_IN "7768617420646f2079612077616e7420666f72206e6f7468696e673f"
 /* A mechanism t2accel has no PKCS#11 path for yet: no module offers it. */
 #define NO_P11(m) ~0ul, m " (t2accel has no PKCS#11 path for it)"
+
+/* The RFC 7919 groups beyond ffdh2048 (-a ffdh -k BITS). */
+#define FFDH(b) { "ffdh" #b, "ffdh" #b, ALGO_DERIVE, "DH", b, 0, false, \
+	{ NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" }, \
+	NO_P11("CKM_DH_PKCS_DERIVE"), true, "ffdhe" #b, NULL, NULL }
 
 const struct algo algos[] = {
 	{ "aes", "aes-128-cbc", ALGO_CIPHER, "AES-128-CBC", 16, 16, false,
 	  { "2b7e151628aed2a6abf7158809cf4f3c", "000102030405060708090a0b0c0d0e0f",
 	    "6bc1bee22e409f96e93d7e117393172a", "7649abac8119b246cee98e9b12e9197d",
-	    "NIST SP 800-38A F.2.1" }, MECH(CKM_AES_CBC) },
+	    "NIST SP 800-38A F.2.1" }, MECH(CKM_AES_CBC), true },
 	{ "des", "des-cbc", ALGO_CIPHER, "DES-CBC", 8, 8, true,
 	  { "0123456789abcdef", "1234567890abcdef",
 	    "4e6f77206973207468652074696d6520666f7220616c6c20",
 	    "e5c7cdde872bf27c43e934008c389c0f683788499a7c05f6", "FIPS 81 appendix C" },
-	  MECH(CKM_DES_CBC) },
+	  MECH(CKM_DES_CBC), true },
 	{ "des3", "des-ede3-cbc", ALGO_CIPHER, "DES-EDE3-CBC", 24, 8, false,
 	  { "0123456789abcdeff1e0d3c2b5a49786fedcba9876543210", "fedcba9876543210",
 	    "37363534333231204e6f77206973207468652074696d6520666f722000000000",
 	    "3fe301c962ac01d02213763c1cbd4cdc799657c064ecf5d41c673812cfde9675",
-	    "Eric Young's DES test vectors (cbc3)" }, MECH(CKM_DES3_CBC) },
+	    "Eric Young's DES test vectors (cbc3)" }, MECH(CKM_DES3_CBC), true },
 	{ "rsa", "rsa", ALGO_SIGN, "RSA", 0, 0, false,
 	  { NULL, NULL, NULL, NULL,
 	    "RFC 8017 EMSA-PKCS1-v1_5 encoding recovered from the signature" },
 	  MECH(CKM_SHA256_RSA_PKCS), false, NULL, "rsa-sign", "rsa-verify" },
 	{ "md5", "md5", ALGO_DIGEST, "MD5", 0, 0, false,
 	  { NULL, NULL, "616263", "900150983cd24fb0d6963f7d28e17f72", "RFC 1321 A.5" },
-	  MECH(CKM_MD5) },
+	  MECH(CKM_MD5), true },
 	{ "sha1", "sha1", ALGO_DIGEST, "SHA1", 0, 0, false,
 	  { NULL, NULL, "616263", "a9993e364706816aba3e25717850c26c9cd0d89d", "FIPS 180-2 B.1" },
-	  MECH(CKM_SHA_1) },
+	  MECH(CKM_SHA_1), true },
 	{ "sha256", "sha256", ALGO_DIGEST, "SHA256", 0, 0, false,
 	  { NULL, NULL, "616263",
 	    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
@@ -66,7 +71,7 @@ const struct algo algos[] = {
 	  { NULL, NULL, "616263",
 	    "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
 	    "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
-	    "FIPS 180-2 C.1" }, MECH(CKM_SHA512) },
+	    "FIPS 180-2 C.1" }, MECH(CKM_SHA512), true },
 	/* AEAD, MACs and more ciphers and digests (#28) */
 	{ "aes192", "aes-192-cbc", ALGO_CIPHER, "AES-192-CBC", 24, 16, false,
 	  { "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b", "000102030405060708090a0b0c0d0e0f",
@@ -94,31 +99,29 @@ const struct algo algos[] = {
 	    "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed"
 	    "8086072ba1e7cc2358baeca134c825a7", "FIPS 180-2 D.1" }, MECH(CKM_SHA384), true },
 	{ "sha3-256", "sha3-256", ALGO_DIGEST, "SHA3-256", 0, 0, false,
-	  { NULL, NULL, "616263",
-	    "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532",
-	    "FIPS 202 (NIST example SHA3-256 \"abc\")" }, NO_MECH, true },
+	  { NULL, NULL, "b053fa", "9d0ff086cd0ec06a682c51c094dc73abdc492004292344bd41b82a60498ccfdb",
+	    "FIPS 202, NIST CAVP SHA3_256ShortMsg.rsp Len = 24" }, NO_MECH, true },
 	{ "sha3-512", "sha3-512", ALGO_DIGEST, "SHA3-512", 0, 0, false,
-	  { NULL, NULL, "616263",
-	    "b751850b1a57168a5693cd924b6b096e08f621827444f70d884f5d0240d2712e"
-	    "10e116e9192af3c91a7ec57647e3934057340b4cf408d5a56592f8274eec53f0",
-	    "FIPS 202 (NIST example SHA3-512 \"abc\")" }, NO_MECH, true },
+	  { NULL, NULL, "37d518",
+	    "4aa96b1547e6402c0eee781acaa660797efe26ec00b4f2e0aec4a6d10688dd64"
+	    "cbd7f12b3b6c7f802e2096c041208b9289aec380d1a748fdfcd4128553d781e3",
+	    "FIPS 202, NIST CAVP SHA3_512ShortMsg.rsp Len = 24" }, NO_MECH, true },
 	{ "blake2b", "blake2b512", ALGO_DIGEST, "BLAKE2B-512", 0, 0, false,
 	  { NULL, NULL, "616263",
 	    "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
 	    "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923",
 	    "RFC 7693 appendix A" }, NO_MECH, true },
 	{ "aes128-gcm", "aes-128-gcm", ALGO_AEAD, "AES-128-GCM", 16, 1, false,
-	  { "feffe9928665731c6d6a8f9467308308", "cafebabefacedbaddecaf888", GCM_P,
-	    "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e"
-	    "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985"
-	    "4d5c2af327cd64a62cf35abd2ba6fab4", "the GCM spec (McGrew-Viega) test case 3" },
-	  NO_MECH, true },
+	  { "298efa1ccf29cf62ae6824bfc19557fc", "6f58a93fe1d207fae4ed2f6d",
+	    "cc38bccd6bc536ad919b1395f5d63801f99f8068d65ca5ac63872daf16b93901",
+	    "dfce4e9cd291103d7fe4e63351d9e79d3dfd391e3267104658212da96521b7db"
+	    "542465ef599316f73a7a560509a2d9f2", GCM_CAVP("128"), "021fafd238463973ffe80256e5b1c6b1" },
+	  NO_MECH, false },
 	{ "aes256-gcm", "aes-256-gcm", ALGO_AEAD, "AES-256-GCM", 32, 1, false,
-	  { "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
-	    "cafebabefacedbaddecaf888", GCM_P,
-	    "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa"
-	    "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad"
-	    "b094dac5d93471bdec1a502270e3cc6c", "the GCM spec (McGrew-Viega) test case 15" },
+	  { "37ccdba1d929d6436c16bba5b5ff34deec88ed7df3d15d0f4ddf80c0c731ee1f", "5c1b21c8998ed6299006d3f9",
+	    "ad4260e3cdc76bcc10c7b2c06b80b3be948258e5ef20c508a81f51e96a518388",
+	    "3b335f8b08d33ccdcad228a74700f1007542a4d1e7fc1ebe3f447fe71af29816"
+	    "1fbf49cc46f458bf6e88f6370975e6d4", GCM_CAVP("256"), "22ed235946235a85a45bc5fad7140bfa" },
 	  NO_MECH, true },
 	{ "chacha20-poly1305", "chacha20-poly1305", ALGO_AEAD, "ChaCha20-Poly1305", 32, 1, false,
 	  { "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f",
@@ -132,7 +135,7 @@ const struct algo algos[] = {
 	    "92ddbd7f2d778b8c9803aee328091b58fab324e4fad675945585808b4831d7bc"
 	    "3ff4def08e4b7a9de576d26586cec64b6116"
 	    "1ae10b594f09e26a7e902ecbd0600691", "RFC 8439 2.8.2",
-	    "50515253c0c1c2c3c4c5c6c7" }, NO_MECH, true },
+	    "50515253c0c1c2c3c4c5c6c7" }, NO_MECH, false },
 	{ "hmac-sha256", "hmac-sha256", ALGO_MAC, "HMAC:SHA256", 32, 0, false,
 	  { "4a656665", NULL, HMAC_IN,
 	    "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
@@ -154,7 +157,7 @@ const struct algo algos[] = {
 	    "bf96b99aa49c705c910be33142017c642ff540c76349b9dab72f981fd9347f4f"
 	    "17c55095819089c2e03b9cd415abdf12444e323075d98f31920b9e0f57ec871c",
 	    "NIST CAVP 186-3 SigVer [P-256,SHA-256]" },
-	  NO_P11("CKM_ECDSA"), true, "P-256", "ecdsa-p256-sign", "ecdsa-p256-verify" },
+	  NO_P11("CKM_ECDSA"), false, "P-256", "ecdsa-p256-sign", "ecdsa-p256-verify" },
 	{ "ecdsa-p384", "ecdsa-p384", ALGO_SIGN, "EC", 384, 0, false,
 	  { "04a370cdbef95d1df5bf68ec487122514a107db87df3f8852068fd4694abcadb9b14302c72491a76a64442fc07bd99f02c"
 	    "d397c25dc1a5781573d039f2520cf329bf65120fdbe964b6b80101160e533d5570e62125b9f3276c49244b8d0f3e44ec",
@@ -187,21 +190,22 @@ const struct algo algos[] = {
 	  { NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" },
 	  NO_P11("CKM_ECDH1_DERIVE"), true, "P-384", NULL, NULL },
 	{ "x25519", "x25519", ALGO_DERIVE, "X25519", 253, 0, false,
-	  { "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a",
-	    "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f", NULL,
-	    "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742",
-	    "RFC 7748 6.1" }, NO_P11("CKM_ECDH1_DERIVE"), true, NULL, NULL, NULL },
+	  { "a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
+	    "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c", NULL,
+	    "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552",
+	    "RFC 7748 5.2 (first X25519 vector)" }, NO_P11("CKM_ECDH1_DERIVE"), false, NULL, NULL, NULL },
 	{ "x448", "x448", ALGO_DERIVE, "X448", 448, 0, false,
-	  { "9a8f4925d1519f5775cf46b04b5800d4ee9ee8bae8bc5565d498c28dd9c9baf5"
-	    "74a9419744897391006382a6f127ab1d9ac2d8c0a598726b",
-	    "3eb7a829b0cd20f5bcfc0b599b6feccf6da4627107bdb0d4f345b43027d8b972"
-	    "fc3e34fb4232a13ca706dcb57aec3dae07bdc1c67bf33609", NULL,
-	    "07fff4181ac6cc95ec1c16a94a0f74d12da232ce40a77552281d282bb60c0b56"
-	    "fd2464c335543936521c24403085d59a449a5037514a879d", "RFC 7748 6.2" },
+	  { "3d262fddf9ec8e88495266fea19a34d28882acef045104d0d1aae121700a779c"
+	    "984c24f8cdd78fbff44943eba368f54b29259a4f1c600ad3",
+	    "06fce640fa3487bfda5f6cf2d5263f8aad88334cbd07437f020f08f9814dc031"
+	    "ddbdc38c19c6da2583fa5429db94ada18aa7a7fb4ef8a086", NULL,
+	    "ce3e4ff95a60dc6697da1db1d85e6afbdf79b50a2412d7546d5f239fe14fbaad"
+	    "eb445fc66a01b0779d98223961111e21766282f73dd96b6f", "RFC 7748 5.2 (first X448 vector)" },
 	  NO_P11("CKM_ECDH1_DERIVE"), true, NULL, NULL, NULL },
 	{ "ffdh2048", "ffdh2048", ALGO_DERIVE, "DH", 2048, 0, false,
 	  { NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" },
 	  NO_P11("CKM_DH_PKCS_DERIVE"), true, "ffdhe2048", NULL, NULL },
+	FFDH(3072), FFDH(4096), FFDH(6144), FFDH(8192),
 };
 
 const size_t nalgos = sizeof(algos) / sizeof(algos[0]);
@@ -214,11 +218,12 @@ const struct algo *algo_find(const char *name)
 	for (i = 0; i < nalgos; i++)
 		if (strcmp(algos[i].name, name) == 0)
 			return &algos[i];
-	/* A family of curves by its first row: "ecdsa" is ecdsa-p256 (-k picks
-	 * another curve). */
+	/* A family of curves or groups by its first row: "ecdsa" is ecdsa-p256,
+	 * "ffdh" ffdh2048 (-k picks another). */
 	for (i = 0; i < nalgos; i++)
-		if (algos[i].group && strncmp(algos[i].group, "P-", 2) == 0 &&
-		    strncmp(algos[i].name, name, strlen(name)) == 0 && algos[i].name[strlen(name)] == '-')
+		if (algos[i].group && strncmp(algos[i].name, name, strlen(name)) == 0 &&
+		    (algos[i].name[strlen(name)] == '-' || isdigit((unsigned char)algos[i].name[strlen(name)])) &&
+		    (strncmp(algos[i].group, "P-", 2) == 0 || strncmp(algos[i].group, "ffdhe", 5) == 0))
 			return &algos[i];
 	return NULL;
 }
@@ -256,8 +261,31 @@ enum algo_mode algo_last_mode(const struct algo *a)
 	return a->kind == ALGO_SIGN ? MODE_VERIFY : a->kind == ALGO_DERIVE ? MODE_DERIVE : MODE_ONE;
 }
 
-void algo_list(FILE *out)
+const unsigned rsa_bits[] = { 1024, 2048, 3072, 4096 };
+const size_t nrsa_bits = sizeof(rsa_bits) / sizeof(rsa_bits[0]);
+
+/* --list's KEYS: a key's bits, RSA's sizes, a curve or group; "-" none. */
+static void algo_keys(const struct algo *a, char *buf, size_t len)
 {
+	size_t i, used = 0;
+
+	if (a->kind == ALGO_DIGEST)
+		snprintf(buf, len, "-");
+	else if (a->group || algo_per_op(a))
+		snprintf(buf, len, "%s", a->group ? a->group : a->evp_name);
+	else
+		snprintf(buf, len, "%u bits", a->key_len * 8);
+	if (a->kind != ALGO_SIGN || strcmp(a->evp_name, "RSA"))
+		return;
+	for (i = 0; i < nrsa_bits && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%u", i ? "," : "", rsa_bits[i]);
+	snprintf(buf + used, used < len ? len - used : 0, " bits");
+}
+
+void algo_list(FILE *out, const char *(*provider_of)(const struct algo *a))
+{
+	const char *prov;
+	char keys[64];
 	static const char *const kinds[] = {
 		[ALGO_CIPHER] = "cipher", [ALGO_DIGEST] = "digest", [ALGO_SIGN] = "sign",
 		[ALGO_AEAD] = "aead", [ALGO_MAC] = "mac",
@@ -271,8 +299,11 @@ void algo_list(FILE *out)
 		for (m = algo_first_mode(&algos[i]); m <= algo_last_mode(&algos[i]); m++)
 			fprintf(out, "%s%s", m == algo_first_mode(&algos[i]) ? "" : " ",
 				algo_mode_label(&algos[i], m));
-		fprintf(out, "\t%s\t%s\t%s\t%s\n", kinds[algos[i].kind], algos[i].legacy ? "yes" : "no",
-			algos[i].evp_name, algos[i].extra ? "no" : "yes");
+		algo_keys(&algos[i], keys, sizeof(keys));
+		prov = provider_of ? provider_of(&algos[i]) : NULL;
+		fprintf(out, "\t%s\t%s\t%s\t%s\t%s\t%s\n", kinds[algos[i].kind],
+			algos[i].legacy ? "yes" : "no", algos[i].evp_name,
+			algos[i].extra ? "no" : "yes", keys, prov ? prov : "-");
 	}
 }
 

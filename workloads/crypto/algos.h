@@ -62,9 +62,15 @@ const char *algo_mode_label(const struct algo *a, enum algo_mode mode);
 enum algo_mode algo_first_mode(const struct algo *a);
 enum algo_mode algo_last_mode(const struct algo *a);
 
-/* t2accel --list: "NAME\tLABELS\tKIND\tLEGACY\tEVP\tSTUDY" per algorithm, the
- * one machine-readable source of the algorithm names for scripts. */
-void algo_list(FILE *out);
+/* RSA's key sizes (-k). */
+extern const unsigned rsa_bits[];
+extern const size_t nrsa_bits;
+
+/* t2accel --list: "NAME\tLABELS\tKIND\tLEGACY\tEVP\tSTUDY\tKEYS\tPROVIDER"
+ * per algorithm, the one machine-readable source of the algorithm names for
+ * scripts.  PROVIDER_OF names what serves a row (NULL, or a row it has
+ * nothing for: "-"). */
+void algo_list(FILE *out, const char *(*provider_of)(const struct algo *a));
 
 /* Decode hex into OUT (at most MAX bytes); returns the length or -1. */
 int hex_decode(const char *hex, unsigned char *out, size_t max);

@@ -23,8 +23,13 @@ struct job {
 	enum algo_mode mode;
 	size_t size;            /* bytes per operation (ciphers, digests) */
 	unsigned bits;          /* RSA key bits */
+	bool decrypt;           /* ciphers and AEAD: time decryption */
+	bool tls;               /* AEAD: openssl speed -aead's record (13-byte AAD, IV per record) */
+	unsigned misalign;      /* buffers start this many bytes past a 64-byte line */
 	void *shared;           /* backend data prepared once per job (a key) */
 };
+
+#define BE_MAX_PROVIDERS 8
 
 /* What the command line says about the backend. */
 struct backend_opts {
@@ -37,6 +42,11 @@ struct backend_opts {
 	const char *token_label;
 	const char *pin_file;
 	bool insecure_files;    /* a PIN file others read, a module others write */
+	/* EVP: the providers to load (none: default and legacy), the default
+	 * property query. */
+	const char *providers[BE_MAX_PROVIDERS];
+	unsigned nproviders;
+	const char *propq;
 };
 
 struct backend {
@@ -49,6 +59,15 @@ struct backend {
 	void (*describe)(void *ctx, char *buf, size_t len);
 	/* Can this algorithm run here?  BE_OK or BE_SKIP with the reason. */
 	int (*supports)(void *ctx, const struct algo *a, char *err, size_t errlen);
+	/* Optional.  A row made on the command line (-a evp:NAME, --hmac,
+	 * --cmac): its kind, key and block from what the providers offer;
+	 * BE_OK, BE_SKIP (none offers it) or BE_USAGE, the message in ERR. */
+	int (*resolve)(void *ctx, struct algo *a, char *err, size_t errlen);
+	/* Optional.  What serves A, for the rows' impl column ("OpenSSL 3.0.19
+	 * ..., provider default") and its provider's name (for --list): BE_OK,
+	 * or BE_SKIP when nothing loaded does. */
+	int (*impl_of)(void *ctx, const struct algo *a, char *impl, size_t len,
+		       const char **provider);
 	/* Once per job before the workers start (RSA key generation). */
 	int (*job_init)(void *ctx, struct job *job, char *err, size_t errlen);
 	void (*job_fini)(void *ctx, struct job *job);

@@ -1,5 +1,5 @@
-/* AEAD through EVP, as openssl speed -evp times it: per record the IV, the
- * additional data, the payload in place and the tag. */
+/* AEAD through EVP, as openssl speed -evp (and -aead) times it: per record
+ * the IV, the additional data, the payload in place and the tag. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,30 +9,51 @@
 
 #include "evp_aead.h"
 
-int evp_aead_init(struct evp_aead *x, const struct algo *a, size_t size, char *err,
-		  size_t errlen)
+/* openssl speed -aead's record: 13 bytes of additional data, as TLS's. */
+#define TLS_AAD 13
+
+int evp_aead_init(struct evp_aead *x, const struct job *job, char *err, size_t errlen)
 {
+	const struct algo *a = job->algo;
 	/* Room for the known answers' plaintexts too. */
-	size_t room = (size > 128 ? size : 128) + 64;
+	size_t room = (job->size > 128 ? job->size : 128) + 64;
+	atomic_int never = 0;
+	uint64_t unused = 0;
 
 	x->algo = a;
-	x->len = x->size = size;
-	x->buf = malloc(room);
+	x->len = x->size = job->size;
+	x->tls = job->tls;
+	x->mem = malloc(room + 64);
 	x->save = malloc(room);
 	x->plain = malloc(room);
 	x->cipher = EVP_CIPHER_fetch(NULL, a->evp_name, NULL);
 	x->ref_cipher = EVP_CIPHER_fetch(NULL, a->evp_name, NULL);
 	x->enc = EVP_CIPHER_CTX_new();
-	if (!x->buf || !x->save || !x->plain || !x->cipher || !x->ref_cipher || !x->enc) {
+	if (!x->mem || !x->save || !x->plain || !x->cipher || !x->ref_cipher || !x->enc) {
 		ossl_error(err, errlen, a->evp_name);
 		return -1;
 	}
-	if (RAND_bytes(x->buf, (int)room) != 1 || RAND_bytes(x->key, sizeof(x->key)) != 1 ||
-	    RAND_bytes(x->iv, sizeof(x->iv)) != 1) {
-		ossl_error(err, errlen, "RAND_bytes");
+	x->buf = x->mem + job->misalign;
+	if (evp_random(x->buf, (int)room) != 1 || evp_random(x->key, sizeof(x->key)) != 1 ||
+	    evp_random(x->iv, sizeof(x->iv)) != 1) {
+		ossl_error(err, errlen, "random data");
 		return -1;
 	}
+	if (x->tls) {
+		memset(x->aad, 0xcc, TLS_AAD);
+		x->aad_len = TLS_AAD;
+	}
 	if (EVP_EncryptInit_ex2(x->enc, x->cipher, x->key, NULL, NULL) != 1) {
+		ossl_error(err, errlen, a->evp_name);
+		return -1;
+	}
+	/* --decrypt opens one record, made here by the timed path. */
+	memcpy(x->save, x->buf, x->len);
+	if (job->decrypt && evp_aead_run(x, 1, &never, &unused, err, errlen) < 0)
+		return -1;
+	x->decrypt = job->decrypt;
+	/* Keyed for its direction (OCB decrypts with a key schedule of its own). */
+	if (EVP_CipherInit_ex2(x->enc, NULL, x->key, NULL, !x->decrypt, NULL) != 1) {
 		ossl_error(err, errlen, a->evp_name);
 		return -1;
 	}
@@ -44,9 +65,31 @@ void evp_aead_fini(struct evp_aead *x)
 	EVP_CIPHER_CTX_free(x->enc);
 	EVP_CIPHER_free(x->cipher);
 	EVP_CIPHER_free(x->ref_cipher);
-	free(x->buf);
+	free(x->mem);
 	free(x->save);
 	free(x->plain);
+}
+
+/* TLS's record nonce: the last four bytes count records. */
+static void next_iv(unsigned char *iv)
+{
+	int i = AEAD_IV - 1;
+
+	while (i >= AEAD_IV - 4 && ++iv[i] == 0)
+		i--;
+}
+
+/* One record opened into PLAIN: 1 authentic, 0 refused, -1 an error. */
+static int open_record(struct evp_aead *x, const int len, const int aad)
+{
+	int outl;
+
+	if (EVP_CipherInit_ex2(x->enc, NULL, NULL, x->iv, 0, NULL) != 1 ||
+	    EVP_CIPHER_CTX_ctrl(x->enc, EVP_CTRL_AEAD_SET_TAG, AEAD_TAG, x->tag) != 1 ||
+	    (aad && EVP_DecryptUpdate(x->enc, NULL, &outl, x->aad, aad) != 1) ||
+	    EVP_DecryptUpdate(x->enc, x->plain, &outl, x->buf, len) != 1)
+		return -1;
+	return EVP_DecryptFinal_ex(x->enc, x->plain + len, &outl) == 1;
 }
 
 int evp_aead_run(struct evp_aead *x, uint64_t max, const atomic_int *stop, uint64_t *done,
@@ -54,22 +97,36 @@ int evp_aead_run(struct evp_aead *x, uint64_t max, const atomic_int *stop, uint6
 {
 	const int len = (int)x->len, aad = (int)x->aad_len;
 	uint64_t i;
-	int outl;
+	int outl, st = 1;
 
-	for (i = 0; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++)
-		if (EVP_EncryptInit_ex2(x->enc, NULL, NULL, x->iv, NULL) != 1 ||
+	for (i = 0; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++) {
+		if (x->decrypt) {
+			if ((st = open_record(x, len, aad)) != 1)
+				goto fail;
+			continue;
+		}
+		if (x->tls)
+			next_iv(x->iv);
+		if (EVP_CipherInit_ex2(x->enc, NULL, NULL, x->iv, 1, NULL) != 1 ||
 		    (aad && EVP_EncryptUpdate(x->enc, NULL, &outl, x->aad, aad) != 1) ||
 		    EVP_EncryptUpdate(x->enc, x->buf, &outl, x->buf, len) != 1 ||
 		    EVP_EncryptFinal_ex(x->enc, x->buf + len, &outl) != 1 ||
-		    EVP_CIPHER_CTX_ctrl(x->enc, EVP_CTRL_AEAD_GET_TAG, AEAD_TAG, x->tag) != 1) {
-			*done += i;
-			ossl_error(err, errlen, x->algo->evp_name);
-			return -1;
-		}
+		    EVP_CIPHER_CTX_ctrl(x->enc, EVP_CTRL_AEAD_GET_TAG, AEAD_TAG, x->tag) != 1)
+			goto fail;
+	}
 	if (x->fault && i)
-		x->tag[0] ^= 0x01;
+		(x->decrypt ? x->plain : x->tag)[0] ^= 0x01;
 	*done += i;
 	return 0;
+fail:
+	*done += i;
+	if (st == 0)
+		snprintf(err, errlen, "the timed %s refused a record of %zu bytes as forged",
+			 x->algo->evp_name, x->len);
+	else
+		ossl_error(err, errlen, x->algo->evp_name);
+	ERR_clear_error();
+	return -1;
 }
 
 /* An independent context's opening of the buffer under TAG into PLAIN:
@@ -96,6 +153,33 @@ out:
 	return ret;
 }
 
+/* --decrypt: the timed opening gives back the plaintext the record was
+ * made from, and refuses the record with a tag bit flipped. */
+static int check_opening(struct evp_aead *x, uint64_t *done, char *err, size_t errlen)
+{
+	atomic_int never = 0;
+	uint64_t unused = 0;
+	char ignored[256];
+	int st;
+
+	if (evp_aead_run(x, 1, &never, done, err, errlen) < 0)
+		return -1;
+	if (memcmp(x->plain, x->save, x->len) != 0) {
+		snprintf(err, errlen, "the timed %s opening of %zu bytes does not give back what was encrypted",
+			 x->algo->evp_name, x->len);
+		return -1;
+	}
+	x->tag[AEAD_TAG - 1] ^= 0x80;
+	st = evp_aead_run(x, 1, &never, &unused, ignored, sizeof(ignored));
+	x->tag[AEAD_TAG - 1] ^= 0x80;
+	if (st == 0) {
+		snprintf(err, errlen, "the timed %s opening accepts a record whose tag has a bit flipped",
+			 x->algo->evp_name);
+		return -1;
+	}
+	return 0;
+}
+
 int evp_aead_check(struct evp_aead *x, uint64_t *done, char *err, size_t errlen)
 {
 	const char *name = x->algo->evp_name;
@@ -103,6 +187,8 @@ int evp_aead_check(struct evp_aead *x, uint64_t *done, char *err, size_t errlen)
 	unsigned char bad[AEAD_TAG];
 	int st;
 
+	if (x->decrypt)
+		return check_opening(x, done, err, errlen);
 	memcpy(x->save, x->buf, x->len);
 	if (evp_aead_run(x, 1, &never, done, err, errlen) < 0 ||
 	    (st = ref_open(x, x->tag, err, errlen)) < 0)
@@ -124,42 +210,71 @@ int evp_aead_check(struct evp_aead *x, uint64_t *done, char *err, size_t errlen)
 	return 0;
 }
 
-int evp_aead_kat(struct evp_aead *x, char *err, size_t errlen)
+/* The published record through the timed path: sealed, its ciphertext and
+ * tag; opened (--decrypt), its plaintext. */
+static int published_record(struct evp_aead *x, char *err, size_t errlen)
 {
 	const struct kat *k = &x->algo->kat;
-	unsigned char key[32], iv[AEAD_IV], want[256], rkey[32], riv[AEAD_IV];
+	unsigned char key[32], want[256];
+	const unsigned char *got;
 	atomic_int never = 0;
 	uint64_t unused = 0;
-	int n, ret = -1;
+	int n, plain;
 
+	hex_decode(k->key, key, sizeof(key));
+	hex_decode(k->iv, x->iv, AEAD_IV);
+	x->aad_len = k->aad ? (size_t)hex_decode(k->aad, x->aad, sizeof(x->aad)) : 0;
+	plain = hex_decode(k->in, x->save, 128);
+	n = hex_decode(k->out, want, sizeof(want));
+	if (n != plain + AEAD_TAG || EVP_CipherInit_ex2(x->enc, NULL, key, NULL, !x->decrypt, NULL) != 1) {
+		ossl_error(err, errlen, x->algo->evp_name);
+		return -1;
+	}
+	x->len = (size_t)plain;
+	memcpy(x->buf, x->decrypt ? want : x->save, x->len);
+	memcpy(x->tag, want + x->len, AEAD_TAG);
+	/* The timed loop's IV is the record's (TLS: counted up before it). */
+	if (x->tls && !x->decrypt)
+		x->tls = false;
+	if (evp_aead_run(x, 1, &never, &unused, err, errlen) < 0)
+		return -1;
+	got = x->decrypt ? x->plain : x->buf;
+	if (memcmp(got, x->decrypt ? x->save : want, x->len) != 0 ||
+	    (!x->decrypt && memcmp(x->tag, want + x->len, AEAD_TAG) != 0)) {
+		snprintf(err, errlen, "known-answer test (%s) gives a wrong %s", k->source,
+			 x->decrypt ? "plaintext" : memcmp(x->buf, want, x->len) ? "ciphertext" : "tag");
+		return -1;
+	}
+	return 0;
+}
+
+int evp_aead_kat(struct evp_aead *x, char *err, size_t errlen)
+{
+	unsigned char rkey[32], riv[AEAD_IV], rtag[AEAD_TAG], rbuf[128], rsave[128], raad[64];
+	size_t raad_len = x->aad_len;
+	bool tls = x->tls;
+	int ret;
+
+	/* -a evp:NAME: no published answer carried; the checks still run. */
+	if (!x->algo->kat.out)
+		return 0;
 	memcpy(rkey, x->key, sizeof(rkey));
 	memcpy(riv, x->iv, sizeof(riv));
-	memcpy(x->save, x->buf, 128);
-	hex_decode(k->key, key, sizeof(key));
-	hex_decode(k->iv, x->iv, sizeof(iv));
-	x->aad_len = k->aad ? (size_t)hex_decode(k->aad, x->aad, sizeof(x->aad)) : 0;
-	x->len = (size_t)hex_decode(k->in, x->buf, 128);
-	n = hex_decode(k->out, want, sizeof(want));
-	if (EVP_EncryptInit_ex2(x->enc, NULL, key, NULL, NULL) != 1) {
-		ossl_error(err, errlen, x->algo->evp_name);
-		goto out;
-	}
-	if (evp_aead_run(x, 1, &never, &unused, err, errlen) < 0)
-		goto out;
-	if ((size_t)n != x->len + AEAD_TAG || memcmp(x->buf, want, x->len) != 0 ||
-	    memcmp(x->tag, want + x->len, AEAD_TAG) != 0) {
-		snprintf(err, errlen, "known-answer test (%s) gives a wrong %s", k->source,
-			 memcmp(x->buf, want, x->len) ? "ciphertext" : "tag");
-		goto out;
-	}
-	ret = 0;
-out:
+	memcpy(rtag, x->tag, sizeof(rtag));
+	memcpy(rbuf, x->buf, sizeof(rbuf));
+	memcpy(rsave, x->save, sizeof(rsave));
+	memcpy(raad, x->aad, sizeof(raad));
+	ret = published_record(x, err, errlen);
 	memcpy(x->key, rkey, sizeof(rkey));
 	memcpy(x->iv, riv, sizeof(riv));
-	memcpy(x->buf, x->save, 128);
-	x->aad_len = 0;
+	memcpy(x->tag, rtag, sizeof(rtag));
+	memcpy(x->buf, rbuf, sizeof(rbuf));
+	memcpy(x->save, rsave, sizeof(rsave));
+	memcpy(x->aad, raad, sizeof(raad));
+	x->aad_len = raad_len;
+	x->tls = tls;
 	x->len = x->size;
-	if (EVP_EncryptInit_ex2(x->enc, NULL, x->key, NULL, NULL) != 1 && ret == 0) {
+	if (EVP_CipherInit_ex2(x->enc, NULL, x->key, NULL, !x->decrypt, NULL) != 1 && ret == 0) {
 		ossl_error(err, errlen, x->algo->evp_name);
 		ret = -1;
 	}

@@ -10,10 +10,15 @@
 
 #include <openssl/evp.h>
 
-#include "algos.h"
+#include "backend.h"
 
 /* The newest OpenSSL error as "WHAT: text" in ERR (evp.c). */
 void ossl_error(char *err, size_t errlen, const char *what);
+
+/* RAND_bytes, or where no loaded provider offers a generator (--provider
+ * legacy alone) a plain PRNG's bytes: buffers and keys to time, no
+ * secrets.  1, as RAND_bytes. */
+int evp_random(unsigned char *buf, int n);
 
 #define AEAD_TAG 16
 #define AEAD_IV 12
@@ -26,15 +31,18 @@ struct evp_aead {
 	unsigned char key[32], iv[AEAD_IV], tag[AEAD_TAG];
 	unsigned char aad[64];
 	size_t size, len, aad_len;       /* the job's size; this record's */
-	unsigned char *buf, *save, *plain;
-	bool fault;                       /* test-only: the tag is corrupted */
+	unsigned char *mem, *buf, *save, *plain;  /* buf: --misalign bytes into mem */
+	bool decrypt;                     /* open one record (buf, tag, iv) over and over */
+	bool tls;                         /* --aead: a new IV per record (encryption) */
+	bool fault;                       /* test-only: the tag (the plaintext) is corrupted */
 };
 
-int evp_aead_init(struct evp_aead *x, const struct algo *a, size_t size, char *err,
-		  size_t errlen);
+int evp_aead_init(struct evp_aead *x, const struct job *job, char *err, size_t errlen);
 void evp_aead_fini(struct evp_aead *x);
 
-/* The timed loop: up to MAX records encrypted in place, each with its tag. */
+/* The timed loop: up to MAX records encrypted in place, each with its tag;
+ * with decrypt, the record opened into PLAIN, its tag checked (a refused
+ * tag is an error). */
 int evp_aead_run(struct evp_aead *x, uint64_t max, const atomic_int *stop, uint64_t *done,
 		 char *err, size_t errlen);
 
@@ -42,7 +50,9 @@ int evp_aead_run(struct evp_aead *x, uint64_t max, const atomic_int *stop, uint6
 int evp_aead_kat(struct evp_aead *x, char *err, size_t errlen);
 
 /* One timed record (counted in DONE) that an independent context must
- * decrypt and authenticate, and must refuse with a tag bit flipped. */
+ * decrypt and authenticate, and must refuse with a tag bit flipped; with
+ * decrypt, the timed opening gives the plaintext back and the timed path
+ * refuses a flipped tag bit. */
 int evp_aead_check(struct evp_aead *x, uint64_t *done, char *err, size_t errlen);
 
 #endif

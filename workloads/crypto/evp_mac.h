@@ -10,7 +10,7 @@
 
 #include <openssl/evp.h>
 
-#include "algos.h"
+#include "backend.h"
 
 /* One worker's MAC state. */
 struct evp_mac {
@@ -19,12 +19,11 @@ struct evp_mac {
 	EVP_MAC_CTX *ctx;
 	unsigned char key[64], tag[EVP_MAX_MD_SIZE];
 	size_t size, len, key_len, tag_len;  /* the job's size; this tag's */
-	unsigned char *buf;
+	unsigned char *mem, *buf;         /* buf: --misalign bytes into mem */
 	bool fault;                       /* test-only: the tag is corrupted */
 };
 
-int evp_mac_init(struct evp_mac *m, const struct algo *a, size_t size, char *err,
-		 size_t errlen);
+int evp_mac_init(struct evp_mac *m, const struct job *job, char *err, size_t errlen);
 void evp_mac_fini(struct evp_mac *m);
 
 /* The timed loop: up to MAX tags of the buffer, the key set once. */

@@ -24,7 +24,7 @@ struct evp_pkey {
 	EVP_MD_CTX *ref_mctx;
 	unsigned char msg[64];          /* what is signed: a digest or a message */
 	size_t msglen;
-	unsigned char out[256], ref[256]; /* signature or secret; the checker's */
+	unsigned char out[1024], ref[1024]; /* signature or secret (FFDH 8192: 1024 bytes); the checker's */
 	size_t outlen;
 	bool fault;                     /* test-only: outputs corrupted, bad signatures accepted */
 };

@@ -20,7 +20,6 @@ static const struct backend *const backends[] = { &backend_evp, &backend_pkcs11 
 
 static const size_t nbackends = sizeof(backends) / sizeof(backends[0]);
 
-static const unsigned rsa_bits[] = { 1024, 2048, 3072, 4096 };
 static const char default_sizes[] = "16,64,256,1024,8192,16384";
 
 struct opts {
@@ -39,7 +38,18 @@ struct opts {
 	bool quiet, seconds_set;
 	bool all;               /* -a all: what the backend lacks is named, not failed */
 	struct backend_opts beo;
+	const struct algo *macs[ALGO_MAX];  /* --hmac, --cmac */
+	unsigned nmacs;
+	bool decrypt, aead;
+	unsigned misalign;
 };
+
+/* Rows the command line makes (-a evp:NAME, --hmac DIGEST, --cmac CIPHER):
+ * their kind, key and block come from the providers (the backend's
+ * resolve), their checks are the kind's, no published answer is carried. */
+static struct algo custom[ALGO_MAX];
+static char custom_text[ALGO_MAX][3][80];
+static unsigned ncustom;
 
 static struct opts opts = { .bits = 2048, .seconds = 3, .be = &backend_evp };
 
@@ -47,20 +57,24 @@ static struct opts opts = { .bits = 2048, .seconds = 3, .be = &backend_evp };
 
 static int parse_algos(const char *text, void *opts, char *err, size_t errlen);
 static int parse_bits(const char *text, void *opts, char *err, size_t errlen);
+static int parse_hmac(const char *text, void *opts, char *err, size_t errlen);
+static int parse_cmac(const char *text, void *opts, char *err, size_t errlen);
+static int parse_provider(const char *text, void *opts, char *err, size_t errlen);
 
 static void algos_help(char *buf, size_t len)
 {
 	char choices[384];
 
 	algo_choices(choices, sizeof(choices));
-	snprintf(buf, len, "%s, a comma list, or all (default all)", choices);
+	snprintf(buf, len, "%s, a comma list, or all (default all); evp:NAME is any cipher or digest the providers offer (openssl speed -evp NAME)",
+		 choices);
 }
 
 static const struct opt_spec options[] = {
 	{ OPT_CALLBACK('a', "algorithm", "ALGS", parse_algos, NULL), .help_fn = algos_help },
 	{ OPT_LIST('s', "size", "BYTES", O(sizes), O(nsizes), 1, MAX_SIZE,
 		   "buffer sizes, comma list (default 16,64,256,1024,8192,16384)") },
-	{ OPT_CALLBACK('k', "bits", "BITS", parse_bits, "RSA key size: 1024, 2048, 3072 or 4096 (default 2048); for ecdsa and ecdh, the curve: p256, p384 or p521") },
+	{ OPT_CALLBACK('k', "bits", "BITS", parse_bits, "RSA key size: 1024, 2048, 3072 or 4096 (default 2048); for ffdh, the group's: 2048, 3072, 4096, 6144 or 8192; for ecdsa and ecdh, the curve: p256, p384 or p521") },
 	{ OPT_DOUBLE('d', "seconds", "S", O(seconds), 0.01, 86400,
 		     "time-based: every worker runs S seconds (default 3; 0.5 allowed)"),
 	  .seen = OPT_SEEN(struct opts, seconds_set) },
@@ -70,6 +84,18 @@ static const struct opt_spec options[] = {
 		   "per-operation latency: p50, p90, p99, p99.9 and max per worker and merged, in the rows and the table") },
 	{ OPT_U64(0, "latency-batch", "N", O(latency_batch), 1, 1u << 20,
 		  "with --latency: time N operations per clock read (default: enough that the clock costs at most 1% of a batch)") },
+	{ OPT_CALLBACK(0, "hmac", "DIGEST", parse_hmac, "also time HMAC over DIGEST, any the providers offer (openssl speed -hmac); repeatable") },
+	{ OPT_CALLBACK(0, "cmac", "CIPHER", parse_cmac, "also time CMAC over CIPHER, a CBC cipher the providers offer (openssl speed -cmac); repeatable") },
+	{ OPT_FLAG(0, "decrypt", O(decrypt),
+		   "ciphers and AEAD: time decryption (AEAD: opening one record, its tag checked) instead of encryption") },
+	{ OPT_FLAG(0, "aead", O(aead),
+		   "AEAD: openssl speed -aead's TLS-like record: 13 bytes of additional data and a new IV per record") },
+	{ OPT_UNSIGNED(0, "misalign", "N", O(misalign), 0, 63,
+		       "ciphers, digests, AEAD and MACs work on a buffer N bytes past a 64-byte boundary, 0..63 (default 0)") },
+	{ OPT_CALLBACK(0, "provider", "NAME", parse_provider,
+		       "load OpenSSL provider NAME instead of default and legacy; repeatable, up to 8") },
+	{ OPT_STRING(0, "propquery", "Q", O(beo.propq),
+		     "OpenSSL's default property query, e.g. provider=default or fips=yes") },
 	{ OPT_CHOICE('b', "backend", "NAME", O(be), backends, &nbackends,
 		     "evp (OpenSSL libcrypto, the default) or pkcs11 (a PKCS#11 token)"), .indirect = true },
 	{ OPT_STRING(0, "module", "MODULE", O(beo.module),
@@ -103,9 +129,14 @@ static const char help_after[] =
 	"\n"
 	"--list prints one line per algorithm, tab-separated: NAME (what -a takes),\n"
 	"LABELS (its measurements' names in tables and rows, space-separated), KIND\n"
-	"(cipher, digest, sign, aead or mac), LEGACY (yes: in OpenSSL's legacy provider,\n"
-	"else no), EVP (OpenSSL's name for it; a MAC's \"HMAC:SHA256\") and STUDY (yes:\n"
-	"in src/study's default set).\n"
+	"(cipher, digest, sign, aead, mac or derive), LEGACY (yes: in OpenSSL's legacy\n"
+	"provider, else no), EVP (OpenSSL's name for it; a MAC's \"HMAC:SHA256\"), STUDY\n"
+	"(yes: in src/study's default set), KEYS (the key's bits, RSA's sizes, the curve\n"
+	"or group) and PROVIDER (the loaded provider that serves it, after --provider;\n"
+	"- none).\n"
+	"\n"
+	"  t2accel -a evp:aes-128-ofb,evp:sha3-384 --hmac sha3-256 --cmac aes-256-cbc\n"
+	"  t2accel --provider default --propquery provider=default -a aes128-gcm --aead\n"
 	"\n"
 	"PKCS#11 (-b pkcs11): --module takes a path, a p11-kit module name (p11-kit\n"
 	"list-modules) or a file name; NSS's softokn wants --module-args:\n"
@@ -177,6 +208,68 @@ static int num_parse_int_env(const char *name, const char *text, int *out)
 	return 0;
 }
 
+/* A row for -a evp:NAME (MAC NULL), --hmac NAME or --cmac NAME (MAC
+ * "HMAC", "CMAC"), or NULL with the message: a name OpenSSL may know. */
+static const struct algo *custom_row(const char *mac, const char *name, char *err, size_t errlen)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./";
+	const char *opt = mac ? (mac[0] == 'H' ? "hmac" : "cmac") : "evp";
+	size_t n = strlen(name);
+	char (*t)[80];
+
+	if (!n || n > 64 || strspn(name, ok) != n) {
+		snprintf(err, errlen, "%s: '%s' is not an OpenSSL algorithm name: 1 to 64 letters, digits, '-', '_', '.' or '/'",
+			 opt, name);
+		return NULL;
+	}
+	if (ncustom == ALGO_MAX) {
+		snprintf(err, errlen, "%s: at most %d algorithms made on the command line", opt, ALGO_MAX);
+		return NULL;
+	}
+	t = custom_text[ncustom];
+	snprintf(t[0], sizeof(t[0]), "%s:%s", opt, name);
+	snprintf(t[1], sizeof(t[1]), "%s%s%s", mac ? opt : "", mac ? "-" : "", name);
+	snprintf(t[2], sizeof(t[2]), "%s%s%s", mac ? mac : "", mac ? ":" : "", name);
+	/* A digest until resolved: no block to check sizes against. */
+	custom[ncustom] = (struct algo){ .name = t[0], .label = t[1], .evp_name = t[2],
+					 .kind = mac ? ALGO_MAC : ALGO_DIGEST, .key_len = 32,
+					 .extra = true, .kat.source = "none carried (made on the command line)" };
+	return &custom[ncustom++];
+}
+
+static int add_mac(const char *mac, const char *name, struct opts *o, char *err, size_t errlen)
+{
+	const struct algo *a;
+
+	if (o->nmacs == ALGO_MAX || !(a = custom_row(mac, name, err, errlen)))
+		return -1;
+	o->macs[o->nmacs++] = a;
+	return 0;
+}
+
+static int parse_hmac(const char *text, void *opts, char *err, size_t errlen)
+{
+	return add_mac("HMAC", text, opts, err, errlen);
+}
+
+static int parse_cmac(const char *text, void *opts, char *err, size_t errlen)
+{
+	return add_mac("CMAC", text, opts, err, errlen);
+}
+
+static int parse_provider(const char *text, void *opts, char *err, size_t errlen)
+{
+	struct backend_opts *b = &((struct opts *)opts)->beo;
+
+	if (b->nproviders == BE_MAX_PROVIDERS || !text[0]) {
+		snprintf(err, errlen, "provider: '%s': give a provider's name, at most %d of them", text,
+			 BE_MAX_PROVIDERS);
+		return -1;
+	}
+	b->providers[b->nproviders++] = text;
+	return 0;
+}
+
 static int parse_algos(const char *text, void *opts, char *err, size_t errlen)
 {
 	struct opts *o = opts;
@@ -198,6 +291,13 @@ static int parse_algos(const char *text, void *opts, char *err, size_t errlen)
 	if (n < 0)
 		goto out;
 	for (k = 0; k < n; k++) {
+		if (strncmp(items[k], "evp:", 4) == 0) {
+			if (!(a = custom_row(NULL, items[k] + 4, err, errlen)))
+				goto out;
+			if (o->nalgos < ALGO_MAX)
+				o->algos[o->nalgos++] = a;
+			continue;
+		}
 		a = algo_find(items[k]);
 		if (!a) {
 			snprintf(err, errlen, "algorithm '%s' not known, choices are: %s",
@@ -243,7 +343,7 @@ static bool rsa_key(struct opts *o)
 	size_t c;
 
 	if (num_parse_u64("bits", o->key, 1, 65536, &v, ignored, sizeof(ignored)) == 0)
-		for (c = 0; c < sizeof(rsa_bits) / sizeof(rsa_bits[0]); c++)
+		for (c = 0; c < nrsa_bits; c++)
 			if (v == rsa_bits[c]) {
 				o->bits = (unsigned)v;
 				return true;
@@ -279,22 +379,48 @@ static bool curve_row(const char *key, const struct algo **a, char *err, size_t 
 	return true;
 }
 
-/* -k applies where it fits: RSA bits to rsa (the other rows keep their
- * size, so one -k 1024 suits any -a), a curve ("p384") to the ecdsa and
- * ecdh rows. */
+/* An FFDH row (RFC 7919's groups): -k names its bits. */
+static bool ffdh_group(const struct algo *a)
+{
+	return a->group && strncmp(a->group, "ffdhe", 5) == 0;
+}
+
+/* -k as FFDH bits: the row of that group, or NULL. */
+static const struct algo *ffdh_key(const char *key)
+{
+	char name[32];
+	const struct algo *a;
+
+	if (!key[0] || strspn(key, "0123456789") != strlen(key) || strlen(key) > 8)
+		return NULL;
+	snprintf(name, sizeof(name), "ffdh%s", key);
+	a = algo_find(name);
+	return a && strcmp(a->name, name) == 0 ? a : NULL;
+}
+
+/* -k applies where it fits: RSA bits to rsa, FFDH bits to the ffdh rows
+ * (the other rows keep their size, so one -k 2048 suits any -a), a curve
+ * ("p384") to the ecdsa and ecdh rows. */
 static int apply_key(struct opts *o, char *err, size_t errlen)
 {
+	const struct algo *group;
 	bool rsa = false, curves = false;
 	unsigned i;
 
-	if (!o->key || rsa_key(o))
+	if (!o->key)
+		return 0;
+	group = ffdh_key(o->key);
+	for (i = 0; group && i < o->nalgos; i++)
+		if (ffdh_group(o->algos[i]))
+			o->algos[i] = group;
+	if (rsa_key(o) || group)
 		return 0;
 	for (i = 0; i < o->nalgos; i++) {
 		rsa |= is_rsa_row(o->algos[i]);
 		curves |= on_curve(o->algos[i]);
 	}
 	if (!curves || (rsa && o->key[0] != 'p')) {
-		snprintf(err, errlen, "bits: '%s' is not a supported RSA key size, allowed 1024, 2048, 3072, 4096",
+		snprintf(err, errlen, "bits: '%s' is not a supported RSA key size, allowed 1024, 2048, 3072, 4096 (ffdh: 2048, 3072, 4096, 6144, 8192)",
 			 o->key);
 		return -1;
 	}
@@ -311,7 +437,7 @@ static int check_sizes(const struct opts *o, char *err, size_t errlen)
 	int j;
 
 	for (i = 0; i < o->nalgos; i++) {
-		if (o->algos[i]->kind != ALGO_CIPHER)
+		if (o->algos[i]->kind != ALGO_CIPHER || o->algos[i]->block < 2)
 			continue;
 		for (j = 0; j < o->nsizes; j++)
 			if (o->sizes[j] % o->algos[i]->block) {
@@ -332,8 +458,16 @@ static int prepare(void *opts_, int argc, char **argv, char *err, size_t errlen)
 
 	(void)argc;
 	(void)argv;
-	if ((!o->nalgos && parse_algos("all", o, err, errlen) < 0) || apply_key(o, err, errlen) < 0)
+	if ((!o->nalgos && !o->nmacs && parse_algos("all", o, err, errlen) < 0) ||
+	    apply_key(o, err, errlen) < 0)
 		return -1;
+	for (unsigned i = 0; i < o->nmacs && o->nalgos < ALGO_MAX; i++)
+		o->algos[o->nalgos++] = o->macs[i];
+	if (o->be != &backend_evp && (ncustom || o->beo.nproviders || o->beo.propq || o->decrypt ||
+				      o->aead || o->misalign)) {
+		snprintf(err, errlen, "-a evp:NAME, --hmac, --cmac, --provider, --propquery, --decrypt, --aead and --misalign are for -b evp");
+		return -1;
+	}
 	if (o->latency_batch && !o->latency) {
 		snprintf(err, errlen, "--latency-batch %llu needs --latency",
 			 (unsigned long long)o->latency_batch);
@@ -393,7 +527,9 @@ static void set_columns(struct results_row *row, const struct opts *o, const str
 		results_row_set(row, RC_BYTES, "%.0f", (double)r->ops * (double)job->size);
 	results_row_set(row, RC_OPS, "%llu", (unsigned long long)r->ops);
 	results_row_set(row, RC_RATE, "%.6g", report_rate(job, r));
-	results_row_set(row, RC_UNIT, "%s", unit_name(sign ? UNIT_OPS_S : UNIT_BYTES_S));
+	results_row_set(row, RC_UNIT, "%s", unit_name(job->mode == MODE_SIGN ? UNIT_SIGN_S :
+						     job->mode == MODE_VERIFY ? UNIT_VERIFY_S :
+						     job->mode == MODE_DERIVE ? UNIT_DERIVE_S : UNIT_BYTES_S));
 	results_row_set(row, RC_VERIFIED, "%s",
 			!r->verified ? "no" : r->unchecked ? "unchecked" : "yes");
 	results_row_set(row, RC_CHECKS, "%llu", (unsigned long long)r->checks);
@@ -507,10 +643,12 @@ static int run_all(const struct opts *o, void *bectx, const struct run_env *env,
 	struct job job;
 	unsigned i;
 	int j, st, skipped = 0, ran = 0;
-	char why[512];
+	char why[512], served[256];
+	const char *provider;
 
 	for (i = 0; i < o->nalgos; i++) {
 		const struct algo *a = o->algos[i];
+		const char *row_impl = impl;
 
 		if (o->be->supports(bectx, a, why, sizeof(why)) != BE_OK) {
 			msg_error(PROG, "skipping %s", why);
@@ -518,23 +656,49 @@ static int run_all(const struct opts *o, void *bectx, const struct run_env *env,
 			skipped = 1;
 			continue;
 		}
+		if (o->be->impl_of && o->be->impl_of(bectx, a, served, sizeof(served), &provider) == BE_OK)
+			row_impl = served;
 		ran = 1;
 		if (algo_per_op(a)) {
 			for (enum algo_mode m = algo_first_mode(a); m <= algo_last_mode(a); m++) {
 				job = (struct job){ .algo = a, .mode = m,
 						    .bits = a->key_len ? a->key_len : o->bits };
-				if ((st = measure(o, bectx, env, impl, &job, rep)))
+				if ((st = measure(o, bectx, env, row_impl, &job, rep)))
 					return st;
 			}
 			continue;
 		}
 		for (j = 0; j < o->nsizes; j++) {
-			job = (struct job){ .algo = a, .mode = MODE_ONE, .size = (size_t)o->sizes[j] };
-			if ((st = measure(o, bectx, env, impl, &job, rep)))
+			bool sym = a->kind == ALGO_CIPHER || a->kind == ALGO_AEAD;
+
+			job = (struct job){ .algo = a, .mode = MODE_ONE, .size = (size_t)o->sizes[j],
+					    .decrypt = sym && o->decrypt, .misalign = o->misalign,
+					    .tls = a->kind == ALGO_AEAD && o->aead };
+			if ((st = measure(o, bectx, env, row_impl, &job, rep)))
 				return st;
 		}
 	}
 	return skipped && (!o->all || !ran) ? BE_SKIP : 0;
+}
+
+/* The rows made on the command line, from what the backend offers; their
+ * sizes checked as the table's were: 0, or the exit status. */
+static int resolve_custom(struct opts *o, void *bectx)
+{
+	char err[512];
+	unsigned i;
+	int st;
+
+	for (i = 0; i < ncustom; i++)
+		if ((st = o->be->resolve(bectx, &custom[i], err, sizeof(err))) != BE_OK) {
+			msg_error(PROG, "%s", err);
+			return st;
+		}
+	if (check_sizes(o, err, sizeof(err)) < 0) {
+		msg_error(PROG, "%s", err);
+		return BE_USAGE;
+	}
+	return 0;
 }
 
 /* The backend set up, every measurement, the table: the exit status. */
@@ -559,6 +723,8 @@ static int run(void *opts_, const struct run_env *env)
 		msg_error(PROG, "interrupted by signal %d before the first measurement", ret - 128);
 		goto out;
 	}
+	if ((ret = resolve_custom(o, bectx)))
+		goto out;
 	o->be->describe(bectx, impl, sizeof(impl));
 	report_init(&rep, o->sizes, o->nsizes, o->bits, env->nthreads);
 	if (!o->quiet)
@@ -579,9 +745,34 @@ out:
 	return ret;
 }
 
+/* --list: the table, each row with the provider that serves it (the EVP
+ * backend's, after any --provider and --propquery given before --list). */
+static void *list_ctx;
+
+static const char *list_provider(const struct algo *a)
+{
+	const char *p = NULL;
+	char impl[256];
+
+	return list_ctx && backend_evp.impl_of(list_ctx, a, impl, sizeof(impl), &p) == BE_OK ? p : NULL;
+}
+
+static void list(FILE *out)
+{
+	char err[512];
+
+	if (backend_evp.setup(&list_ctx, &opts.beo, err, sizeof(err)) != BE_OK) {
+		msg_error(PROG, "warning: %s; the PROVIDER column says -", err);
+		list_ctx = NULL;
+	}
+	algo_list(out, list_provider);
+	if (list_ctx)
+		backend_evp.teardown(list_ctx);
+}
+
 static const struct workload t2accel = {
 	.name = PROG, WORKLOAD_OPTIONS(options), .opts = &opts, .usage = "[options]",
-	.help_after = help_after, .list = algo_list, .prepare = prepare, .run = run,
+	.help_after = help_after, .list = list, .prepare = prepare, .run = run,
 };
 
 int main(int argc, char **argv)
