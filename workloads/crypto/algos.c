@@ -20,6 +20,11 @@
 #define CKM_SHA224          0x00000255ul
 #define CKM_SHA384          0x00000260ul
 #define CKM_AES_CBC         0x00001082ul
+#define CKM_AES_GCM         0x00001087ul
+#define CKM_SHA256_HMAC     0x00000251ul
+#define CKM_ECDSA           0x00001041ul
+#define CKM_EDDSA           0x00001057ul
+#define CKM_ECDH1_DERIVE    0x00001050ul
 
 /* A mechanism's number and its name for messages, from one spelling. */
 #define MECH(m) m, #m
@@ -112,14 +117,14 @@ const struct algo algos[] = {
 	    "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e"
 	    "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985"
 	    "4d5c2af327cd64a62cf35abd2ba6fab4", "the GCM spec (McGrew-Viega) test case 3" },
-	  NO_MECH, true },
+	  MECH(CKM_AES_GCM), true },
 	{ "aes256-gcm", "aes-256-gcm", ALGO_AEAD, "AES-256-GCM", 32, 1, false,
 	  { "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
 	    "cafebabefacedbaddecaf888", GCM_P,
 	    "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa"
 	    "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad"
 	    "b094dac5d93471bdec1a502270e3cc6c", "the GCM spec (McGrew-Viega) test case 15" },
-	  NO_MECH, true },
+	  MECH(CKM_AES_GCM), true },
 	{ "chacha20-poly1305", "chacha20-poly1305", ALGO_AEAD, "ChaCha20-Poly1305", 32, 1, false,
 	  { "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f",
 	    "070000004041424344454647",
@@ -136,7 +141,7 @@ const struct algo algos[] = {
 	{ "hmac-sha256", "hmac-sha256", ALGO_MAC, "HMAC:SHA256", 32, 0, false,
 	  { "4a656665", NULL, HMAC_IN,
 	    "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
-	    "RFC 4231 test case 2" }, NO_MECH, true },
+	    "RFC 4231 test case 2" }, MECH(CKM_SHA256_HMAC), true },
 	{ "hmac-sha512", "hmac-sha512", ALGO_MAC, "HMAC:SHA512", 64, 0, false,
 	  { "4a656665", NULL, HMAC_IN,
 	    "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea250554"
@@ -154,7 +159,7 @@ const struct algo algos[] = {
 	    "bf96b99aa49c705c910be33142017c642ff540c76349b9dab72f981fd9347f4f"
 	    "17c55095819089c2e03b9cd415abdf12444e323075d98f31920b9e0f57ec871c",
 	    "NIST CAVP 186-3 SigVer [P-256,SHA-256]" },
-	  NO_P11("CKM_ECDSA"), true, "P-256", "ecdsa-p256-sign", "ecdsa-p256-verify" },
+	  MECH(CKM_ECDSA), true, "P-256", "ecdsa-p256-sign", "ecdsa-p256-verify" },
 	{ "ecdsa-p384", "ecdsa-p384", ALGO_SIGN, "EC", 384, 0, false,
 	  { "04a370cdbef95d1df5bf68ec487122514a107db87df3f8852068fd4694abcadb9b14302c72491a76a64442fc07bd99f02c"
 	    "d397c25dc1a5781573d039f2520cf329bf65120fdbe964b6b80101160e533d5570e62125b9f3276c49244b8d0f3e44ec",
@@ -163,15 +168,15 @@ const struct algo algos[] = {
 	    "c6c7bb516cc3f37a304328d136b2f44bb89d3dac78f1f5bcd36b412a8b4d879f6cdb75175292c696b58bfa9c91fe6391"
 	    "6b711425e1b14f7224cd4b96717a84d65a60ec9951a30152ea1dd3b6ea66a0088d1fd3e9a1ef069804b7d969148c37a0",
 	    "NIST CAVP 186-3 SigVer [P-384,SHA-384]" },
-	  NO_P11("CKM_ECDSA"), true, "P-384", "ecdsa-p384-sign", "ecdsa-p384-verify" },
+	  MECH(CKM_ECDSA), true, "P-384", "ecdsa-p384-sign", "ecdsa-p384-verify" },
 	{ "ecdsa-p521", "ecdsa-p521", ALGO_SIGN, "EC", 521, 0, false,
 	  { NULL, NULL, NULL, NULL, "a sign-verify round trip, no published vector carried" },
-	  NO_P11("CKM_ECDSA"), true, "P-521", "ecdsa-p521-sign", "ecdsa-p521-verify" },
+	  MECH(CKM_ECDSA), true, "P-521", "ecdsa-p521-sign", "ecdsa-p521-verify" },
 	{ "ed25519", "ed25519", ALGO_SIGN, "ED25519", 253, 0, false,
 	  { "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb", NULL, "72",
 	    "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da"
 	    "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00",
-	    "RFC 8032 7.1 TEST 2" }, NO_P11("CKM_EDDSA"), true, NULL, "ed25519-sign", "ed25519-verify" },
+	    "RFC 8032 7.1 TEST 2" }, MECH(CKM_EDDSA), true, NULL, "ed25519-sign", "ed25519-verify" },
 	{ "ed448", "ed448", ALGO_SIGN, "ED448", 456, 0, false,
 	  { "c4eab05d357007c632f3dbb48489924d552b08fe0c353a0d4a1f00acda2c463a"
 	    "fbea67c5e8d2877c5e3bc397a659949ef8021e954e0a12274e", NULL, "03",
@@ -182,10 +187,10 @@ const struct algo algos[] = {
 	  NO_P11("CKM_EDDSA"), true, NULL, "ed448-sign", "ed448-verify" },
 	{ "ecdh-p256", "ecdh-p256", ALGO_DERIVE, "EC", 256, 0, false,
 	  { NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" },
-	  NO_P11("CKM_ECDH1_DERIVE"), true, "P-256", NULL, NULL },
+	  MECH(CKM_ECDH1_DERIVE), true, "P-256", NULL, NULL },
 	{ "ecdh-p384", "ecdh-p384", ALGO_DERIVE, "EC", 384, 0, false,
 	  { NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" },
-	  NO_P11("CKM_ECDH1_DERIVE"), true, "P-384", NULL, NULL },
+	  MECH(CKM_ECDH1_DERIVE), true, "P-384", NULL, NULL },
 	{ "x25519", "x25519", ALGO_DERIVE, "X25519", 253, 0, false,
 	  { "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a",
 	    "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f", NULL,
