@@ -184,7 +184,7 @@ const struct algo algos[] = {
 	    "2541b143c4b981b7e18f62de8ccdf633fc1bf037ab7cd779805e0dbcc0aae1cb"
 	    "cee1afb2e027df36bc04dcecbf154336c19f0af7e0a6472905e799f1953d2a0f"
 	    "f3348ab21aa4adafd1d234441cf807c03a00", "RFC 8032 7.4 1 octet" },
-	  NO_P11("CKM_EDDSA"), true, NULL, "ed448-sign", "ed448-verify" },
+	  MECH(CKM_EDDSA), true, NULL, "ed448-sign", "ed448-verify" },
 	{ "ecdh-p256", "ecdh-p256", ALGO_DERIVE, "EC", 256, 0, false,
 	  { NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" },
 	  MECH(CKM_ECDH1_DERIVE), true, "P-256", NULL, NULL },

@@ -764,6 +764,27 @@ static int p11_check(void *state, uint64_t *done, char *err, size_t errlen)
 	return 0;
 }
 
+/* --list with -b pkcs11: per row, its mechanism and whether the token
+ * offers it (and what makes its key). */
+static int p11_list(const struct backend_opts *o, FILE *out, char *err, size_t errlen)
+{
+	void *ctx;
+	char why[512];
+	const char *m;
+	size_t i;
+	int ret = p11_setup(&ctx, o, err, errlen);
+
+	if (ret != BE_OK)
+		return ret;
+	for (i = 0; i < nalgos; i++) {
+		m = algos[i].p11_mech_name ? algos[i].p11_mech_name : "-";
+		fprintf(out, "%s\t%.*s\t%s\n", algos[i].name, (int)strcspn(m, " "), m,
+			p11_supports(ctx, &algos[i], why, sizeof(why)) == BE_OK ? "yes" : "no");
+	}
+	p11_teardown(ctx);
+	return BE_OK;
+}
+
 static void p11_inject_fault(void *state)
 {
 	struct p11_worker *w = state;
@@ -790,4 +811,5 @@ const struct backend backend_pkcs11 = {
 	.check = p11_check,
 	.inject_fault = p11_inject_fault,
 	.worker_fini = p11_worker_fini,
+	.list = p11_list,
 };

@@ -105,7 +105,9 @@ static const char help_after[] =
 	"LABELS (its measurements' names in tables and rows, space-separated), KIND\n"
 	"(cipher, digest, sign, aead or mac), LEGACY (yes: in OpenSSL's legacy provider,\n"
 	"else no), EVP (OpenSSL's name for it; a MAC's \"HMAC:SHA256\") and STUDY (yes:\n"
-	"in src/study's default set).\n"
+	"in src/study's default set).  With -b pkcs11 (and the module options) before\n"
+	"it: NAME, MECHANISM (the PKCS#11 mechanism timed, - for none) and OFFERED (yes:\n"
+	"the token's C_GetMechanismList has it and what makes the key, else no).\n"
 	"\n"
 	"PKCS#11 (-b pkcs11): --module takes a path, a p11-kit module name (p11-kit\n"
 	"list-modules) or a file name; NSS's softokn wants --module-args:\n"
@@ -579,9 +581,24 @@ out:
 	return ret;
 }
 
+/* --list: the table, or what the backend given before it offers. */
+static int list_algos(FILE *out)
+{
+	char err[512];
+	int ret;
+
+	if (!opts.be->list) {
+		algo_list(out);
+		return 0;
+	}
+	if ((ret = opts.be->list(&opts.beo, out, err, sizeof(err))) != BE_OK)
+		msg_error(PROG, "%s", err);
+	return ret;
+}
+
 static const struct workload t2accel = {
 	.name = PROG, WORKLOAD_OPTIONS(options), .opts = &opts, .usage = "[options]",
-	.help_after = help_after, .list = algo_list, .prepare = prepare, .run = run,
+	.help_after = help_after, .list = list_algos, .prepare = prepare, .run = run,
 };
 
 int main(int argc, char **argv)
