@@ -428,8 +428,13 @@ static int published_verifies(struct p11_pkey *k, char *err, size_t errlen)
 int p11_pkey_kat(struct p11_pkey *k, char *err, size_t errlen)
 {
 	uint64_t unused = 0;
+	char why[384];
 
 	if (k->mode != MODE_DERIVE && k->a->kat.key && published_verifies(k, err, errlen) < 0)
 		return -1;
-	return p11_pkey_check(k, &unused, err, errlen);
+	if (p11_pkey_check(k, &unused, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "known-answer test (%s): %s", k->a->kat.source, why);
+		return -1;
+	}
+	return 0;
 }
