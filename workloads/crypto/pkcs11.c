@@ -1,9 +1,10 @@
 /*
  * The PKCS#11 backend: every worker opens its own session (after binding to
  * its PU), holds its own session-object keys, and times C_EncryptInit +
- * C_Encrypt, C_DigestInit + C_Digest, C_SignInit + C_Sign or C_VerifyInit +
- * C_Verify.  Results are cross-checked against OpenSSL EVP with the same key
- * material, before timing and on samples during the run.
+ * C_Encrypt (CBC; GCM with its tag), C_DigestInit + C_Digest, C_SignInit +
+ * C_Sign (RSA, HMAC) or C_VerifyInit + C_Verify; ECDSA, EdDSA and ECDH are
+ * in p11_pkey.c.  Results are cross-checked against OpenSSL EVP with the
+ * same key material, before timing and on samples during the run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,8 @@ struct p11_worker {
 	struct p11_pkey pk;
 };
 
-/* The key a row's key is made with in the token, when not imported. */
+/* The mechanism that makes a row's key in the token (rows whose keys are
+ * not imported). */
 static CK_MECHANISM_TYPE keygen_mech(const struct algo *a, const char **name)
 {
 	if (a->kind == ALGO_AEAD || a->kind == ALGO_MAC) {
@@ -121,7 +123,6 @@ static int p11_supports(void *ctx, const struct algo *a, char *err, size_t errle
 {
 	struct p11_backend *b = ctx;
 	const char *gen = NULL;
-	CK_MECHANISM_TYPE g = CKM_AES_CBC;
 	EVP_CIPHER *c;
 
 	if (!a->p11_mech_name) {
@@ -136,7 +137,7 @@ static int p11_supports(void *ctx, const struct algo *a, char *err, size_t errle
 	}
 	/* Keys are made in the token (the older rows' are imported). */
 	if ((a->kind == ALGO_AEAD || a->kind == ALGO_MAC || is_pkey(a)) &&
-	    !p11_has_mechanism(&b->p11, g = keygen_mech(a, &gen))) {
+	    !p11_has_mechanism(&b->p11, keygen_mech(a, &gen))) {
 		snprintf(err, errlen, "%s: the module lacks %s (to make the key) (CKR_MECHANISM_INVALID)",
 			 a->name, gen);
 		return BE_SKIP;
