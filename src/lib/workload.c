@@ -21,8 +21,7 @@ static int action(const struct workload *w, struct opt_parser *p, int id, int ar
 			w->version(stdout);
 		return 0;
 	case WORKLOAD_LIST:
-		w->list(stdout);
-		return 0;
+		return w->list(stdout);
 	case WORKLOAD_CONFIG:
 		return opt_print_config(p, argc, argv, "results") == 0 ? 0 : 2;
 	default:

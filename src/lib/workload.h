@@ -41,7 +41,7 @@ struct workload {
 	const char *usage;              /* after the name: "[options] N" */
 	const char *help_after;         /* --help's text after the options */
 	unsigned operands;              /* how many operands it takes at most */
-	void (*list)(FILE *out);        /* --list, with OPT_LIST_ACTION */
+	int (*list)(FILE *out);         /* --list, with OPT_LIST_ACTION: the exit status */
 	void (*version)(FILE *out);     /* lines after version_print()'s, or NULL */
 	/* After the options, before the environment: the ARGC operands, checks
 	 * the table cannot make; 0, WORKLOAD_DONE, or -1 with ERR (exit 2). */

@@ -28,7 +28,7 @@ all_accounted() {
 export -f all_accounted
 
 if [ ! -f "$softokn" ]; then
-	for i in 1 2 3 4 5 6 7 8; do skip "NSS's softokn not installed ($softokn; src/install-deps)"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11; do skip "NSS's softokn not installed ($softokn; src/install-deps)"; done
 else
 	# The issue's command: slot 1, NSS's crypto services, no login.
 	threadrun -q -o "$tmp/n.csv" 2 t2accel -q -b pkcs11 --module libsoftokn3.so --module-args "$nss_args" \
@@ -39,6 +39,22 @@ else
 		all_accounted "$tmp/err" "$tmp/n.csv"
 	check "NSS slot 1: digests, ciphers and RSA all ran" bash -c \
 		"algos=\$(results_get '$tmp/n.csv' algorithm | sort -u); for a in aes-128-cbc rsa-sign rsa-verify sha256 sha1; do grep -qx \"\$a\" <<<\"\$algos\" || exit 1; done"
+	# #28's rows on NSS where it offers them (its --list), keys made in the
+	# token: verified and cross-checked against EVP, or named as lacking.
+	t2accel -b pkcs11 --module libsoftokn3.so --module-args "$nss_args" --slot 1 --list >"$tmp/nlist"
+	st=$?
+	check "NSS slot 1 --list: exit 0 (got $st); GCM, HMAC, ECDSA and ECDH offered" bash -c \
+		"[ $st -eq 0 ] && for r in 'aes128-gcm	CKM_AES_GCM' 'hmac-sha256	CKM_SHA256_HMAC' 'ecdsa-p256	CKM_ECDSA' 'ecdh-p256	CKM_ECDH1_DERIVE'; do grep -qx \"\$r	yes\" '$tmp/nlist' || exit 1; done"
+	check "NSS slot 1: each of #28's rows it offers ran verified, the others were named by mechanism" bash -c \
+		"for a in aes128-gcm:aes-128-gcm hmac-sha256:hmac-sha256 ecdsa-p256:ecdsa-p256-sign ecdsa-p384:ecdsa-p384-verify ed25519:ed25519-sign ecdh-p256:ecdh-p256; do
+		   if grep -qx \"\${a%%:*}	CKM_[A-Z0-9_]*	yes\" '$tmp/nlist'; then
+			[ \"\$(results_get '$tmp/n.csv' algorithm verified | grep -x \"\${a#*:}	.*\" | sort -u)\" = \"\${a#*:}	yes\" ] || exit 1
+		   else grep -q \"skipping \${a%%:*}: the module lacks CKM_\" '$tmp/err' || exit 1; fi; done"
+	T2ACCEL_FAULT_WORKER=0 t2accel -q -b pkcs11 --module libsoftokn3.so --module-args "$nss_args" --slot 1 -a ecdsa-p256 \
+		-d 0.1 >/dev/null 2>"$tmp/errf"
+	st=$?
+	check "a corrupted NSS ECDSA signature is caught by EVP: exit 1 (got $st)" bash -c \
+		"[ $st -eq 1 ] && grep -q 'OpenSSL does not verify the 64-byte signature the token made' '$tmp/errf'"
 	check "rows name the file the bare name resolved to, and the token" bash -c \
 		"results_get '$tmp/n.csv' impl | grep -v '^$' | sort -u | grep -q 'module $softokn, token .NSS Generic Crypto Services. in slot 1'"
 	# Slot 2, NSS's key token without a database, has no digests: named, the

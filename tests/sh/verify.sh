@@ -5,6 +5,9 @@
 # sign and verify apart; a fake token that returns wrong digests with CKR_OK;
 # short runs that used to end with no check at all.
 . "$(dirname "$0")/tap.bash"
+# Under AddressSanitizer: stacks through SoftHSM2 unwound whole, so that
+# tests/lsan.supp names it (its EdDSA C_SignInit leaks).
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 
 export TMPDIR=$tmp
 
@@ -27,7 +30,7 @@ run() {
 # Every measurement of the algorithm table, as NAME:LABEL.
 labels=$(t2accel --list | awk -F'\t' '{n = split($2, l, " "); for (i = 1; i <= n; i++) print $1 ":" l[i]}')
 check "t2accel --list gives the measurements" [ -n "$labels" ]
-evp_only=$(t2accel --list | awk -F'\t' '$3 == "derive" || ($3 == "sign" && $5 != "RSA") {print $1}')
+evp_only=$(t2accel -b pkcs11 --list | awk -F'\t' '$2 != "-" && $3 == "no" {print $1}')
 for be in evp pkcs11; do
 	for al in $labels; do
 		a=${al%%:*} label=${al#*:}

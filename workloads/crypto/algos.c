@@ -20,6 +20,11 @@
 #define CKM_SHA224          0x00000255ul
 #define CKM_SHA384          0x00000260ul
 #define CKM_AES_CBC         0x00001082ul
+#define CKM_AES_GCM         0x00001087ul
+#define CKM_SHA256_HMAC     0x00000251ul
+#define CKM_ECDSA           0x00001041ul
+#define CKM_EDDSA           0x00001057ul
+#define CKM_ECDH1_DERIVE    0x00001050ul
 
 /* A mechanism's number and its name for messages, from one spelling. */
 #define MECH(m) m, #m
@@ -116,13 +121,13 @@ const struct algo algos[] = {
 	    "cc38bccd6bc536ad919b1395f5d63801f99f8068d65ca5ac63872daf16b93901",
 	    "dfce4e9cd291103d7fe4e63351d9e79d3dfd391e3267104658212da96521b7db"
 	    "542465ef599316f73a7a560509a2d9f2", GCM_CAVP("128"), "021fafd238463973ffe80256e5b1c6b1" },
-	  NO_MECH, false },
+	  MECH(CKM_AES_GCM), false },
 	{ "aes256-gcm", "aes-256-gcm", ALGO_AEAD, "AES-256-GCM", 32, 1, false,
 	  { "37ccdba1d929d6436c16bba5b5ff34deec88ed7df3d15d0f4ddf80c0c731ee1f", "5c1b21c8998ed6299006d3f9",
 	    "ad4260e3cdc76bcc10c7b2c06b80b3be948258e5ef20c508a81f51e96a518388",
 	    "3b335f8b08d33ccdcad228a74700f1007542a4d1e7fc1ebe3f447fe71af29816"
 	    "1fbf49cc46f458bf6e88f6370975e6d4", GCM_CAVP("256"), "22ed235946235a85a45bc5fad7140bfa" },
-	  NO_MECH, true },
+	  MECH(CKM_AES_GCM), true },
 	{ "chacha20-poly1305", "chacha20-poly1305", ALGO_AEAD, "ChaCha20-Poly1305", 32, 1, false,
 	  { "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f",
 	    "070000004041424344454647",
@@ -139,7 +144,7 @@ const struct algo algos[] = {
 	{ "hmac-sha256", "hmac-sha256", ALGO_MAC, "HMAC:SHA256", 32, 0, false,
 	  { "4a656665", NULL, HMAC_IN,
 	    "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
-	    "RFC 4231 test case 2" }, NO_MECH, true },
+	    "RFC 4231 test case 2" }, MECH(CKM_SHA256_HMAC), true },
 	{ "hmac-sha512", "hmac-sha512", ALGO_MAC, "HMAC:SHA512", 64, 0, false,
 	  { "4a656665", NULL, HMAC_IN,
 	    "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea250554"
@@ -157,7 +162,7 @@ const struct algo algos[] = {
 	    "bf96b99aa49c705c910be33142017c642ff540c76349b9dab72f981fd9347f4f"
 	    "17c55095819089c2e03b9cd415abdf12444e323075d98f31920b9e0f57ec871c",
 	    "NIST CAVP 186-3 SigVer [P-256,SHA-256]" },
-	  NO_P11("CKM_ECDSA"), false, "P-256", "ecdsa-p256-sign", "ecdsa-p256-verify" },
+	  MECH(CKM_ECDSA), false, "P-256", "ecdsa-p256-sign", "ecdsa-p256-verify" },
 	{ "ecdsa-p384", "ecdsa-p384", ALGO_SIGN, "EC", 384, 0, false,
 	  { "04a370cdbef95d1df5bf68ec487122514a107db87df3f8852068fd4694abcadb9b14302c72491a76a64442fc07bd99f02c"
 	    "d397c25dc1a5781573d039f2520cf329bf65120fdbe964b6b80101160e533d5570e62125b9f3276c49244b8d0f3e44ec",
@@ -166,15 +171,15 @@ const struct algo algos[] = {
 	    "c6c7bb516cc3f37a304328d136b2f44bb89d3dac78f1f5bcd36b412a8b4d879f6cdb75175292c696b58bfa9c91fe6391"
 	    "6b711425e1b14f7224cd4b96717a84d65a60ec9951a30152ea1dd3b6ea66a0088d1fd3e9a1ef069804b7d969148c37a0",
 	    "NIST CAVP 186-3 SigVer [P-384,SHA-384]" },
-	  NO_P11("CKM_ECDSA"), true, "P-384", "ecdsa-p384-sign", "ecdsa-p384-verify" },
+	  MECH(CKM_ECDSA), true, "P-384", "ecdsa-p384-sign", "ecdsa-p384-verify" },
 	{ "ecdsa-p521", "ecdsa-p521", ALGO_SIGN, "EC", 521, 0, false,
 	  { NULL, NULL, NULL, NULL, "a sign-verify round trip, no published vector carried" },
-	  NO_P11("CKM_ECDSA"), true, "P-521", "ecdsa-p521-sign", "ecdsa-p521-verify" },
+	  MECH(CKM_ECDSA), true, "P-521", "ecdsa-p521-sign", "ecdsa-p521-verify" },
 	{ "ed25519", "ed25519", ALGO_SIGN, "ED25519", 253, 0, false,
 	  { "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb", NULL, "72",
 	    "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da"
 	    "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00",
-	    "RFC 8032 7.1 TEST 2" }, NO_P11("CKM_EDDSA"), true, NULL, "ed25519-sign", "ed25519-verify" },
+	    "RFC 8032 7.1 TEST 2" }, MECH(CKM_EDDSA), true, NULL, "ed25519-sign", "ed25519-verify" },
 	{ "ed448", "ed448", ALGO_SIGN, "ED448", 456, 0, false,
 	  { "c4eab05d357007c632f3dbb48489924d552b08fe0c353a0d4a1f00acda2c463a"
 	    "fbea67c5e8d2877c5e3bc397a659949ef8021e954e0a12274e", NULL, "03",
@@ -182,13 +187,13 @@ const struct algo algos[] = {
 	    "2541b143c4b981b7e18f62de8ccdf633fc1bf037ab7cd779805e0dbcc0aae1cb"
 	    "cee1afb2e027df36bc04dcecbf154336c19f0af7e0a6472905e799f1953d2a0f"
 	    "f3348ab21aa4adafd1d234441cf807c03a00", "RFC 8032 7.4 1 octet" },
-	  NO_P11("CKM_EDDSA"), true, NULL, "ed448-sign", "ed448-verify" },
+	  MECH(CKM_EDDSA), true, NULL, "ed448-sign", "ed448-verify" },
 	{ "ecdh-p256", "ecdh-p256", ALGO_DERIVE, "EC", 256, 0, false,
 	  { NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" },
-	  NO_P11("CKM_ECDH1_DERIVE"), true, "P-256", NULL, NULL },
+	  MECH(CKM_ECDH1_DERIVE), true, "P-256", NULL, NULL },
 	{ "ecdh-p384", "ecdh-p384", ALGO_DERIVE, "EC", 384, 0, false,
 	  { NULL, NULL, NULL, NULL, "self-consistency, no published vector carried" },
-	  NO_P11("CKM_ECDH1_DERIVE"), true, "P-384", NULL, NULL },
+	  MECH(CKM_ECDH1_DERIVE), true, "P-384", NULL, NULL },
 	{ "x25519", "x25519", ALGO_DERIVE, "X25519", 253, 0, false,
 	  { "a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
 	    "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c", NULL,

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "algos.h"
 
@@ -96,6 +97,9 @@ struct backend {
 	 * catch it. */
 	void (*inject_fault)(void *state);
 	void (*worker_fini)(void *state);
+	/* Optional: --list for this backend (-b before --list).  An exit code,
+	 * the message in ERR. */
+	int (*list)(const struct backend_opts *o, FILE *out, char *err, size_t errlen);
 };
 
 extern const struct backend backend_evp;

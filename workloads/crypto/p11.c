@@ -36,6 +36,11 @@ static const struct { CK_RV rv; const char *name; } rv_names[] = {
 	{ CKR_CANT_LOCK, "CKR_CANT_LOCK" },
 	{ CKR_ATTRIBUTE_VALUE_INVALID, "CKR_ATTRIBUTE_VALUE_INVALID" },
 	{ CKR_DATA_LEN_RANGE, "CKR_DATA_LEN_RANGE" },
+	{ CKR_ENCRYPTED_DATA_INVALID, "CKR_ENCRYPTED_DATA_INVALID" },
+	{ CKR_KEY_SIZE_RANGE, "CKR_KEY_SIZE_RANGE" },
+	{ CKR_ATTRIBUTE_SENSITIVE, "CKR_ATTRIBUTE_SENSITIVE" },
+	{ CKR_ATTRIBUTE_TYPE_INVALID, "CKR_ATTRIBUTE_TYPE_INVALID" },
+	{ CKR_CURVE_NOT_SUPPORTED, "CKR_CURVE_NOT_SUPPORTED" },
 	{ CKR_DEVICE_ERROR, "CKR_DEVICE_ERROR" },
 	{ CKR_KEY_TYPE_INCONSISTENT, "CKR_KEY_TYPE_INCONSISTENT" },
 	{ CKR_MECHANISM_INVALID, "CKR_MECHANISM_INVALID" },
@@ -69,6 +74,14 @@ const char *p11_rv_name(CK_RV rv)
 			return rv_names[i].name;
 	snprintf(buf, sizeof(buf), "CKR 0x%lx", (unsigned long)rv);
 	return buf;
+}
+
+int p11_ckr(CK_RV rv, const char *what, char *err, size_t errlen)
+{
+	if (rv == CKR_OK)
+		return 0;
+	snprintf(err, errlen, "%s failed: %s", what, p11_rv_name(rv));
+	return -1;
 }
 
 const char *p11_default_module(void)

@@ -58,5 +58,7 @@ bool p11_has_mechanism(const struct p11 *p, CK_MECHANISM_TYPE m);
 
 /* "CKR_PIN_INCORRECT" and the like. */
 const char *p11_rv_name(CK_RV rv);
+/* 0 for CKR_OK, else -1 with "WHAT failed: CKR_..." in ERR. */
+int p11_ckr(CK_RV rv, const char *what, char *err, size_t errlen);
 
 #endif

@@ -1,9 +1,10 @@
 /*
  * The PKCS#11 backend: every worker opens its own session (after binding to
  * its PU), holds its own session-object keys, and times C_EncryptInit +
- * C_Encrypt, C_DigestInit + C_Digest, C_SignInit + C_Sign or C_VerifyInit +
- * C_Verify.  Results are cross-checked against OpenSSL EVP with the same key
- * material, before timing and on samples during the run.
+ * C_Encrypt (CBC; GCM with its tag), C_DigestInit + C_Digest, C_SignInit +
+ * C_Sign (RSA, HMAC) or C_VerifyInit + C_Verify; ECDSA, EdDSA and ECDH are
+ * in p11_pkey.c.  Results are cross-checked against OpenSSL EVP with the
+ * same key material, before timing and on samples during the run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +18,10 @@
 #include <openssl/rsa.h>
 
 #include "backend.h"
+#include "evp_mac.h"
 #include "evp_rsa.h"
 #include "p11.h"
+#include "p11_pkey.h"
 
 struct p11_backend {
 	struct p11 p11;
@@ -32,6 +35,7 @@ struct p11_worker {
 	bool open;
 	CK_OBJECT_HANDLE key, pub;
 	CK_MECHANISM mech;
+	CK_GCM_PARAMS gcm;
 	unsigned char key_bytes[32], iv[16];
 	unsigned char *in, *out, *ref;
 	CK_ULONG len;               /* bytes per operation (the job's size; the KAT's) */
@@ -45,7 +49,30 @@ struct p11_worker {
 	EVP_PKEY *evp_pub;          /* built from the token's public key */
 	EVP_PKEY_CTX *evp_sctx, *evp_vctx;
 	EVP_PKEY *evp_priv;
+	bool pkey;                  /* ECDSA, EdDSA, ECDH: all in pk */
+	struct p11_pkey pk;
 };
+
+/* The mechanism that makes a row's key in the token (rows whose keys are
+ * not imported). */
+static CK_MECHANISM_TYPE keygen_mech(const struct algo *a, const char **name)
+{
+	if (a->kind == ALGO_AEAD || a->kind == ALGO_MAC) {
+		*name = a->kind == ALGO_AEAD ? "CKM_AES_KEY_GEN" : "CKM_GENERIC_SECRET_KEY_GEN";
+		return a->kind == ALGO_AEAD ? CKM_AES_KEY_GEN : CKM_GENERIC_SECRET_KEY_GEN;
+	}
+	return p11_pkey_keygen_mech(a, name);
+}
+
+static bool is_rsa(const struct algo *a)
+{
+	return a->p11_mech == CKM_SHA256_RSA_PKCS;
+}
+
+static bool is_pkey(const struct algo *a)
+{
+	return (a->kind == ALGO_SIGN || a->kind == ALGO_DERIVE) && !is_rsa(a);
+}
 
 static int p11_setup(void **ctxp, const struct backend_opts *o, char *err, size_t errlen)
 {
@@ -95,6 +122,7 @@ static void p11_describe(void *ctx, char *buf, size_t len)
 static int p11_supports(void *ctx, const struct algo *a, char *err, size_t errlen)
 {
 	struct p11_backend *b = ctx;
+	const char *gen = NULL;
 	EVP_CIPHER *c;
 
 	if (!a->p11_mech_name) {
@@ -107,8 +135,15 @@ static int p11_supports(void *ctx, const struct algo *a, char *err, size_t errle
 			 a->p11_mech_name);
 		return BE_SKIP;
 	}
+	/* Keys are made in the token (the older rows' are imported). */
+	if ((a->kind == ALGO_AEAD || a->kind == ALGO_MAC || is_pkey(a)) &&
+	    !p11_has_mechanism(&b->p11, keygen_mech(a, &gen))) {
+		snprintf(err, errlen, "%s: the module lacks %s (to make the key) (CKR_MECHANISM_INVALID)",
+			 a->name, gen);
+		return BE_SKIP;
+	}
 	/* The cross-check needs the algorithm in OpenSSL too. */
-	if (a->kind == ALGO_CIPHER) {
+	if (a->kind == ALGO_CIPHER || a->kind == ALGO_AEAD) {
 		c = EVP_CIPHER_fetch(NULL, a->evp_name, NULL);
 		if (!c) {
 			ERR_clear_error();
@@ -123,7 +158,7 @@ static int p11_supports(void *ctx, const struct algo *a, char *err, size_t errle
 static int p11_job_init(void *ctx, struct job *job, char *err, size_t errlen)
 {
 	(void)ctx;
-	if (job->algo->kind != ALGO_SIGN)
+	if (!is_rsa(job->algo))
 		return 0;
 	job->shared = evp_rsa_keygen(job->bits, err, errlen);
 	return job->shared ? 0 : -1;
@@ -134,14 +169,6 @@ static void p11_job_fini(void *ctx, struct job *job)
 	(void)ctx;
 	EVP_PKEY_free(job->shared);
 	job->shared = NULL;
-}
-
-static int ckr(CK_RV rv, const char *what, char *err, size_t errlen)
-{
-	if (rv == CKR_OK)
-		return 0;
-	snprintf(err, errlen, "%s failed: %s", what, p11_rv_name(rv));
-	return -1;
 }
 
 /* DES keys carry odd parity in each byte's low bit. */
@@ -158,24 +185,41 @@ static void des_parity(unsigned char *k, size_t n)
 
 static CK_KEY_TYPE key_type(const struct algo *a)
 {
-	return a->p11_mech == CKM_AES_CBC ? CKK_AES : a->p11_mech == CKM_DES_CBC ? CKK_DES : CKK_DES3;
+	switch (a->p11_mech) {
+	case CKM_DES_CBC: return CKK_DES;
+	case CKM_DES3_CBC: return CKK_DES3;
+	case CKM_SHA256_HMAC: return CKK_GENERIC_SECRET;
+	default: return CKK_AES;
+	}
 }
 
-/* A secret key as a session object (CKA_TOKEN false: no files touched). */
-static int import_secret(struct p11_worker *w, const unsigned char *key, CK_ULONG len,
-			 CK_OBJECT_HANDLE *h, char *err, size_t errlen)
+/* A secret key as a session object (CKA_TOKEN false: no files touched):
+ * KEY imported, or with KEY NULL made in the token, extractable, its value
+ * read back into VALUE for OpenSSL's side of the checks. */
+static int secret_key(struct p11_worker *w, const unsigned char *key, CK_ULONG len,
+		      unsigned char *value, CK_OBJECT_HANDLE *h, char *err, size_t errlen)
 {
+	const struct algo *a = w->job->algo;
+	const char *unused;
 	CK_OBJECT_CLASS cls = CKO_SECRET_KEY;
-	CK_KEY_TYPE kt = key_type(w->job->algo);
+	CK_KEY_TYPE kt = key_type(a);
 	CK_BBOOL no = CK_FALSE, yes = CK_TRUE;
+	bool mac = a->kind == ALGO_MAC;
 	CK_ATTRIBUTE t[] = {
 		{ CKA_CLASS, &cls, sizeof(cls) }, { CKA_KEY_TYPE, &kt, sizeof(kt) },
-		{ CKA_TOKEN, &no, sizeof(no) }, { CKA_ENCRYPT, &yes, sizeof(yes) },
-		{ CKA_DECRYPT, &yes, sizeof(yes) }, { CKA_VALUE, (void *)key, len },
+		{ CKA_TOKEN, &no, sizeof(no) }, { mac ? CKA_SIGN : CKA_ENCRYPT, &yes, sizeof(yes) },
+		{ mac ? CKA_VERIFY : CKA_DECRYPT, &yes, sizeof(yes) },
+		{ CKA_SENSITIVE, &no, sizeof(no) }, { CKA_EXTRACTABLE, &yes, sizeof(yes) },
+		key ? (CK_ATTRIBUTE){ CKA_VALUE, (void *)key, len } : (CK_ATTRIBUTE){ CKA_VALUE_LEN, &len, sizeof(len) },
 	};
+	CK_MECHANISM gen = { keygen_mech(a, &unused), NULL, 0 };
+	CK_ATTRIBUTE back = { CKA_VALUE, value, len };
 
-	return ckr(w->f->C_CreateObject(w->s, t, sizeof(t) / sizeof(t[0]), h), "C_CreateObject (key)",
-		   err, errlen);
+	if (key)
+		return p11_ckr(w->f->C_CreateObject(w->s, t, 8, h), "C_CreateObject (key)", err, errlen);
+	return p11_ckr(w->f->C_GenerateKey(w->s, &gen, t, 8, h), "C_GenerateKey", err, errlen) ||
+	       p11_ckr(w->f->C_GetAttributeValue(w->s, *h, &back, 1), "C_GetAttributeValue (key CKA_VALUE)",
+		       err, errlen) ? -1 : 0;
 }
 
 static int bn_attr(EVP_PKEY *k, const char *name, unsigned char *buf, size_t cap, CK_ULONG *len)
@@ -233,9 +277,9 @@ static int import_rsa(struct p11_worker *w, EVP_PKEY *k, char *err, size_t errle
 	pt[3] = (CK_ATTRIBUTE){ CKA_VERIFY, &yes, sizeof(yes) };
 	pt[4] = (CK_ATTRIBUTE){ CKA_MODULUS, parts[0], len[0] };
 	pt[5] = (CK_ATTRIBUTE){ CKA_PUBLIC_EXPONENT, parts[1], len[1] };
-	if (ckr(w->f->C_CreateObject(w->s, t, 13, &w->key), "C_CreateObject (RSA private key)", err, errlen) ||
-	    ckr(w->f->C_CreateObject(w->s, pt, 6, &w->pub), "C_CreateObject (RSA public key)", err, errlen) ||
-	    ckr(w->f->C_GetAttributeValue(w->s, w->pub, back, 2), "C_GetAttributeValue (public key)", err,
+	if (p11_ckr(w->f->C_CreateObject(w->s, t, 13, &w->key), "C_CreateObject (RSA private key)", err, errlen) ||
+	    p11_ckr(w->f->C_CreateObject(w->s, pt, 6, &w->pub), "C_CreateObject (RSA public key)", err, errlen) ||
+	    p11_ckr(w->f->C_GetAttributeValue(w->s, w->pub, back, 2), "C_GetAttributeValue (public key)", err,
 		errlen))
 		goto out;
 	/* EVP verifies with what the token says its public key is. */
@@ -265,6 +309,8 @@ static void worker_free(struct p11_worker *w)
 	EVP_PKEY_free(w->evp_priv);
 	EVP_PKEY_CTX_free(w->evp_sctx);
 	EVP_PKEY_CTX_free(w->evp_vctx);
+	if (w->pkey)
+		p11_pkey_fini(&w->pk);
 	free(w->in);
 	free(w->out);
 	free(w->ref);
@@ -276,8 +322,8 @@ static int sign_once(struct p11_worker *w, char *err, size_t errlen)
 	CK_MECHANISM m = { CKM_SHA256_RSA_PKCS, NULL, 0 };
 
 	w->siglen = sizeof(w->sig);
-	if (ckr(w->f->C_SignInit(w->s, &m, w->key), "C_SignInit", err, errlen) ||
-	    ckr(w->f->C_Sign(w->s, w->in, w->len, w->sig, &w->siglen), "C_Sign", err, errlen))
+	if (p11_ckr(w->f->C_SignInit(w->s, &m, w->key), "C_SignInit", err, errlen) ||
+	    p11_ckr(w->f->C_Sign(w->s, w->in, w->len, w->sig, &w->siglen), "C_Sign", err, errlen))
 		return -1;
 	return 0;
 }
@@ -298,9 +344,20 @@ static int worker_keys(struct p11_worker *w, const struct job *job, char *err, s
 			snprintf(err, errlen, "OpenSSL lacks %s", a->evp_name);
 			return -1;
 		}
-		if (import_secret(w, w->key_bytes, a->key_len, &w->key, err, errlen) < 0)
+		if (secret_key(w, w->key_bytes, a->key_len, NULL, &w->key, err, errlen) < 0)
 			return -1;
 		break;
+	case ALGO_AEAD:
+		w->gcm = (CK_GCM_PARAMS){ w->iv, 12, 96, NULL, 0, 128 };
+		w->mech = (CK_MECHANISM){ a->p11_mech, &w->gcm, sizeof(w->gcm) };
+		if (!(w->cipher = EVP_CIPHER_fetch(NULL, a->evp_name, NULL))) {
+			snprintf(err, errlen, "OpenSSL lacks %s", a->evp_name);
+			return -1;
+		}
+		return secret_key(w, NULL, a->key_len, w->key_bytes, &w->key, err, errlen);
+	case ALGO_MAC:
+		w->mech = (CK_MECHANISM){ a->p11_mech, NULL, 0 };
+		return secret_key(w, NULL, a->key_len, w->key_bytes, &w->key, err, errlen);
 	case ALGO_DIGEST:
 		w->mech = (CK_MECHANISM){ a->p11_mech, NULL, 0 };
 		w->md = EVP_MD_fetch(NULL, a->evp_name, NULL);
@@ -310,6 +367,9 @@ static int worker_keys(struct p11_worker *w, const struct job *job, char *err, s
 		}
 		break;
 	case ALGO_SIGN:
+	case ALGO_DERIVE:
+		if ((w->pkey = is_pkey(a)))
+			return p11_pkey_init(&w->pk, w->f, w->s, a, job->mode, err, errlen);
 		w->evp_priv = EVP_PKEY_dup(job->shared);
 		if (!w->evp_priv || import_rsa(w, w->evp_priv, err, errlen) < 0)
 			return -1;
@@ -319,7 +379,8 @@ static int worker_keys(struct p11_worker *w, const struct job *job, char *err, s
 			snprintf(err, errlen, "cannot set up OpenSSL's RSA contexts");
 			return -1;
 		}
-		break;	default: /* p11_supports refuses the other kinds */
+		break;
+	default: /* p11_supports refuses the other kinds */
 		snprintf(err, errlen, "%s: no PKCS#11 mechanism", a->name);
 		return -1;
 	}
@@ -339,7 +400,7 @@ static int p11_worker_init(void *ctx, const struct job *job, void **state, char 
 		return -1;
 	w->job = job;
 	w->f = b->p11.f;
-	w->len = a->kind == ALGO_SIGN ? 32 : (CK_ULONG)job->size;
+	w->len = is_rsa(a) ? 32 : (CK_ULONG)job->size;
 	w->in = malloc(size);
 	w->out = malloc(size + 64);
 	w->ref = malloc(size + 64);
@@ -348,7 +409,7 @@ static int p11_worker_init(void *ctx, const struct job *job, void **state, char 
 		snprintf(err, errlen, "out of memory or randomness");
 		goto fail;
 	}
-	if (ckr(w->f->C_OpenSession(b->p11.slot, CKF_SERIAL_SESSION, NULL, NULL, &w->s),
+	if (p11_ckr(w->f->C_OpenSession(b->p11.slot, CKF_SERIAL_SESSION, NULL, NULL, &w->s),
 		"C_OpenSession", err, errlen))
 		goto fail;
 	w->open = true;
@@ -366,8 +427,8 @@ static int token_encrypt(struct p11_worker *w, const unsigned char *in, CK_ULONG
 			 unsigned char *out, CK_ULONG *outl, char *err, size_t errlen)
 {
 	*outl = len + 64;
-	return ckr(w->f->C_EncryptInit(w->s, &w->mech, w->key), "C_EncryptInit", err, errlen) ||
-	       ckr(w->f->C_Encrypt(w->s, (CK_BYTE_PTR)in, len, out, outl), "C_Encrypt", err, errlen)
+	return p11_ckr(w->f->C_EncryptInit(w->s, &w->mech, w->key), "C_EncryptInit", err, errlen) ||
+	       p11_ckr(w->f->C_Encrypt(w->s, (CK_BYTE_PTR)in, len, out, outl), "C_Encrypt", err, errlen)
 		       ? -1 : 0;
 }
 
@@ -375,8 +436,17 @@ static int token_digest(struct p11_worker *w, const unsigned char *in, CK_ULONG 
 			unsigned char *out, CK_ULONG *outl, char *err, size_t errlen)
 {
 	*outl = 64;
-	return ckr(w->f->C_DigestInit(w->s, &w->mech), "C_DigestInit", err, errlen) ||
-	       ckr(w->f->C_Digest(w->s, (CK_BYTE_PTR)in, len, out, outl), "C_Digest", err, errlen)
+	return p11_ckr(w->f->C_DigestInit(w->s, &w->mech), "C_DigestInit", err, errlen) ||
+	       p11_ckr(w->f->C_Digest(w->s, (CK_BYTE_PTR)in, len, out, outl), "C_Digest", err, errlen)
+		       ? -1 : 0;
+}
+
+/* One MAC of IN into OUT: C_SignInit + C_Sign with the secret key. */
+static int token_mac(struct p11_worker *w, char *err, size_t errlen)
+{
+	w->outl = 64;
+	return p11_ckr(w->f->C_SignInit(w->s, &w->mech, w->key), "C_SignInit", err, errlen) ||
+	       p11_ckr(w->f->C_Sign(w->s, w->in, w->len, w->out, &w->outl), "C_Sign", err, errlen)
 		       ? -1 : 0;
 }
 
@@ -389,10 +459,16 @@ static int p11_run(void *state, uint64_t max, const atomic_int *stop, uint64_t *
 	uint64_t i;
 	int ret = 0;
 
+	if (w->pkey)
+		return p11_pkey_run(&w->pk, max, stop, done, err, errlen);
 	for (i = 0; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++) {
 		switch (w->job->algo->kind) {
 		case ALGO_CIPHER:
+		case ALGO_AEAD:  /* the output: ciphertext and tag */
 			ret = token_encrypt(w, w->in, w->len, w->out, &w->outl, err, errlen);
+			break;
+		case ALGO_MAC:
+			ret = token_mac(w, err, errlen);
 			break;
 		case ALGO_DIGEST:
 			ret = token_digest(w, w->in, w->len, w->out, &w->outl, err, errlen);
@@ -406,7 +482,7 @@ static int p11_run(void *state, uint64_t max, const atomic_int *stop, uint64_t *
 			if (rv == CKR_OK)
 				rv = w->f->C_Verify(w->s, w->in, w->len, w->sig, w->siglen);
 			if (rv != CKR_OK && !(w->fault && rv == CKR_SIGNATURE_INVALID))
-				ret = ckr(rv, "C_Verify", err, errlen);
+				ret = p11_ckr(rv, "C_Verify", err, errlen);
 			break;
 		default: /* worker_keys refuses the other kinds */
 			break;
@@ -503,34 +579,65 @@ out:
 	return ret;
 }
 
+/* RFC 4231 test case 6: SoftHSM2 refuses HMAC keys shorter than the
+ * digest, so the row's case 2 ("Jefe") cannot go through a token. */
+#define AA16 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+static const struct kat hmac_sha256_long_key = {
+	AA16 AA16 AA16 AA16 AA16 AA16 AA16 AA16 "aaaaaa", NULL,
+	"54657374205573696e67204c6172676572205468616e20426c6f636b2d53697a65204b6579202d2048617368204b6579204669727374",
+	"60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54", "RFC 4231 test case 6", NULL,
+};
+
+/* The published key (and IV, and an AEAD's additional data, into AAD) as
+ * the worker's key and mechanism for a while; the caller restores them. */
+#define KAT_AAD_MAX 64
+static int kat_key(struct p11_worker *w, const struct kat *k, unsigned char *iv, unsigned char *aad,
+		   CK_OBJECT_HANDLE *h, char *err, size_t errlen)
+{
+	const struct algo *a = w->job->algo;
+	unsigned char key[160];
+	int kl = hex_decode(k->key, key, sizeof(key)), al = k->aad ? hex_decode(k->aad, aad, KAT_AAD_MAX) : 0;
+
+	if (k->iv)
+		hex_decode(k->iv, iv, 16);
+	if (kl < 0 || secret_key(w, key, (CK_ULONG)kl, NULL, h, err, errlen) < 0)
+		return -1;
+	w->key = *h;
+	if (a->kind == ALGO_CIPHER)
+		w->mech = (CK_MECHANISM){ a->p11_mech, iv, a->block };
+	else if (a->kind == ALGO_AEAD)
+		w->gcm = (CK_GCM_PARAMS){ iv, 12, 96, al > 0 ? aad : NULL, al > 0 ? (CK_ULONG)al : 0, 128 };
+	return 0;
+}
+
+/* Known answers through the worker's session and the timed path: the
+ * row's published one (RSA and the elliptic curves have their own). */
 static int p11_kat(void *state, char *err, size_t errlen)
 {
 	struct p11_worker *w = state;
 	const struct algo *a = w->job->algo;
-	unsigned char key[32], iv[16], want[64], saved[64];
+	const struct kat *k = a->kind == ALGO_MAC ? &hmac_sha256_long_key : &a->kat;
+	unsigned char iv[16], aad[KAT_AAD_MAX], want[128], saved[64];
 	CK_OBJECT_HANDLE h = CK_INVALID_HANDLE, saved_key = w->key;
 	CK_MECHANISM saved_mech = w->mech;
+	CK_GCM_PARAMS saved_gcm = w->gcm;
 	uint64_t unused = 0;
 	int wl, ret = -1;
 
-	if (a->kind == ALGO_SIGN)
+	if (w->pkey)
+		return p11_pkey_kat(&w->pk, err, errlen);
+	if (is_rsa(a))
 		return kat_sign(w, err, errlen);
 	memcpy(saved, w->in, 64);
-	w->len = (CK_ULONG)hex_decode(a->kat.in, w->in, 64);
-	wl = hex_decode(a->kat.out, want, sizeof(want));
-	if (a->kind == ALGO_CIPHER) {
-		hex_decode(a->kat.key, key, sizeof(key));
-		hex_decode(a->kat.iv, iv, sizeof(iv));
-		if (import_secret(w, key, a->key_len, &h, err, errlen) < 0)
-			goto out;
-		w->mech = (CK_MECHANISM){ a->p11_mech, iv, a->block };
-		w->key = h;
-	}
+	w->len = (CK_ULONG)hex_decode(k->in, w->in, 64);
+	wl = hex_decode(k->out, want, sizeof(want));
+	if (a->kind != ALGO_DIGEST && kat_key(w, k, iv, aad, &h, err, errlen) < 0)
+		goto out;
 	if (run_one(w, &unused, err, errlen) < 0)
 		goto out;
 	if ((int)w->outl != wl || memcmp(w->out, want, (size_t)wl)) {
 		snprintf(err, errlen, "known-answer test (%s) through the token gives a wrong answer",
-			 a->kat.source);
+			 k->source);
 		goto out;
 	}
 	ret = 0;
@@ -538,6 +645,7 @@ out:
 	if (h != CK_INVALID_HANDLE)
 		w->f->C_DestroyObject(w->s, h);
 	w->mech = saved_mech;
+	w->gcm = saved_gcm;
 	w->key = saved_key;
 	w->len = (CK_ULONG)w->job->size;
 	memcpy(w->in, saved, 64);
@@ -548,15 +656,22 @@ out:
 static int evp_reference(struct p11_worker *w, const unsigned char *in, size_t len,
 			 unsigned char *out, size_t *outl)
 {
+	const struct algo *a = w->job->algo;
 	EVP_CIPHER_CTX *c;
+	const char *sub, *param;
+	char mac[16];
 	unsigned int dl = 0;
 	int l = 0, ok;
 
-	if (w->job->algo->kind == ALGO_DIGEST) {
+	if (a->kind == ALGO_DIGEST) {
 		ok = EVP_Digest(in, len, out, &dl, w->md, NULL) == 1;
 		*outl = dl;
 		return ok ? 0 : -1;
 	}
+	if (a->kind == ALGO_MAC)
+		return evp_mac_split(a->evp_name, mac, sizeof(mac), &sub, &param) < 0 ||
+		       !EVP_Q_mac(NULL, mac, NULL, sub, NULL, w->key_bytes, a->key_len, in, len, out, 64, outl)
+			       ? -1 : 0;
 	c = EVP_CIPHER_CTX_new();
 	ok = c && EVP_EncryptInit_ex2(c, w->cipher, w->key_bytes, w->iv, NULL) == 1 &&
 	     EVP_CIPHER_CTX_set_padding(c, 0) == 1 && EVP_EncryptUpdate(c, out, &l, in, (int)len) == 1;
@@ -565,51 +680,118 @@ static int evp_reference(struct p11_worker *w, const unsigned char *in, size_t l
 	return ok ? 0 : -1;
 }
 
-/* One timed operation through the token, and the same through EVP: they
- * must agree (ciphertext, digest); EVP must verify a signature the timed
- * loop made; the timed verify must take a good signature and refuse a
- * corrupted one. */
+/* EVP must verify the RSA signature the timed loop made or verified; the
+ * timed verify must refuse a corrupted one. */
+static int check_rsa(struct p11_worker *w, char *err, size_t errlen)
+{
+	unsigned char h[32];
+
+	EVP_Digest(w->in, w->len, h, NULL, EVP_sha256(), NULL);
+	if (EVP_PKEY_verify(w->evp_vctx, w->sig, w->siglen, h, 32) != 1) {
+		ERR_clear_error();
+		snprintf(err, errlen, "OpenSSL does not verify the %lu-byte signature %s",
+			 (unsigned long)w->siglen,
+			 w->job->mode == MODE_SIGN ? "the token made" : "the token verified");
+		return -1;
+	}
+	if (w->job->mode == MODE_VERIFY)
+		return verify_rejects_bad(w, err, errlen);
+	/* Sign new data from here on. */
+	memcpy(w->in, w->sig, w->len);
+	return 0;
+}
+
+/* The token's ciphertext and tag decrypt and authenticate in EVP; the
+ * token's C_Decrypt refuses them with a tag bit flipped. */
+static int check_aead(struct p11_worker *w, char *err, size_t errlen)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	const CK_ULONG len = w->outl >= 16 ? w->outl - 16 : 0;
+	CK_ULONG pl = w->len + 64;
+	int l = 0;
+	bool ok = c && w->outl >= 16 && EVP_DecryptInit_ex2(c, w->cipher, w->key_bytes, w->iv, NULL) == 1 &&
+		  EVP_DecryptUpdate(c, w->ref, &l, w->out, (int)len) == 1 &&
+		  EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, 16, w->out + len) == 1 &&
+		  EVP_DecryptFinal_ex(c, w->ref + l, &l) == 1 && len == w->len && !memcmp(w->ref, w->in, len);
+	CK_RV rv;
+
+	EVP_CIPHER_CTX_free(c);
+	ERR_clear_error();
+	if (!ok) {
+		snprintf(err, errlen, "the token's ciphertext and tag of %lu bytes do not decrypt and authenticate in OpenSSL EVP",
+			 (unsigned long)len);
+		return -1;
+	}
+	w->out[w->outl - 1] ^= 0x01;
+	rv = w->f->C_DecryptInit(w->s, &w->mech, w->key);
+	if (rv == CKR_OK)
+		rv = w->f->C_Decrypt(w->s, w->out, w->outl, w->ref, &pl);
+	w->out[w->outl - 1] ^= 0x01;
+	if (rv == CKR_OK) {
+		snprintf(err, errlen, "the token's C_Decrypt accepted a tag with one bit flipped");
+		return -1;
+	}
+	return 0;
+}
+
+/* One timed operation through the token, checked independently: EVP's
+ * ciphertext, digest or MAC equal, an AEAD record decrypted by EVP, a
+ * signature verified by EVP, a secret derived the other way round. */
 static int p11_check(void *state, uint64_t *done, char *err, size_t errlen)
 {
 	struct p11_worker *w = state;
+	const struct algo *a = w->job->algo;
 	const size_t len = w->len;
-	unsigned char h[32];
 	size_t refl = 0;
 
+	if (w->pkey)
+		return p11_pkey_check(&w->pk, done, err, errlen);
 	if (run_one(w, done, err, errlen) < 0)
 		return -1;
-	if (w->job->algo->kind == ALGO_SIGN) {
-		EVP_Digest(w->in, len, h, NULL, EVP_sha256(), NULL);
-		if (EVP_PKEY_verify(w->evp_vctx, w->sig, w->siglen, h, 32) != 1) {
-			ERR_clear_error();
-			snprintf(err, errlen, "OpenSSL does not verify the %lu-byte signature %s",
-				 (unsigned long)w->siglen,
-				 w->job->mode == MODE_SIGN ? "the token made" : "the token verified");
+	if (is_rsa(a))
+		return check_rsa(w, err, errlen);
+	if (a->kind == ALGO_AEAD) {
+		if (check_aead(w, err, errlen) < 0)
 			return -1;
-		}
-		if (w->job->mode == MODE_VERIFY)
-			return verify_rejects_bad(w, err, errlen);
-		/* Sign new data from here on. */
-		memcpy(w->in, w->sig, len);
-		return 0;
-	}
-	if (evp_reference(w, w->in, len, w->ref, &refl) < 0) {
+	} else if (evp_reference(w, w->in, len, w->ref, &refl) < 0) {
 		snprintf(err, errlen, "the EVP reference computation failed");
 		return -1;
-	}
-	if (refl != w->outl || memcmp(w->ref, w->out, refl)) {
+	} else if (refl != w->outl || memcmp(w->ref, w->out, refl)) {
 		snprintf(err, errlen, "the token's %s of %zu bytes differs from OpenSSL EVP's",
-			 w->job->algo->kind == ALGO_CIPHER ? "ciphertext" : "digest", len);
+			 a->kind == ALGO_CIPHER ? "ciphertext" : a->kind == ALGO_MAC ? "MAC" : "digest", len);
 		return -1;
 	}
 	/* Feed the output back so the next operations see new data. */
-	memcpy(w->in, w->out, refl < len ? refl : len);
+	memcpy(w->in, w->out, w->outl < len ? w->outl : len);
 	return 0;
+}
+
+/* --list with -b pkcs11: per row, its mechanism and whether the token
+ * offers it (and what makes its key). */
+static int p11_list(const struct backend_opts *o, FILE *out, char *err, size_t errlen)
+{
+	void *ctx;
+	char why[512];
+	const char *m;
+	size_t i;
+	int ret = p11_setup(&ctx, o, err, errlen);
+
+	if (ret != BE_OK)
+		return ret;
+	for (i = 0; i < nalgos; i++) {
+		m = algos[i].p11_mech_name ? algos[i].p11_mech_name : "-";
+		fprintf(out, "%s\t%.*s\t%s\n", algos[i].name, (int)strcspn(m, " "), m,
+			p11_supports(ctx, &algos[i], why, sizeof(why)) == BE_OK ? "yes" : "no");
+	}
+	p11_teardown(ctx);
+	return BE_OK;
 }
 
 static void p11_inject_fault(void *state)
 {
-	((struct p11_worker *)state)->fault = true;
+	struct p11_worker *w = state;
+
+	w->fault = w->pk.fault = true;
 }
 
 static void p11_worker_fini(void *state)
@@ -631,4 +813,5 @@ const struct backend backend_pkcs11 = {
 	.check = p11_check,
 	.inject_fault = p11_inject_fault,
 	.worker_fini = p11_worker_fini,
+	.list = p11_list,
 };

@@ -133,7 +133,9 @@ static const char help_after[] =
 	"provider, else no), EVP (OpenSSL's name for it; a MAC's \"HMAC:SHA256\"), STUDY\n"
 	"(yes: in src/study's default set), KEYS (the key's bits, RSA's sizes, the curve\n"
 	"or group) and PROVIDER (the loaded provider that serves it, after --provider;\n"
-	"- none).\n"
+	"- none).  With -b pkcs11 (and the module options) before it: NAME, MECHANISM\n"
+	"(the PKCS#11 mechanism timed, - for none) and OFFERED (yes: the token's\n"
+	"C_GetMechanismList has it and what makes the key, else no).\n"
 	"\n"
 	"  t2accel -a evp:aes-128-ofb,evp:sha3-384 --hmac sha3-256 --cmac aes-256-cbc\n"
 	"  t2accel --provider default --propquery provider=default -a aes128-gcm --aead\n"
@@ -757,10 +759,18 @@ static const char *list_provider(const struct algo *a)
 	return list_ctx && backend_evp.impl_of(list_ctx, a, impl, sizeof(impl), &p) == BE_OK ? p : NULL;
 }
 
-static void list(FILE *out)
+/* --list: the table with its providers, or what the backend given before
+ * it (-b pkcs11) offers. */
+static int list_algos(FILE *out)
 {
 	char err[512];
+	int ret;
 
+	if (opts.be->list) {
+		if ((ret = opts.be->list(&opts.beo, out, err, sizeof(err))) != BE_OK)
+			msg_error(PROG, "%s", err);
+		return ret;
+	}
 	if (backend_evp.setup(&list_ctx, &opts.beo, err, sizeof(err)) != BE_OK) {
 		msg_error(PROG, "warning: %s; the PROVIDER column says -", err);
 		list_ctx = NULL;
@@ -768,11 +778,12 @@ static void list(FILE *out)
 	algo_list(out, list_provider);
 	if (list_ctx)
 		backend_evp.teardown(list_ctx);
+	return 0;
 }
 
 static const struct workload t2accel = {
 	.name = PROG, WORKLOAD_OPTIONS(options), .opts = &opts, .usage = "[options]",
-	.help_after = help_after, .list = list, .prepare = prepare, .run = run,
+	.help_after = help_after, .list = list_algos, .prepare = prepare, .run = run,
 };
 
 int main(int argc, char **argv)

@@ -100,13 +100,14 @@ static const struct opt_spec options[] = {
 };
 
 /* linpack --list: "ID\tNAME\tWHAT" per variant, for scripts. */
-static void list_variants(FILE *out)
+static int list_variants(FILE *out)
 {
 	int i;
 
 	for (i = 0; i < lu_nvariants; i++)
 		fprintf(out, "%d\t%s\t%s\n", lu_variants[i].id, lu_variants[i].name,
 			lu_variants[i].what);
+	return 0;
 }
 
 static const char help_after[] =
