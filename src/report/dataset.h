@@ -48,6 +48,7 @@ struct obs {
 	char *skey[RESULTS_NSERIES_COLS];
 	char *pkey[RESULTS_NPOINT_COLS], *rkey[RESULTS_NREPEAT_COLS];
 	char *run, *config;
+	char *policies;         /* a sweep's -p list (threadrun's rows), "" not said */
 	long status;
 	/* Its cluster measurement (results_same_cluster): that key, interned,
 	 * and what the cluster rate and the overlap take from each rank's row. */
@@ -108,7 +109,7 @@ struct cell {
 
 struct series {
 	const struct obs *key;  /* the first observation: names and units */
-	struct cell *cells;     /* by policy (first-seen order), then threads ascending */
+	struct cell *cells;     /* by policy (the sweep's -p order, else first-seen), then threads ascending */
 	size_t ncells;
 	const char **policies;
 	size_t npolicies;
