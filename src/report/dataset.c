@@ -729,13 +729,17 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 		ks[i] = (struct key){ { (uintptr_t)o->policy }, m[i] };
 	}
 	s->cells = calloc(nm ? nm : 1, sizeof(*s->cells));
-	if (!s->cells || sort_by_policy_threads(ds, s, ks, nm) < 0)
+	s->rows = malloc((nm ? nm : 1) * sizeof(*s->rows));
+	if (!s->cells || !s->rows || sort_by_policy_threads(ds, s, ks, nm) < 0)
 		goto out;
+	for (i = 0; i < nm; i++)
+		s->rows[i] = &ds->obs[ks[i].i];
 	for (i = 0; i < nm; i = j, s->ncells++) {
 		struct cell *c = &s->cells[s->ncells];
 
 		j = group_end(ks, nm, i);
 		cell_from_rows(ds, ks, i, j, buf, s, c);
+		c->rows = s->rows + i;
 		if (monitor_figures(ds, mon, nmon, s, c) < 0)
 			goto out;
 		if (i == 0 || ks[i - 1].k[0] != ks[i].k[0]) {
@@ -866,6 +870,7 @@ void dataset_free(struct dataset *ds)
 	for (i = 0; i < ds->nseries; i++) {
 		free(ds->series[i].cells);
 		free(ds->series[i].policies);
+		free(ds->series[i].rows);
 	}
 	free(ds->obs);
 	free(ds->series);

@@ -93,6 +93,7 @@ struct cell {
 	double load_steal, load_others;
 	bool busy;
 	size_t policy_end;      /* past the last cell of this policy */
+	const struct obs *const *rows;  /* its N rows (the repeats), for the verdicts' tests */
 	/* What threadrun --monitor saw of the runs behind this cell. */
 	size_t monitored;
 	double migrations, off_plan, steal_pct, sys_share;  /* sums, max, max, median */
@@ -113,6 +114,7 @@ struct series {
 	size_t ncells;
 	const char **policies;
 	size_t npolicies;
+	const struct obs **rows;        /* the cells' rows, cell by cell */
 	unsigned pus, cores;
 	size_t unverified, unchecked, misplaced, busy;
 	bool no_one_thread;     /* a policy without a 1-thread point: no speedup */
