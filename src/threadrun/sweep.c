@@ -651,7 +651,7 @@ static bool in_pass(const struct sweep *sw, unsigned point)
 }
 
 /* --repeat auto's state, from the file under --resume; the -p list the
- * rows record; the stop hook.  0, or -1 out of memory. */
+ * rows record; the stop hook.  0, or the exit status, said. */
 static int prepare_stops(struct sweep *sw)
 {
 	const struct sweep_opts *o = sw->o;
@@ -659,13 +659,17 @@ static int prepare_stops(struct sweep *sw)
 	struct run_rates rr = { .sw = sw };
 	int i;
 
+	if (o->adaptive && o->rank >= 0) {
+		msg_error(PROG, "--repeat auto: not under a cluster launcher (each rank would stop at its own repeat); give --repeat N");
+		return 2;
+	}
 	for (i = 0; i < o->npolicies; i++)
 		len += strlen(sw->names[i]) + 1;
 	sw->policies = calloc(len + 1, 1);
 	sw->stop = calloc(n, sizeof(*sw->stop));
 	sw->stop_rep = calloc(n, sizeof(*sw->stop_rep));
 	if (!sw->policies || !sw->stop || !sw->stop_rep)
-		return -1;
+		goto oom;
 	for (i = 0; i < o->npolicies; i++)
 		strcat(strcat(sw->policies, i ? "," : ""), sw->names[i]);
 	sw->ex.policies = sw->policies;
@@ -676,7 +680,11 @@ static int prepare_stops(struct sweep *sw)
 	/* Rows of an interrupted sweep count; damage was reported already. */
 	if (o->adaptive && o->resume && access(sw->ex.results, F_OK) == 0)
 		read_rates(sw, resume_rate_cb, &rr);
-	return rr.failed ? -1 : 0;
+	if (!rr.failed)
+		return 0;
+oom:
+	msg_error(PROG, "sweep: out of memory");
+	return 2;
 }
 
 /* The policies' names, the program set up, the file held and read for
@@ -690,10 +698,6 @@ static int sweep_prepare(struct sweep *sw)
 
 	if (check_plans(sw->topo, o) < 0)
 		return 2;
-	if (o->adaptive && o->rank >= 0) {
-		msg_error(PROG, "--repeat auto: not under a cluster launcher (each rank would stop at its own repeat); give --repeat N");
-		return 2;
-	}
 	sw->names = calloc(o->npolicies > 0 ? (size_t)o->npolicies : 1, sizeof(*sw->names));
 	sw->order = calloc((size_t)o->npolicies * (size_t)o->ncounts + 1, sizeof(*sw->order));
 	for (i = 0; sw->names && i < o->npolicies; i++)
@@ -735,13 +739,9 @@ static int sweep_prepare(struct sweep *sw)
 		return 2;
 	snprintf(sw->seed, sizeof(sw->seed), "%llu", (unsigned long long)choose_seed(sw));
 	sw->ex.seed = sw->seed;
-	if (prepare_stops(sw) < 0) {
-		msg_error(PROG, "sweep: out of memory");
-		return 2;
-	}
 	dprintf(sw->ex.output_fd, "=== threadrun sweep: order %s, seed %s\n",
 		o->shuffle ? "shuffle" : "fixed", sw->seed);
-	return 0;
+	return prepare_stops(sw);
 }
 
 /* Run one combination and say when it failed: -1 to go on, else the
