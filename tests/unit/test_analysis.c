@@ -340,6 +340,19 @@ static const struct series *series_of(const struct dataset *ds, const char *algo
 	return NULL;
 }
 
+/* The repeats that would settle a Mann-Whitney p: 3 + 3 apart (exact p
+ * 0.1, z 1.645) needs about 5 a side; a p near 0.05 one more; nothing to
+ * say of an empty side or a p of 1. */
+static void repeats_to_settle(void **state)
+{
+	(void)state;
+	assert_int_equal(stats_mw_repeats(0.1, 3, 0.05), 5);
+	assert_int_equal(stats_mw_repeats(0.06, 10, 0.05), 11);
+	assert_int_equal(stats_mw_repeats(0.19, 3, 0.05), 7);
+	assert_int_equal(stats_mw_repeats(0.1, 0, 0.05), 0);
+	assert_int_equal(stats_mw_repeats(1, 5, 0.05), 0);
+}
+
 /* The verdicts of tests/data/verdicts.csv's series, as the report prints
  * them: one plan, overlap, a winner, too few repeats. */
 static void series_verdicts_from_file(void **state)
@@ -567,6 +580,7 @@ int main(void)
 		cmocka_unit_test(verdicts_need_evidence),
 		cmocka_unit_test(plans_and_pools),
 		cmocka_unit_test(cells_carry_plans),
+		cmocka_unit_test(repeats_to_settle),
 		cmocka_unit_test(series_verdicts_from_file),
 		cmocka_unit_test(handmade_series),
 		cmocka_unit_test(published_figures),
