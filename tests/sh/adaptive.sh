@@ -43,3 +43,8 @@ threadrun -q -o "$tmp/w.csv" --sweep 1 --repeat auto --precision 90 --metric 'ra
 	bash "$tmp/noisy.bash" >/dev/null 2>&1
 check "--precision 90: the noisy point stops at 3 repeats" \
 	[ "$(stops "$tmp/w.csv" | cut -f3 | tr '\n' ,)" = "0,1,2," ]
+
+# Under a cluster launcher every rank must run the same repeats.
+OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 threadrun -q -o "$tmp/m.csv" --sweep 1 --repeat auto -- true 2>"$tmp/m.err"
+check "--repeat auto under a launcher: exit 2, one line" \
+	bash -c "[ $? = 2 ] && [ \$(wc -l <'$tmp/m.err') = 1 ] && grep -q 'not under a cluster launcher' '$tmp/m.err'"
