@@ -62,6 +62,7 @@ static const char *const col_names[RC_COUNT] = {
 	[RC_CYCLES_PER_BYTE] = "cycles_per_byte", [RC_CYCLES_PER_OP] = "cycles_per_op",
 	[RC_IPC] = "ipc",             [RC_FLOPS_PER_CYCLE] = "flops_per_cycle",
 	[RC_CTR_WORKERS] = "ctr_workers", [RC_SEED] = "seed",
+	[RC_POLICIES] = "policies",   [RC_STOP] = "stop",
 	[RC_STATUS] = "status",       [RC_NOTE] = "note",
 };
 

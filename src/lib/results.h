@@ -31,7 +31,7 @@ enum results_col {
 	RC_CYCLES, RC_INSTRUCTIONS, RC_CACHE_REFS, RC_CACHE_MISSES, RC_BRANCH_MISSES,
 	RC_EVENTS, RC_COUNTED_PCT, RC_CYCLES_PER_BYTE, RC_CYCLES_PER_OP, RC_IPC,
 	RC_FLOPS_PER_CYCLE, RC_CTR_WORKERS,
-	RC_SEED,
+	RC_SEED, RC_POLICIES, RC_STOP,
 	RC_STATUS, RC_NOTE,
 	RC_COUNT
 };
@@ -141,7 +141,7 @@ typedef int (*results_cb)(const struct results_row *row, unsigned line, void *ar
 struct results_info {
 	unsigned rows;
 	unsigned bad_lines;        /* damaged records and unusable rows, each reported to ERRF */
-	char missing[512];         /* schema columns the file does not have */
+	char missing[1024];         /* schema columns the file does not have */
 	bool has[RC_COUNT];        /* which columns the file has */
 };
 

@@ -158,3 +158,31 @@ double stats_kendall_s(const double *x, const double *y, size_t n, double *var)
 	       (n > 2 ? x2 * y2 / (9 * nn * (nn - 1) * (nn - 2)) : 0);
 	return s;
 }
+
+/* The z with P(N(0, 1) > z) = Q, 0 < Q < 1, by bisection on erfc. */
+static double normal_upper_quantile(double q)
+{
+	double lo = -40, hi = 40, mid;
+
+	for (int i = 0; i < 100; i++) {
+		mid = (lo + hi) / 2;
+		if (0.5 * erfc(mid / M_SQRT2) > q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+unsigned stats_mw_repeats(double p, size_t n, double alpha)
+{
+	double z, need;
+
+	if (!(p > 0 && p < 1) || !(alpha > 0 && alpha < 1) || !n)
+		return 0;
+	z = normal_upper_quantile(p / 2);
+	if (!(z > 0))
+		return 0;
+	need = ceil((double)n * pow(normal_upper_quantile(alpha / 2) / z, 2));
+	return need > 10000 ? 10000 : need < 4 ? 4 : need <= (double)n ? (unsigned)n + 1 : (unsigned)need;
+}

@@ -32,6 +32,15 @@ double stats_median_ci(const double *x, size_t n, double alpha, double *lo, doub
 double stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u, int *exact);
 
 /*
+ * About how many values a side would make a Mann-Whitney p of P, measured
+ * with N a side, reach ALPHA if the effect stays what it is: the normal
+ * approximation's z grows as the square root of N, so N (z_ALPHA/2 /
+ * z_P/2)^2, at least N + 1 and at least 4 (the fewest with which 4 + 4
+ * values can give an exact p under 0.05).  0 when P or N says nothing.
+ */
+unsigned stats_mw_repeats(double p, size_t n, double alpha);
+
+/*
  * Kendall's S of X[0..N) against Y[0..N) (concordant pairs less discordant
  * ones) and its variance under independence with the tie corrections (Kendall
  * 1970) into VAR.  Strata add: a test within groups sums S and VAR over

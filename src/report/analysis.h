@@ -98,7 +98,10 @@ enum verdict {
 	VERDICT_WINNER,         /* a winner beyond the spread of the repeats */
 	VERDICT_FEW_REPEATS,    /* no difference measured: under 3 repeats on a side */
 	VERDICT_OVERLAP,        /* no difference measured: the ranges overlap */
+	VERDICT_NOT_SIGNIFICANT,        /* no difference measured: Mann-Whitney p >= VERDICT_ALPHA */
 };
+/* The report's verdicts test at this level (verdicts.h). */
+#define VERDICT_ALPHA 0.05
 
 /* Whether A is higher than B beyond their spread (VERDICT_WINNER), or why
  * no difference was measured.  Says nothing about B higher than A. */

@@ -94,6 +94,7 @@ static const struct obs_col {
 	{ RC_VERSIONS, OBS(versions) }, { RC_CPUS, OBS(cpus) }, { RC_UNIT, OBS(unit) },
 	{ RC_SIZE_UNIT, OBS(size_unit) }, { RC_JOB, OBS(job) }, { RC_RUN, OBS(run) },
 	{ RC_CONFIG, OBS(config) }, { RC_CPU_MODEL, OBS(cpu_model) }, { RC_TOPOLOGY, OBS(topology) },
+	{ RC_POLICIES, OBS(policies) },
 }, obs_numbers[] = {
 	{ RC_SIZE, OBS(size) }, { RC_MIGRATIONS, OBS(migrations) }, { RC_OFF_PLAN, OBS(off_plan) },
 	{ RC_STEAL_PCT, OBS(steal_pct) }, { RC_SYS_SHARE, OBS(sys_share) },
@@ -516,24 +517,46 @@ static const struct {
 	{ OBS(lat[4]), CELL(lat[4]) },
 };
 
-/* S's policies in the order of their first rows, and KS sorted by policy
- * (its rank there) and threads: one cell a group.  KS: policy, row. */
+/* POLICY's place in a sweep's -p list LIST (threadrun's policies column:
+ * names joined by commas, a list: policy last), or SIZE_MAX. */
+static size_t policy_rank(const char *list, const char *policy)
+{
+	size_t len = strlen(policy), rank = 0;
+	const char *p;
+
+	for (p = list; *p; p++) {
+		if ((p == list || p[-1] == ',') && !strncmp(p, policy, len) && (!p[len] || p[len] == ','))
+			return rank;
+		rank += *p == ',';
+	}
+	return SIZE_MAX;
+}
+
+/* S's policies in the sweep's -p order where its rows' config recorded
+ * it (so a shuffled sweep reports alike whatever its seed), else in the
+ * order of their first rows; KS sorted by policy (its rank there) and
+ * threads: one cell a group.  KS: policy, row. */
 static int sort_by_policy_threads(const struct dataset *ds, struct series *s, struct key *ks, size_t nm)
 {
 	struct key *firsts = malloc((nm ? nm : 1) * sizeof(*firsts));
-	size_t i, j, k, nfirst = 0;
+	const char *list = "";
+	size_t i, j, k, nfirst = 0, rank;
 
 	if (!firsts)
 		return -1;
+	for (i = 0; i < ds->nobs && !*list; i++)
+		if (ds->obs[i].config == s->key->config)
+			list = ds->obs[i].policies;
 	qsort(ks, nm, sizeof(*ks), by_key);
 	for (i = 0; i < nm; i = j) {
 		j = group_end(ks, nm, i);
-		firsts[nfirst++] = (struct key){ { ks[i].i, i, j }, 0 };
+		rank = policy_rank(list, ds->obs[ks[i].i].policy);
+		firsts[nfirst++] = (struct key){ { rank < SIZE_MAX ? rank : SIZE_MAX / 2 + ks[i].i, i, j }, 0 };
 	}
 	qsort(firsts, nfirst, sizeof(*firsts), by_key);
 	s->policies = malloc((nfirst ? nfirst : 1) * sizeof(*s->policies));
 	for (k = 0; s->policies && k < nfirst; k++) {
-		s->policies[s->npolicies++] = ds->obs[firsts[k].k[0]].policy;
+		s->policies[s->npolicies++] = ds->obs[ks[firsts[k].k[1]].i].policy;
 		for (i = firsts[k].k[1]; i < firsts[k].k[2]; i++)
 			ks[i].k[0] = k;
 	}
@@ -683,7 +706,7 @@ out:
 }
 
 /* The cells of one series from its rows M (indices, file order): every
- * policy x thread count it has, policies in first-seen order, threads
+ * policy x thread count it has, policies in -p order (else first-seen), threads
  * ascending. */
 static int build_cells(struct dataset *ds, struct series *s, const size_t *m, size_t nm,
 		       const struct key *mon, size_t nmon)
@@ -707,13 +730,17 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 		ks[i] = (struct key){ { (uintptr_t)o->policy }, m[i] };
 	}
 	s->cells = calloc(nm ? nm : 1, sizeof(*s->cells));
-	if (!s->cells || sort_by_policy_threads(ds, s, ks, nm) < 0)
+	s->rows = malloc((nm ? nm : 1) * sizeof(*s->rows));
+	if (!s->cells || !s->rows || sort_by_policy_threads(ds, s, ks, nm) < 0)
 		goto out;
+	for (i = 0; i < nm; i++)
+		s->rows[i] = &ds->obs[ks[i].i];
 	for (i = 0; i < nm; i = j, s->ncells++) {
 		struct cell *c = &s->cells[s->ncells];
 
 		j = group_end(ks, nm, i);
 		cell_from_rows(ds, ks, i, j, buf, s, c);
+		c->rows = s->rows + i;
 		if (monitor_figures(ds, mon, nmon, s, c) < 0)
 			goto out;
 		if (i == 0 || ks[i - 1].k[0] != ks[i].k[0]) {
@@ -844,6 +871,7 @@ void dataset_free(struct dataset *ds)
 	for (i = 0; i < ds->nseries; i++) {
 		free(ds->series[i].cells);
 		free(ds->series[i].policies);
+		free(ds->series[i].rows);
 	}
 	free(ds->obs);
 	free(ds->series);

@@ -49,6 +49,7 @@ struct obs {
 	char *skey[RESULTS_NSERIES_COLS];
 	char *pkey[RESULTS_NPOINT_COLS], *rkey[RESULTS_NREPEAT_COLS];
 	char *run, *config;
+	char *policies;         /* a sweep's -p list (threadrun's rows), "" not said */
 	long status;
 	/* Its cluster measurement (results_same_cluster): that key, interned,
 	 * and what the cluster rate and the overlap take from each rank's row. */
@@ -93,6 +94,7 @@ struct cell {
 	double load_steal, load_others;
 	bool busy;
 	size_t policy_end;      /* past the last cell of this policy */
+	const struct obs *const *rows;  /* its N rows (the repeats), for the verdicts' tests */
 	/* What threadrun --monitor saw of the runs behind this cell. */
 	size_t monitored;
 	double migrations, off_plan, steal_pct, sys_share;  /* sums, max, max, median */
@@ -109,10 +111,11 @@ struct cell {
 
 struct series {
 	const struct obs *key;  /* the first observation: names and units */
-	struct cell *cells;     /* by policy (first-seen order), then threads ascending */
+	struct cell *cells;     /* by policy (the sweep's -p order, else first-seen), then threads ascending */
 	size_t ncells;
 	const char **policies;
 	size_t npolicies;
+	const struct obs **rows;        /* the cells' rows, cell by cell */
 	unsigned pus, cores;
 	size_t unverified, unchecked, misplaced, busy;
 	bool no_one_thread;     /* a policy without a 1-thread point: no speedup */

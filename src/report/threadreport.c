@@ -111,13 +111,17 @@ static const char help_after[] =
 	"repeat from another run (a --resume) supersedes a failed one.\n"
 	"\n"
 	"Verdicts only from evidence: a best policy (or a sharing penalty) is named\n"
-	"only where each side has at least 3 repeats and their ranges (min..max) do\n"
-	"not overlap; otherwise \"no difference measured\" and why.  Policies that\n"
+	"only where each side has at least 3 repeats and a two-sided Mann-Whitney U\n"
+	"test of their rates gives p < 0.05, with the ratio and its interval (paired\n"
+	"by repeat where rows pair); otherwise \"no difference measured\", the p-value\n"
+	"and, where p < 0.2, the repeats that would settle it.  Policies that\n"
 	"plan the same PUs (the cpus column) are one plan, never ranked against each\n"
-	"other.  A verdict on points flagged busy, oversubscribed or unverified says\n"
+	"other; policies come in the sweep's -p order (the policies column).  A verdict\n"
+	"on points flagged busy, oversubscribed or unverified says\n"
 	"so.  csv and tsv add per cell: cpus (the plan), flags (those words) and best\n"
 	"(winner, beaten, no difference measured, or empty where one plan ran);\n"
-	"json adds per series same_plan and verdicts (winner null where none).\n"
+	"json adds per series same_plan and verdicts (winner null where none; p,\n"
+	"ratio_lo, ratio_hi, ratio_paired, settle_repeats).\n"
 	"A point is marked busy when one of its rows says the machine was taken\n"
 	"away (steal_pct) or other work ran on its PUs (others_pct) for more than\n"
 	BUSY_PCT_TEXT " % of the measurement: text and markdown say \"busy\" with the larger\n"
@@ -679,10 +683,13 @@ static void print_same_plan(FILE *out, const struct sctx *c, const char *bullet)
 	}
 }
 
-/* The best policy at one thread count: a winner only where the repeats'
- * ranges say so. */
+/* The best policy at one thread count: a winner only where the
+ * Mann-Whitney test says so; the ratio to the worst plan and its interval
+ * either way. */
 static void print_best_at(FILE *out, const struct verdicts *v, const struct tverdict *tv, bool md)
 {
+	char why[128], ci[64];
+
 	fprintf(out, " %u: ", tv->threads);
 	if (tv->ngroups < 2) {
 		plan_name(out, v, tv, 0, md);
@@ -695,9 +702,20 @@ static void print_best_at(FILE *out, const struct verdicts *v, const struct tver
 		else
 			fputs(" (no ratio to ", out);
 		plan_name(out, v, tv, tv->worst, md);
-		fputc(')', out);
+		vtest_interval_text(&tv->test, ci, sizeof(ci));
+		fprintf(out, "%s%s; Mann-Whitney p %.3f)", *ci ? ", " : "", ci, tv->test.p);
 	} else {
-		fprintf(out, "no difference measured (%s)", verdict_text(tv->v));
+		verdict_why(tv->v, &tv->test, why, sizeof(why));
+		fprintf(out, "no difference measured (%s", why);
+		vtest_interval_text(&tv->test, ci, sizeof(ci));
+		if (tv->v == VERDICT_NOT_SIGNIFICANT && isfinite(tv->ratio)) {
+			fputs("; ", out);
+			plan_name(out, v, tv, tv->best, md);
+			fprintf(out, " %.2fx ", tv->ratio);
+			plan_name(out, v, tv, tv->worst, md);
+			fprintf(out, "%s%s", *ci ? ", " : "", ci);
+		}
+		fputc(')', out);
 	}
 	if (tv->ngroups >= 2)
 		print_flags(out, tv->flags);
@@ -710,6 +728,7 @@ static void print_best_at(FILE *out, const struct verdicts *v, const struct tver
 static void print_comparisons(FILE *out, const struct sctx *c, const char *bullet)
 {
 	const struct verdicts *v = &c->v;
+	char why[128], ci[64];
 	size_t i;
 
 	print_same_plan(out, c, bullet);
@@ -727,9 +746,13 @@ static void print_comparisons(FILE *out, const struct sctx *c, const char *bulle
 		if (!i || x->ck->policy != v->share[i - 1].ck->policy)
 			fprintf(out, "%ssharing penalty, per-worker rate %s / c1:", bullet,
 				ESC_MD(x->ck->policy, *bullet == '-'));
-		fprintf(out, " %u threads %.2f", x->ck->threads, x->ck->median / x->c1->median);
+		vtest_interval_text(&x->test, ci, sizeof(ci));
+		verdict_why(x->v, &x->test, why, sizeof(why));
+		fprintf(out, " %u threads %.2f", x->ck->threads, x->test.ratio);
 		if (x->v != VERDICT_WINNER)
-			fprintf(out, " (no difference measured: %s)", verdict_text(x->v));
+			fprintf(out, " (no difference measured: %s%s%s)", why, *ci ? "; " : "", ci);
+		else
+			fprintf(out, " (%s, Mann-Whitney p %.3f)", ci, x->test.p);
 		print_flags(out, cell_flags(x->c1) | cell_flags(x->ck));
 		fputc(';', out);
 		if (i + 1 == v->nshare || v->share[i + 1].ck->policy != x->ck->policy)
@@ -881,6 +904,20 @@ static void json_plan(struct json *j, const struct verdicts *v, const struct tve
 	json_close(j, '[');
 }
 
+/* A verdict's test (null where none ran): p, the ratio's interval and
+ * whether it is paired, the repeats a side that would settle it. */
+static void json_test(struct json *j, const struct vtest *t)
+{
+	const struct vtest none = { NAN, NAN, NAN, NAN, false, 0 };
+
+	t = t ? t : &none;
+	json_field(j, "p", VAL_N(t->p));
+	json_field(j, "ratio_lo", VAL_N(t->lo));
+	json_field(j, "ratio_hi", VAL_N(t->hi));
+	json_field(j, "ratio_paired", VAL_B(t->paired));
+	json_field(j, "settle_repeats", t->settle ? VAL_I(t->settle) : VAL_NULL);
+}
+
 /* A best-policy verdict at one thread count: the plans, and a winner or
  * null. */
 static void json_verdict(struct json *j, const struct verdicts *v, const struct tverdict *tv)
@@ -895,11 +932,12 @@ static void json_verdict(struct json *j, const struct verdicts *v, const struct 
 	json_close(j, '[');
 	json_field(j, "verdict", VAL_W(tv->ngroups < 2 ? "one plan" : win ? "winner" : "no difference measured"));
 	json_field(j, "reason", tv->ngroups >= 2 && !win ? VAL_W(verdict_text(tv->v)) : VAL_NULL);
+	json_test(j, tv->ngroups >= 2 ? &tv->test : NULL);
 	json_key(j, "winner");
 	json_plan(j, v, tv, win ? tv->best : SIZE_MAX);
 	json_key(j, "against");
 	json_plan(j, v, tv, win ? tv->worst : SIZE_MAX);
-	json_field(j, "ratio", VAL_N(win ? tv->ratio : NAN));
+	json_field(j, "ratio", VAL_N(tv->ngroups >= 2 && !isnan(tv->test.p) ? tv->ratio : NAN));
 	json_key(j, "flags");
 	json_flags(j, tv->ngroups >= 2 ? tv->flags : 0);
 	json_field(j, "plan_disagrees", VAL_B(tv->disagree));
@@ -912,9 +950,10 @@ static void json_share(struct json *j, const struct share *x)
 	json_open(j, '{');
 	json_field(j, "policy", VAL_S(x->ck->policy));
 	json_field(j, "threads", VAL_I(x->ck->threads));
-	json_field(j, "ratio", VAL_N(x->ck->median / x->c1->median));
+	json_field(j, "ratio", VAL_N(x->test.ratio));
 	json_field(j, "verdict", VAL_W(x->v == VERDICT_WINNER ? "difference" : "no difference measured"));
 	json_field(j, "reason", x->v == VERDICT_WINNER ? VAL_NULL : VAL_W(verdict_text(x->v)));
+	json_test(j, &x->test);
 	json_key(j, "flags");
 	json_flags(j, cell_flags(x->c1) | cell_flags(x->ck));
 	json_close(j, '{');

@@ -42,11 +42,70 @@ static const char *const verdict_words[] = {
 	[VERDICT_WINNER] = "winner",
 	[VERDICT_FEW_REPEATS] = "fewer than 3 repeats",
 	[VERDICT_OVERLAP] = "ranges overlap",
+	[VERDICT_NOT_SIGNIFICANT] = "Mann-Whitney p >= 0.05",
 };
 
 const char *verdict_text(enum verdict v)
 {
 	return verdict_words[v];
+}
+
+void verdict_why(enum verdict v, const struct vtest *t, char *buf, size_t len)
+{
+	if (v != VERDICT_NOT_SIGNIFICANT)
+		snprintf(buf, len, "%s", verdict_text(v));
+	else if (t->settle)
+		snprintf(buf, len, "Mann-Whitney p %.2f; about %u repeats a side would settle it", t->p,
+			 t->settle);
+	else
+		snprintf(buf, len, "Mann-Whitney p %.2f", t->p);
+}
+
+void vtest_interval_text(const struct vtest *t, char *buf, size_t len)
+{
+	if (!isfinite(t->lo) || !isfinite(t->hi))
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, "%s %.2f..%.2f", t->paired ? "95% CI" : "ranges", t->lo, t->hi);
+}
+
+/* A's rows against B's (two points or plans): the test and the ratio A / B. */
+static int rows_test(const struct obs *const *a, size_t na, const struct obs *const *b, size_t nb,
+		     struct vtest *t)
+{
+	double *x = malloc((2 * na + nb + 1) * sizeof(*x)), *y, *r;
+	size_t i, k, nr = 0;
+
+	if (!x)
+		return -1;
+	y = x + na;
+	r = y + nb;
+	for (i = 0; i < na; i++)
+		x[i] = a[i]->rate;
+	for (k = 0; k < nb; k++)
+		y[k] = b[k]->rate;
+	/* Pairs: one row of B of A's file and repeat each (the same pass). */
+	for (i = 0; i < na; i++)
+		for (k = 0; k < nb; k++)
+			if (a[i]->repeat >= 0 && a[i]->repeat == b[k]->repeat && b[k]->rate > 0 &&
+			    !strcmp(a[i]->file, b[k]->file)) {
+				r[nr++] = a[i]->rate / b[k]->rate;
+				break;
+			}
+	t->p = stats_mann_whitney(x, na, y, nb, NULL, NULL);
+	t->settle = t->p >= VERDICT_ALPHA && t->p < 0.2 ?
+		    stats_mw_repeats(t->p, na < nb ? na : nb, VERDICT_ALPHA) : 0;
+	t->paired = nr > 0;
+	if (nr) {
+		stats_median_ci(r, nr, 0.05, &t->lo, &t->hi);
+		t->ratio = stats_median(r, nr);
+	} else {
+		t->ratio = stats_median(x, na) / stats_median(y, nb);
+		t->lo = x[0] / y[nb - 1];
+		t->hi = x[na - 1] / y[0];
+	}
+	free(x);
+	return 0;
 }
 
 const char *flag_name(unsigned bit)
@@ -89,10 +148,57 @@ static int by_plan_rank(const void *x, const void *y, void *arg)
 	return cmp_first(c, 2);
 }
 
+/* The rows of plan G at TV (its cells' repeats) into OUT: their count. */
+static size_t plan_rows(const struct verdicts *v, const struct tverdict *tv, size_t g,
+			const struct obs **out)
+{
+	size_t n = 0, i, k;
+
+	for (i = tv->first; i < tv->end; i++) {
+		const struct cell *c = &v->s->cells[v->order[i]];
+
+		for (k = 0; v->group[v->order[i]] == g && k < c->n; k++)
+			out[n++] = c->rows[k];
+	}
+	return n;
+}
+
+/* The best plan at TV against every other: a winner only where each
+ * Mann-Whitney p is under VERDICT_ALPHA; tv->test the ratio to the worst
+ * plan and the largest p.  RA, RB: room for the series' rows. */
+static int plans_test(struct verdicts *v, struct tverdict *tv, const struct obs **ra,
+		      const struct obs **rb)
+{
+	size_t na = plan_rows(v, tv, tv->best, ra), g;
+	struct vtest t;
+	double p = 0;
+	unsigned settle = 0;
+
+	for (g = 0; g < tv->ngroups; g++) {
+		if (g == tv->best)
+			continue;
+		if (rows_test(ra, na, rb, plan_rows(v, tv, g, rb), &t) < 0)
+			return -1;
+		if (!(t.p <= p)) {
+			p = t.p;
+			settle = t.settle;
+		}
+		if (g == tv->worst)
+			tv->test = t;
+	}
+	tv->test.p = p;
+	tv->test.settle = settle;
+	tv->ratio = tv->test.ratio;
+	tv->v = p < VERDICT_ALPHA ? VERDICT_WINNER : VERDICT_NOT_SIGNIFICANT;
+	return 0;
+}
+
 /* One thread count's plans: group ids by the lowest policy of each plan,
- * pooled samples, the verdict.  TMP, LEADER, MEMBERS: room for its cells. */
-static void thread_verdict(struct verdicts *v, struct tverdict *tv, size_t *tmp, size_t *leader,
-			   struct sample *members, struct sample *pool, size_t *count)
+ * pooled samples, the verdict.  TMP, LEADER, MEMBERS: room for its cells;
+ * RA, RB: for two plans' rows. */
+static int thread_verdict(struct verdicts *v, struct tverdict *tv, size_t *tmp, size_t *leader,
+			  struct sample *members, struct sample *pool, size_t *count,
+			  const struct obs **ra, const struct obs **rb)
 {
 	const struct series *s = v->s;
 	size_t k = tv->end - tv->first, i, j, g, *run = v->order + tv->first;
@@ -128,10 +234,13 @@ static void thread_verdict(struct verdicts *v, struct tverdict *tv, size_t *tmp,
 		tv->disagree |= samples_disagree(members + i, j - i);
 		i = j;
 	}
-	if (tv->ngroups >= 2) {
-		tv->v = verdict_best(pool, tv->ngroups, &tv->best, &tv->worst);
-		tv->ratio = pool[tv->best].median / pool[tv->worst].median;
-	}
+	tv->test = (struct vtest){ NAN, NAN, NAN, NAN, false, 0 };
+	if (tv->ngroups < 2)
+		return 0;
+	/* The ranges only say who has the highest median and who too few repeats. */
+	tv->v = verdict_best(pool, tv->ngroups, &tv->best, &tv->worst);
+	tv->ratio = pool[tv->best].median / pool[tv->worst].median;
+	return tv->v == VERDICT_FEW_REPEATS ? 0 : plans_test(v, tv, ra, rb);
 }
 
 /* Each thread count's verdict into v->t, v->order sorted by threads, then
@@ -139,13 +248,18 @@ static void thread_verdict(struct verdicts *v, struct tverdict *tv, size_t *tmp,
 static int thread_verdicts(struct verdicts *v)
 {
 	const struct series *s = v->s;
-	size_t nc = s->ncells, i, j;
-	/* Scratch for thread_verdict: tmp, leader and count; members and pool. */
+	size_t nc = s->ncells, nrows = 0, i, j;
+	/* Scratch for thread_verdict: tmp, leader and count; members and pool;
+	 * two plans' rows. */
 	size_t *idx = malloc(3 * (nc + 2) * sizeof(*idx));
 	struct sample *smp = malloc(2 * (nc + 1) * sizeof(*smp));
+	const struct obs **rows;
 	int ret = -1;
 
-	if (!idx || !smp)
+	for (i = 0; i < nc; i++)
+		nrows += s->cells[i].n;
+	rows = malloc(2 * (nrows + 1) * sizeof(*rows));
+	if (!idx || !smp || !rows)
 		goto out;
 	qsort_r(v->order, nc, sizeof(*v->order), by_threads_rank, v);
 	for (i = 0; i < nc; i = j) {
@@ -153,12 +267,15 @@ static int thread_verdicts(struct verdicts *v)
 			;
 		v->t[v->nt] = (struct tverdict){ .threads = s->cells[v->order[i]].threads, .first = i,
 						 .end = j };
-		thread_verdict(v, &v->t[v->nt++], idx, idx + nc + 2, smp, smp + nc + 1, idx + 2 * (nc + 2));
+		if (thread_verdict(v, &v->t[v->nt++], idx, idx + nc + 2, smp, smp + nc + 1,
+				   idx + 2 * (nc + 2), rows, rows + nrows + 1) < 0)
+			goto out;
 	}
 	ret = 0;
 out:
 	free(idx);
 	free(smp);
+	free(rows);
 	return ret;
 }
 
@@ -202,8 +319,10 @@ static int same_plans(struct verdicts *v, const size_t *start)
 }
 
 /* The sharing penalty (v->share): each cK (K >= 2) against c1 where both
- * ran on different PUs.  START[p]: where policy p's cells begin. */
-static void sharing(struct verdicts *v, const size_t *start)
+ * ran on different PUs, by the Mann-Whitney test of their repeats (at
+ * least 3 a side).  START[p]: where policy p's cells begin.  0, or -1 out
+ * of memory. */
+static int sharing(struct verdicts *v, const size_t *start)
 {
 	const struct series *s = v->s;
 	size_t p, i, c1 = SIZE_MAX;
@@ -218,16 +337,22 @@ static void sharing(struct verdicts *v, const size_t *start)
 		for (i = start[p]; i < start[p + 1]; i++) {
 			const struct cell *ck = &s->cells[i];
 			const struct cell *one = series_run_cell(s, start[c1], start[c1 + 1], ck->threads);
-			struct sample a, b;
+			struct share *x = &v->share[v->nshare];
 
 			/* The same PUs: nothing shared differently, nothing to say. */
 			if (!one || !(one->median > 0) || (one->cpus && one->cpus == ck->cpus))
 				continue;
-			a = cell_sample(one);
-			b = cell_sample(ck);
-			v->share[v->nshare++] = (struct share){ one, ck, verdict_differ(&a, &b) };
+			*x = (struct share){ one, ck, VERDICT_FEW_REPEATS,
+					     { NAN, ck->median / one->median, NAN, NAN, false, 0 } };
+			if (one->n >= VERDICT_MIN_REPEATS && ck->n >= VERDICT_MIN_REPEATS) {
+				if (rows_test(ck->rows, ck->n, one->rows, one->n, &x->test) < 0)
+					return -1;
+				x->v = x->test.p < VERDICT_ALPHA ? VERDICT_WINNER : VERDICT_NOT_SIGNIFICANT;
+			}
+			v->nshare++;
 		}
 	}
+	return 0;
 }
 
 int series_verdicts(const struct series *s, struct verdicts *v)
@@ -259,9 +384,8 @@ int series_verdicts(const struct series *s, struct verdicts *v)
 	}
 	for (p = nc ? p + 1 : 0; p <= np; p++)
 		start[p] = nc;
-	if (thread_verdicts(v) < 0 || same_plans(v, start) < 0)
+	if (thread_verdicts(v) < 0 || same_plans(v, start) < 0 || sharing(v, start) < 0)
 		goto out;
-	sharing(v, start);
 	ret = 0;
 out:
 	free(start);

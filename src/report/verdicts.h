@@ -1,9 +1,13 @@
 /*
- * What a series lets the report conclude, from evidence only (the rules
- * are analysis.h's verdict_*): per thread count, the policies grouped by
- * plan (the same PUs are one plan, never ranked), the best plan when the
- * repeats' ranges name one, the sharing penalty cK / c1, and which points
- * are flagged.
+ * What a series lets the report conclude, from evidence only: per thread
+ * count, the policies grouped by plan (the same PUs are one plan, never
+ * ranked), the best plan where a two-sided Mann-Whitney U test of its
+ * repeats against every other plan's gives p < VERDICT_ALPHA (at least 3
+ * repeats a side), the sharing penalty cK / c1 by the same test, and which
+ * points are flagged.  Each ratio comes with its 95% interval: paired
+ * (the median of the ratios of rows of one file and repeat, the interval
+ * from order statistics) where rows pair, else the ratio of medians within
+ * the ratios of the ranges' ends.
  */
 #ifndef VERDICTS_H
 #define VERDICTS_H
@@ -29,6 +33,24 @@ const char *flag_name(unsigned bit);
 /* Why a verdict is what it is: "winner", "fewer than 3 repeats", "ranges overlap". */
 const char *verdict_text(enum verdict v);
 
+/* A test of two sides' repeats: the Mann-Whitney p (NAN: not tested), the
+ * ratio A / B and its 95% interval (PAIRED: from rows paired by file and
+ * repeat; else the ranges' ends), and, where VERDICT_ALPHA <= p < 0.2,
+ * about how many repeats a side would settle it (stats_mw_repeats; else 0). */
+struct vtest {
+	double p, ratio, lo, hi;
+	bool paired;
+	unsigned settle;
+};
+
+/* Why V, in words, into BUF: verdict_text, or for VERDICT_NOT_SIGNIFICANT
+ * "Mann-Whitney p 0.31" and the repeats that would settle it. */
+void verdict_why(enum verdict v, const struct vtest *t, char *buf, size_t len);
+
+/* T's ratio's interval into BUF: "95% CI 1.88..1.93" (paired) or
+ * "ranges 1.81..2.10"; "" where it has none. */
+void vtest_interval_text(const struct vtest *t, char *buf, size_t len);
+
 /* The verdict at one thread count: the policies measured there grouped by
  * plan (policies that plan the same PUs are one plan), each plan's
  * repeats pooled, and the best plan if the evidence names one. */
@@ -38,7 +60,8 @@ struct tverdict {
 	size_t ngroups;
 	enum verdict v;         /* with 2 plans or more */
 	size_t best, worst;     /* plans */
-	double ratio;           /* best / worst median */
+	double ratio;           /* best / worst: test.ratio where tested, else of the medians */
+	struct vtest test;      /* best against worst; p the largest against any plan */
 	unsigned flags;         /* of every cell compared */
 	bool disagree;          /* two policies of one plan apart beyond their spread */
 };
@@ -47,6 +70,7 @@ struct tverdict {
 struct share {
 	const struct cell *c1, *ck;
 	enum verdict v;
+	struct vtest test;      /* ck against c1; ratio ck / c1 of the medians where untested */
 };
 
 /* Everything sparse (per cell, not per policy x thread count): a file of

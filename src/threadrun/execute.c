@@ -170,6 +170,8 @@ static int append_own_row(const struct execute *ex, const char *run, unsigned *s
 	results_row_set(row, RC_BACKEND, "threadrun");
 	if (ex->seed)
 		results_row_set(row, RC_SEED, "%s", ex->seed);
+	if (ex->policies)
+		results_row_set(row, RC_POLICIES, "%s", ex->policies);
 	ret = worker_row_append(ex->results, row, &wr, err, errlen);
 	(*seq)++;
 	return ret;
@@ -292,6 +294,8 @@ static int append_run_row(const struct execute *ex, const char *run, unsigned *s
 			failure ? failure : "", failure ? "; " : "",
 			ex->preloaded ? "; each thread placed by --pthreads" : "",
 			ms && ms->warnings[0] ? "; monitor: " : "", ms ? ms->warnings : "", cnote);
+	if (ex->stop && !r->status)
+		results_row_set(&row, RC_STOP, "%s", ex->stop(ex->stop_arg, run, r->wall_s));
 	ret = append_own_row(ex, run, seq, plan, policy, repeat, r, r->status, &row, err, errlen);
 	results_row_clear(&row);
 	return ret;

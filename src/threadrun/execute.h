@@ -42,6 +42,11 @@ struct execute {
 	char *series_path;      /* FILE[.rankN].monitor.csv */
 	struct metric_set *metrics;     /* --metric: figures read from the output, or NULL */
 	const char *seed;       /* a sweep's order seed, in the seed column of threadrun's rows, or NULL */
+	const char *policies;   /* a sweep's -p list, in the policies column of threadrun's rows, or NULL */
+	/* A sweep's stop column of the run row, asked once the run's other
+	 * rows are written (RUN its id, WALL_S its wall time); NULL: none. */
+	const char *(*stop)(void *arg, const char *run, double wall_s);
+	void *stop_arg;
 	const char *unrecorded; /* a warm-up: no row of threadrun's, the program's to this file; NULL */
 	/* Which rank threadrun is and the PUs it was given, NULL when unknown:
 	 * read by execute_prepare unless IDENTIFIED (the caller read them, and

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "opt.h"
 #include "outfile.h"
 #include "results.h"
+#include "stats.h"
 #include "sweep.h"
 #include "timing.h"
 
@@ -348,8 +350,111 @@ struct sweep {
 	unsigned failed, skipped;
 	bool warm;              /* --warmup's runs are done */
 	char seed[24];          /* the order's seed, as the rows record it */
+	char *policies;         /* the -p list, as the rows record it */
 	unsigned *order;        /* one repeat's combinations: policy * ncounts + count */
+	/* --repeat auto: every rate measured, each point's stop column ("":
+	 * it goes on), and the point and repeat under way. */
+	struct sample *smp;
+	size_t nsmp, capsmp;
+	char (*stop)[32];
+	int *stop_rep;          /* the repeat the stop column was read from (--resume) */
+	unsigned cur, currep;
 };
+
+/* One rate of a point's repeat; KEY tells a run's several figures apart
+ * (algorithm and unit); RUN is kept while --resume joins rows to runs. */
+struct sample {
+	unsigned point, rep;
+	char *key, *run;
+	double rate;
+};
+
+static int add_sample(struct sweep *sw, unsigned point, unsigned rep, const char *key,
+		      const char *run, double rate)
+{
+	struct sample *s;
+	void *grown;
+
+	if (sw->nsmp == sw->capsmp) {
+		sw->capsmp = sw->capsmp ? sw->capsmp * 2 : 64;
+		grown = realloc(sw->smp, sw->capsmp * sizeof(*sw->smp));
+		if (!grown)
+			return -1;
+		sw->smp = grown;
+	}
+	s = &sw->smp[sw->nsmp];
+	*s = (struct sample){ point, rep, strdup(key), run ? strdup(run) : NULL, rate };
+	if (!s->key || (run && !s->run)) {
+		free(s->key);
+		free(s->run);
+		return -1;
+	}
+	sw->nsmp++;
+	return 0;
+}
+
+/* POINT's rate of repeat REP for KEY; NAN when it has none. */
+static double sample_at(const struct sweep *sw, unsigned point, unsigned rep, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sw->nsmp; i++)
+		if (sw->smp[i].point == point && sw->smp[i].rep == rep && !strcmp(sw->smp[i].key, key))
+			return sw->smp[i].rate;
+	return NAN;
+}
+
+/* The 95% interval of the median of X[0..N) as a share of the median:
+ * the larger of its two sides; INFINITY under 3 values. */
+static double rel_halfwidth(double *x, size_t n)
+{
+	double lo, hi, m;
+
+	if (n < 3)
+		return INFINITY;
+	stats_median_ci(x, n, 0.05, &lo, &hi);
+	m = stats_median(x, n);
+	return m > 0 ? fmax(hi / m - 1, 1 - lo / m) : INFINITY;
+}
+
+/* How precisely POINT is known: for each of its figures the better of
+ * its median's interval and its paired ratio's to the policy's 1-thread
+ * point (same repeat, so same pass), the worst over its figures;
+ * INFINITY while a figure has fewer than 3 repeats. */
+static double point_precision(const struct sweep *sw, unsigned point)
+{
+	unsigned nc = (unsigned)sw->o->ncounts, base = point - point % nc, rep;
+	bool paired = point % nc && sw->o->counts[0] == 1;
+	double *x = calloc(2 * (size_t)sw->o->repeat + 2, sizeof(*x)), *r, worst = 0, v, b;
+	size_t i, k, nx, nr;
+	bool any = false;
+
+	if (!x)
+		return INFINITY;
+	r = x + sw->o->repeat + 1;
+	for (i = 0; i < sw->nsmp; i++) {
+		const char *key = sw->smp[i].key;
+
+		for (k = 0; k < i && !(sw->smp[k].point == point && !strcmp(sw->smp[k].key, key)); k++)
+			;
+		if (sw->smp[i].point != point || k < i)
+			continue;       /* another point's, or this figure's again */
+		for (rep = 0, nx = nr = 0; rep < sw->o->repeat; rep++) {
+			v = sample_at(sw, point, rep, key);
+			if (isnan(v))
+				continue;
+			x[nx++] = v;
+			b = paired ? sample_at(sw, base, rep, key) : NAN;
+			if (b > 0)
+				r[nr++] = v / b;
+		}
+		v = paired ? fmin(rel_halfwidth(x, nx), rel_halfwidth(r, nr)) : rel_halfwidth(x, nx);
+		worst = fmax(worst, v);
+		any = true;
+	}
+	free(x);
+	return any ? worst : INFINITY;
+}
 
 /* splitmix64 (Steele, Lea and Flood): one generator on every machine, so
  * a seed gives the same order anywhere. */
@@ -407,6 +512,181 @@ static uint64_t choose_seed(const struct sweep *sw)
 	return seed;
 }
 
+/* POINT's stop column after its run of repeat REP: the precision reached,
+ * the most repeats made, "kept for pairing" (a 1-thread point settled
+ * before, run again for a point of its policy still going), or "" (it
+ * goes on: under 3 repeats, or the interval still too wide). */
+static const char *stop_text(struct sweep *sw, unsigned point, unsigned rep)
+{
+	double h = point_precision(sw, point) * 100;
+	char *t = sw->stop[point];
+	bool kept = t[0] != '\0';
+
+	if (h <= sw->o->precision)
+		snprintf(t, sizeof(sw->stop[0]), "precision %.1f%%", h);
+	else if (rep + 1 >= sw->o->repeat)
+		snprintf(t, sizeof(sw->stop[0]), "max %u", sw->o->repeat);
+	else
+		snprintf(t, sizeof(sw->stop[0]), "%s", kept ? "kept for pairing" : "");
+	return t;
+}
+
+/* The rates of one run, read back from the file: its rows but
+ * threadrun's run row, each figure told apart by algorithm and unit. */
+struct run_rates {
+	struct sweep *sw;
+	const char *run;        /* NULL: every run of this config (--resume) */
+	unsigned found;
+	int failed;
+};
+
+static int run_rate_cb(const struct results_row *row, unsigned line, void *arg)
+{
+	struct run_rates *a = arg;
+	double rate = results_row_num(row, RC_RATE);
+	char *key;
+
+	(void)line;
+	if ((a->run ? strcmp(results_row_get(row, RC_RUN), a->run)
+		    : strcmp(results_row_get(row, RC_CONFIG), a->sw->ex.config)) ||
+	    strcmp(results_row_get(row, RC_STATUS), "0") || !(rate > 0) ||
+	    !strcmp(results_row_get(row, RC_ALGORITHM), RESULTS_RUN_ALGORITHM))
+		return 0;
+	if (asprintf(&key, "%s|%s", results_row_get(row, RC_ALGORITHM),
+		     results_row_get(row, RC_UNIT)) < 0)
+		return a->failed = 1;
+	/* A resumed run's point is known once its run row, written after, is read. */
+	if (add_sample(a->sw, a->run ? a->sw->cur : UINT_MAX, a->sw->currep, key,
+		       results_row_get(row, RC_RUN), rate) < 0)
+		a->failed = 1;
+	free(key);
+	a->found++;
+	return a->failed;
+}
+
+/* Read FILE's rows for RR: 0, or -1 when it cannot be read or memory ran out. */
+static int read_rates(struct sweep *sw, results_cb cb, struct run_rates *rr)
+{
+	struct results_info info;
+	char err[256];
+	FILE *sink = fopen("/dev/null", "we");
+	int ret;
+
+	/* Damage in the file was reported where it was written or read before. */
+	ret = sink ? results_read(sw->ex.results, cb, rr, sink, &info, err, sizeof(err)) : -1;
+	if (sink)
+		fclose(sink);
+	return ret < 0 || rr->failed ? -1 : 0;
+}
+
+/* execute's stop hook: "fixed" for --repeat N; with --repeat auto, the
+ * run's rates taken in (a program without rows of its own: runs per
+ * second) and the point's stop column. */
+static const char *sweep_stop(void *arg, const char *run, double wall_s)
+{
+	struct sweep *sw = arg;
+	struct run_rates rr = { .sw = sw, .run = run };
+
+	if (!sw->o->adaptive)
+		return "fixed";
+	if (read_rates(sw, run_rate_cb, &rr) < 0 ||
+	    (!rr.found && wall_s > 0 && add_sample(sw, sw->cur, sw->currep, RESULTS_RUN_ALGORITHM,
+						   NULL, 1 / wall_s) < 0))
+		return "";      /* no figure: the point goes on */
+	return stop_text(sw, sw->cur, sw->currep);
+}
+
+/* --resume under --repeat auto: a run row of this sweep's series gives
+ * its run's rates their point, and its stop column the point's state. */
+static int resume_rate_cb(const struct results_row *row, unsigned line, void *arg)
+{
+	struct run_rates *a = arg;
+	struct sweep *sw = a->sw;
+	unsigned nc = (unsigned)sw->o->ncounts, p, own = 0;
+	long rep = results_row_count(row, RC_REPEAT, (long)sw->o->repeat - 1);
+	size_t i;
+
+	if (strcmp(results_row_get(row, RC_ALGORITHM), RESULTS_RUN_ALGORITHM))
+		return run_rate_cb(row, line, arg);
+	if (!same_but_job(row, &sw->done.want, results_series_cols, RESULTS_NSERIES_COLS) ||
+	    strcmp(results_row_get(row, RC_STATUS), "0") || rep < 0)
+		return 0;
+	for (p = 0; p < nc * (unsigned)sw->o->npolicies; p++)
+		if (!strcmp(results_row_get(row, RC_POLICY), sw->names[p / nc]) &&
+		    results_row_count(row, RC_THREADS, PL_MAX_WORKERS) == sw->o->counts[p % nc])
+			break;
+	if (p == nc * (unsigned)sw->o->npolicies)
+		return 0;
+	for (i = 0; i < sw->nsmp; i++)
+		if (sw->smp[i].run && !strcmp(sw->smp[i].run, results_row_get(row, RC_RUN))) {
+			sw->smp[i].point = p;
+			sw->smp[i].rep = (unsigned)rep;
+			own++;
+		}
+	if (!own && results_row_num(row, RC_RATE) > 0)
+		a->failed = add_sample(sw, p, (unsigned)rep, RESULTS_RUN_ALGORITHM, NULL,
+				       results_row_num(row, RC_RATE)) < 0;
+	if (rep >= sw->stop_rep[p]) {
+		sw->stop_rep[p] = (int)rep;
+		snprintf(sw->stop[p], sizeof(sw->stop[0]), "%s", results_row_get(row, RC_STOP));
+	}
+	return a->failed;
+}
+
+/* Whether repeat's pass runs POINT: always without --repeat auto; with
+ * it, while it goes on, and a 1-thread point while a point of its
+ * policy goes on (its ratios pair within a pass). */
+static bool in_pass(const struct sweep *sw, unsigned point)
+{
+	unsigned nc = (unsigned)sw->o->ncounts, j;
+
+	if (!sw->o->adaptive || !sw->stop[point][0])
+		return true;
+	if (point % nc || sw->o->counts[0] != 1)
+		return false;
+	for (j = 1; j < nc; j++)
+		if (!sw->stop[point + j][0])
+			return true;
+	return false;
+}
+
+/* --repeat auto's state, from the file under --resume; the -p list the
+ * rows record; the stop hook.  0, or the exit status, said. */
+static int prepare_stops(struct sweep *sw)
+{
+	const struct sweep_opts *o = sw->o;
+	size_t n = (size_t)o->npolicies * (size_t)o->ncounts, len = 0;
+	struct run_rates rr = { .sw = sw };
+	int i;
+
+	if (o->adaptive && o->rank >= 0) {
+		msg_error(PROG, "--repeat auto: not under a cluster launcher (each rank would stop at its own repeat); give --repeat N");
+		return 2;
+	}
+	for (i = 0; i < o->npolicies; i++)
+		len += strlen(sw->names[i]) + 1;
+	sw->policies = calloc(len + 1, 1);
+	sw->stop = calloc(n, sizeof(*sw->stop));
+	sw->stop_rep = calloc(n, sizeof(*sw->stop_rep));
+	if (!sw->policies || !sw->stop || !sw->stop_rep)
+		goto oom;
+	for (i = 0; i < o->npolicies; i++)
+		strcat(strcat(sw->policies, i ? "," : ""), sw->names[i]);
+	sw->ex.policies = sw->policies;
+	sw->ex.stop = sweep_stop;
+	sw->ex.stop_arg = sw;
+	for (i = 0; i < (int)n; i++)
+		sw->stop_rep[i] = -1;
+	/* Rows of an interrupted sweep count; damage was reported already. */
+	if (o->adaptive && o->resume && access(sw->ex.results, F_OK) == 0)
+		read_rates(sw, resume_rate_cb, &rr);
+	if (!rr.failed)
+		return 0;
+oom:
+	msg_error(PROG, "sweep: out of memory");
+	return 2;
+}
+
 /* The policies' names, the program set up, the file held and read for
  * --resume, the log opened: 0, or the exit status. */
 static int sweep_prepare(struct sweep *sw)
@@ -461,7 +741,7 @@ static int sweep_prepare(struct sweep *sw)
 	sw->ex.seed = sw->seed;
 	dprintf(sw->ex.output_fd, "=== threadrun sweep: order %s, seed %s\n",
 		o->shuffle ? "shuffle" : "fixed", sw->seed);
-	return 0;
+	return prepare_stops(sw);
 }
 
 /* Run one combination and say when it failed: -1 to go on, else the
@@ -571,6 +851,19 @@ static int sweep_step(struct sweep *sw, int i, int j, unsigned rep)
 	return ret;
 }
 
+/* How many points repeat REP's pass runs; with --repeat auto, the
+ * progress line's total becomes the most runs the sweep can still make. */
+static unsigned pass_size(struct sweep *sw, unsigned rep)
+{
+	unsigned n = (unsigned)(sw->o->npolicies * sw->o->ncounts), p, size = 0;
+
+	for (p = 0; p < n; p++)
+		size += in_pass(sw, p);
+	if (sw->o->adaptive)
+		sw->pg.total = sw->pg.index + size * (sw->o->repeat - rep);
+	return size;
+}
+
 /* The sweep's last line: 0 every run succeeded, 1 one failed. */
 static int sweep_summary(const struct sweep *sw)
 {
@@ -607,6 +900,14 @@ static void sweep_finish(struct sweep *sw)
 		free(sw->names[i]);
 	free(sw->names);
 	free(sw->order);
+	free(sw->policies);
+	while (sw->nsmp > 0) {
+		free(sw->smp[--sw->nsmp].key);
+		free(sw->smp[sw->nsmp].run);
+	}
+	free(sw->smp);
+	free(sw->stop);
+	free(sw->stop_rep);
 }
 
 int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
@@ -630,10 +931,15 @@ int sweep_run(pl_topology_t topo, const struct sweep_opts *o)
 		goto out;
 	launch_signals_defer(true);
 	ret = -1;
-	for (rep = 0; ret < 0 && rep < o->repeat; rep++) {
+	for (rep = 0; ret < 0 && rep < o->repeat && pass_size(&sw, rep); rep++) {
 		order_repeat(sw.order, n, o->shuffle, strtoull(sw.seed, NULL, 10), rep);
-		for (k = 0; ret < 0 && k < n; k++)
+		for (k = 0; ret < 0 && k < n; k++) {
+			if (!in_pass(&sw, sw.order[k]))
+				continue;
+			sw.cur = sw.order[k];
+			sw.currep = rep;
 			ret = sweep_step(&sw, (int)(sw.order[k] / nc), (int)(sw.order[k] % nc), rep);
+		}
 	}
 	if (ret < 0)
 		ret = sweep_summary(&sw);

@@ -1,5 +1,6 @@
 /* threadrun --sweep: one run per (thread count, policy, repeat), each
- * repeat's combinations in a random order seeded by SEED + repeat. */
+ * repeat's combinations in a random order seeded by SEED + repeat; with
+ * --repeat auto, each repeat runs the points not yet known precisely. */
 #ifndef SWEEP_H
 #define SWEEP_H
 
@@ -32,7 +33,9 @@ struct sweep_opts {
 	int ncounts;
 	const struct pl_policy *policies;
 	int npolicies;
-	unsigned repeat;
+	unsigned repeat;        /* the repeats; with adaptive, the most */
+	bool adaptive;          /* --repeat auto: a point stops once PRECISION is reached */
+	double precision;       /* --precision: the interval's half-width, % of the median */
 	bool shuffle;           /* --order shuffle: each repeat in its own random order */
 	bool seed_given;        /* --seed: SEED, else the resumed file's, else a new one */
 	uint64_t seed;

@@ -49,6 +49,9 @@ struct args {
 	unsigned nthreads;
 	const char *sweep;
 	unsigned repeat;
+	bool adaptive;          /* --repeat auto: REPEAT is the most */
+	double precision;       /* --precision */
+	bool precision_given;
 	const struct order_row *order;  /* --order, NULL: shuffle */
 	uint64_t seed;
 	bool seed_given;
@@ -113,6 +116,24 @@ static int set_skip(const char *arg, void *opts, char *err, size_t errlen)
 	return pthreads_parse_skip(arg, &a->skip, err, errlen);
 }
 
+/* --repeat R, or auto[:MAX]: repeat until --precision, at most MAX (default 10). */
+static int set_repeat(const char *arg, void *opts, char *err, size_t errlen)
+{
+	struct args *a = opts;
+
+	a->adaptive = !strncmp(arg, "auto", 4) && (!arg[4] || arg[4] == ':');
+	if (!a->adaptive && !num_is_decimal(arg)) {
+		snprintf(err, errlen, "repeat: '%s' is not a number or auto[:MAX], allowed 1..10000, auto, auto:3..auto:10000",
+			 arg);
+		return -1;
+	}
+	if (!a->adaptive)
+		return num_parse_unsigned("repeat", arg, 1, 10000, &a->repeat, err, errlen);
+	a->repeat = 10;
+	return arg[4] ? num_parse_unsigned("repeat auto:MAX", arg + 5, 3, 10000, &a->repeat, err,
+					   errlen) : 0;
+}
+
 /* --counters[=EVENTS]: checked once the options are read. */
 static int set_counters(const char *arg, void *opts, char *err, size_t errlen)
 {
@@ -158,8 +179,11 @@ static const struct opt_spec options[] = {
 	{ OPT_CALLBACK('s', "skip", "MASK", set_skip, "hex mask, bit i set: the i-th thread created is not pinned (likwid-pin's -s; implies --pthreads)") },
 	{ OPT_STRING('o', "results", "FILE", A(results), "results file workloads append to (default ./results/runs.csv); %h host, %r rank, %% a %") },
 	{ OPT_STRING(0, "sweep", "LIST", A(sweep), "sweep thread counts: 1,2,4,8 or 1-8 or 1-64x2 (doubling); -p takes a comma list") },
-	{ OPT_UNSIGNED(0, "repeat", "R", A(repeat), 1, 10000, "sweep: run every combination R times (default 1)"),
+	{ OPT_CALLBACK(0, "repeat", "R", set_repeat, "sweep: run every combination R times (default 1), or auto[:MAX]: until --precision is reached, 3..MAX times (default 10)"),
 	  .needs = "sweep", .needs_msg = SWEEP_ONLY },
+	{ OPT_DOUBLE(0, "precision", "P", A(precision), 0.1, 100, "sweep, --repeat auto: stop a point once the 95% interval of its median, or of its paired ratio to the 1-thread point, is within +-P% (default 2)"),
+	  .seen = OPT_SEEN(struct args, precision_given), .needs = "sweep",
+	  .needs_msg = "--precision goes with --sweep and --repeat auto" },
 	{ OPT_FLAG(0, "resume", A(resume), "sweep: skip the combinations the results file already holds"),
 	  .needs = "sweep", .needs_msg = SWEEP_ONLY },
 	{ OPT_CHOICE(0, "order", "ORDER", A(order), orders, &norders, "sweep: shuffle (default): each repeat runs its combinations in a random order; fixed: policy by policy, counts ascending"),
@@ -309,6 +333,12 @@ static int put_line(const char *name, const char *value, void *arg)
  * repeat.  0, or the exit status with the message in ERR. */
 static int finish_options(struct args *a, char *err, size_t errlen)
 {
+	if (a->precision_given && !a->adaptive) {
+		snprintf(err, errlen, "precision: --precision %g goes with --repeat auto", a->precision);
+		return 2;
+	}
+	if (!a->precision_given)
+		a->precision = 2;
 	if (a->metrics.n && metric_finish_setup(&a->metrics, a->units, a->nunits, err, errlen) < 0)
 		return 2;
 	if (a->counters)
@@ -495,7 +525,8 @@ static int run_single(pl_topology_t topo, const struct pl_plan *plan, const char
 
 static int sweep_main(struct args *a, const struct outfile *of)
 {
-	struct sweep_opts so = { .repeat = a->repeat, .resume = a->resume, .strict = a->strict,
+	struct sweep_opts so = { .repeat = a->repeat, .adaptive = a->adaptive,
+				 .precision = a->precision, .resume = a->resume, .strict = a->strict,
 				 .shuffle = !a->order || a->order->shuffle, .seed = a->seed,
 				 .seed_given = a->seed_given, .warmup = a->warmup,
 				 .quiet = a->quiet, .results = of->results, .tag = of->tag,

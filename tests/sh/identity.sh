@@ -86,7 +86,7 @@ old='time,host,cpu_model,topology,cores,pus,versions,workload,algorithm,backend,
 threadreport "$tmp/old.csv" >"$tmp/out" 2>"$tmp/err"
 check "old header: read (exit 0)" [ $? -eq 0 ]
 check "old header: one note naming the new columns" bash -c \
-	"[ \$(wc -l <'$tmp/err') = 1 ] && grep -q 'note: .*old.csv has no run seq config job rank ranks local_rank launcher cpuset start_sync t_start t_end others_pct lat_batch lat_n lat_p50_s lat_p90_s lat_p99_s lat_p999_s lat_max_s lat_workers counters task_clock_s ctx_switches cpu_migrations page_faults cycles instructions cache_refs cache_misses branch_misses events counted_pct cycles_per_byte cycles_per_op ipc flops_per_cycle ctr_workers seed column' '$tmp/err'"
+	"[ \$(wc -l <'$tmp/err') = 1 ] && grep -q 'note: .*old.csv has no run seq config job rank ranks local_rank launcher cpuset start_sync t_start t_end others_pct lat_batch lat_n lat_p50_s lat_p90_s lat_p99_s lat_p999_s lat_max_s lat_workers counters task_clock_s ctx_switches cpu_migrations page_faults cycles instructions cache_refs cache_misses branch_misses events counted_pct cycles_per_byte cycles_per_op ipc flops_per_cycle ctr_workers seed policies stop column' '$tmp/err'"
 check "old header: the row is reported" grep -q '^compact  *1  *160 B/s ' "$tmp/out"
 check "old header: the new columns read empty" \
 	[ "$(results_get "$tmp/old.csv" workload run seq config job rank)" = "$(printf 't2accel\t\t\t\t\t')" ]

@@ -36,6 +36,14 @@ for seed in 1 2 3; do
 	[ "$(runs "d$seed")" != "$fixed" ] && differs=yes
 done
 check "shuffled (seeds 1..3): an order other than the fixed one" [ $differs = yes ]
+# The report follows the sweep's -p order (the rows' policies column),
+# whichever policy a seed ran first: the same layout for every seed.
+layout() { threadreport --raw -f tsv "$tmp/$1.csv" 2>/dev/null |
+	awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { printf "%s %s,", $c["policy"], $c["threads"] }'; }
+check "seeds 1..3: some seed ran none first ($(for s in 1 2 3; do rows "d$s" | head -1 | cut -f1; done | tr '\n' ' '))" \
+	bash -c "[ -n \"\$(for s in 1 2 3; do results_get '$tmp/'d\$s.csv policy | head -1; done | grep -x none)\" ]"
+check "seeds 1..3: the report's points in -p order, the same for each ($(layout d1))" \
+	[ "$(layout d1)|$(layout d2)|$(layout d3)" = "compact 1,compact 2,none 1,none 2,|compact 1,compact 2,none 1,none 2,|compact 1,compact 2,none 1,none 2," ]
 check "the repeats of one seed are shuffled apart" bash -c \
 	"[ \"\$(head -4 <<<'$(runs s7)' | cut -d' ' -f1,2)\" != \"\$(tail -4 <<<'$(runs s7)' | cut -d' ' -f1,2)\" ] || \
 	 [ \"\$(head -4 <<<'$(runs d1)' | cut -d' ' -f1,2)\" != \"\$(tail -4 <<<'$(runs d1)' | cut -d' ' -f1,2)\" ]"

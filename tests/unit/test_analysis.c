@@ -340,6 +340,19 @@ static const struct series *series_of(const struct dataset *ds, const char *algo
 	return NULL;
 }
 
+/* The repeats that would settle a Mann-Whitney p: 3 + 3 apart (exact p
+ * 0.1, z 1.645) needs about 5 a side; a p near 0.05 one more; nothing to
+ * say of an empty side or a p of 1. */
+static void repeats_to_settle(void **state)
+{
+	(void)state;
+	assert_int_equal(stats_mw_repeats(0.1, 3, 0.05), 5);
+	assert_int_equal(stats_mw_repeats(0.06, 10, 0.05), 11);
+	assert_int_equal(stats_mw_repeats(0.19, 3, 0.05), 7);
+	assert_int_equal(stats_mw_repeats(0.1, 0, 0.05), 0);
+	assert_int_equal(stats_mw_repeats(1, 5, 0.05), 0);
+}
+
 /* The verdicts of tests/data/verdicts.csv's series, as the report prints
  * them: one plan, overlap, a winner, too few repeats. */
 static void series_verdicts_from_file(void **state)
@@ -367,15 +380,21 @@ static void series_verdicts_from_file(void **state)
 	s = series_of(&ds, "sha256");
 	assert_int_equal(series_verdicts(s, &v), 0);
 	assert_int_equal(v.t[0].ngroups, 2);
-	assert_int_equal(v.t[0].v, VERDICT_OVERLAP);
+	assert_int_equal(v.t[0].v, VERDICT_NOT_SIGNIFICANT);
+	assert_true(v.t[0].test.p > 0.05);
 	assert_int_equal(v.same[1], 1);
 	assert_string_equal(cell_verdict(&v, 0), "no difference measured");
 	verdicts_free(&v);
-	/* md5: scatter (0,2) beats compact (0,1) at 2; one plan at 4. */
+	/* md5: scatter (0,2) beats compact (0,1) at 2, 5 repeats a side apart
+	 * (exact Mann-Whitney p 2/252); the median of the paired ratios
+	 * 200/105 with its interval min..max; one plan at 4. */
 	s = series_of(&ds, "md5");
 	assert_int_equal(series_verdicts(s, &v), 0);
 	assert_int_equal(v.t[0].v, VERDICT_WINNER);
 	assert_true(NEAR(v.t[0].ratio, 200.0 / 105, 1e-12));
+	assert_true(NEAR(v.t[0].test.p, 2.0 / 252, 1e-12));
+	assert_true(v.t[0].test.paired);
+	assert_true(NEAR(v.t[0].test.lo, 205.0 / 108, 1e-12) && NEAR(v.t[0].test.hi, 195.0 / 102, 1e-12));
 	assert_string_equal(cell_verdict(&v, 0), "beaten");
 	assert_string_equal(cell_verdict(&v, 2), "winner");
 	assert_int_equal(v.t[1].ngroups, 1);
@@ -561,6 +580,7 @@ int main(void)
 		cmocka_unit_test(verdicts_need_evidence),
 		cmocka_unit_test(plans_and_pools),
 		cmocka_unit_test(cells_carry_plans),
+		cmocka_unit_test(repeats_to_settle),
 		cmocka_unit_test(series_verdicts_from_file),
 		cmocka_unit_test(handmade_series),
 		cmocka_unit_test(published_figures),
