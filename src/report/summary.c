@@ -32,6 +32,7 @@ struct fact {
 	unsigned flags;
 	size_t k;                      /* its series in the workload */
 	enum verdict why;              /* F_SAME, F_NOSHARE: why no difference */
+	struct vtest test;             /* placement, sharing: the verdict's test */
 };
 
 /* One workload: its series, their verdicts, the plans and thread counts of
@@ -360,7 +361,7 @@ static size_t place_facts(const struct wsum *w, size_t k, struct fact *f, struct
 		if (tv->ngroups < 2)
 			continue;
 		*e = (struct fact){ tv->v == VERDICT_WINNER ? F_PLACE : F_SAME, tv->threads, .k = k,
-				    .flags = tv->flags, .why = tv->v };
+				    .flags = tv->flags, .why = tv->v, .test = tv->test };
 		if (e->kind == F_PLACE) {
 			group_label(v, tv, tv->best, e->a, sizeof(e->a));
 			group_label(v, tv, tv->worst, e->b, sizeof(e->b));
@@ -382,7 +383,7 @@ static size_t share_facts(const struct wsum *w, size_t k, struct fact *f)
 		const struct share *x = &v->share[i];
 
 		f[i] = (struct fact){ x->v == VERDICT_WINNER ? F_SHARE : F_NOSHARE, x->ck->threads, .k = k,
-				      .x = x->ck->median / x->c1->median, .why = x->v,
+				      .x = x->ck->median / x->c1->median, .why = x->v, .test = x->test,
 				      .flags = cell_flags(x->c1) | cell_flags(x->ck),
 				      .sa = { x->ck->median, x->ck->min, x->ck->max, x->ck->n },
 				      .sb = { x->c1->median, x->c1->min, x->c1->max, x->c1->n } };
@@ -446,17 +447,24 @@ static int by_threads(const void *a, const void *b)
 	return NUM_CMP(*(const unsigned *)a, *(const unsigned *)b);
 }
 
-/* "lo..hi" of A and B, with the unit where one series says it. */
-static const char *ranges(const struct wsum *w, struct fact *const *g, size_t m, char *buf, size_t len)
+/* The evidence of the M placement or sharing facts G: the test's p and
+ * the ratio's interval, and each side's range of rates (with the unit);
+ * of many, the largest p. */
+static const char *evidence(const struct wsum *w, struct fact *const *g, size_t m, char *buf, size_t len)
 {
 	const char *unit = wseries(w, g[0]->k)->key->unit;
-	char a[64], b[64];
+	char a[64], b[64], ci[48];
+	double p = 0;
 
+	for (size_t i = 0; i < m; i++)
+		p = fmax(p, g[i]->test.p);
 	if (m > 1) {
-		snprintf(buf, len, "ranges apart in each of %zu", m);
+		snprintf(buf, len, "Mann-Whitney p %s %.3f in each of %zu", p < 0.001 ? "<" : "<=", fmax(p, 0.001), m);
 		return buf;
 	}
-	snprintf(buf, len, "ranges apart: %s vs %s%s%s",
+	vtest_interval_text(&g[0]->test, ci, sizeof(ci));
+	snprintf(buf, len, "Mann-Whitney p %s %.3f%s%s; %s vs %s%s%s", p < 0.001 ? "<" : "=", fmax(p, 0.001),
+		 ci[0] ? ", " : "", ci,
 		 rate_range_text(g[0]->sa.min, g[0]->sa.max, unit, a, sizeof(a)),
 		 rate_range_text(g[0]->sb.min, g[0]->sb.max, unit, b, sizeof(b)),
 		 output_exact() ? " " : "", output_exact() ? unit : "");
@@ -502,16 +510,21 @@ static const char *thread_list(struct fact *const *g, size_t m, unsigned *one, c
  * measured (the reasons that occur). */
 static const char *reasons(struct fact *const *g, size_t m, char *buf, size_t len)
 {
-	size_t few = 0;
-	int used;
+	size_t n[VERDICT_NOT_SIGNIFICANT + 1] = { 0 };
+	int used = snprintf(buf, len, "%zu compared", m);
+	unsigned settle = 0;
 
-	for (size_t i = 0; i < m; i++)
-		few += g[i]->why == VERDICT_FEW_REPEATS;
-	used = snprintf(buf, len, "%zu compared", m);
-	if (m > few)
-		used += snprintf(buf + used, len - (size_t)used, "; %s in %zu", verdict_text(VERDICT_OVERLAP), m - few);
-	if (few)
-		snprintf(buf + used, len - (size_t)used, "; %s in %zu", verdict_text(VERDICT_FEW_REPEATS), few);
+	for (size_t i = 0; i < m; i++) {
+		n[g[i]->why]++;
+		if (g[i]->why == VERDICT_NOT_SIGNIFICANT && g[i]->test.settle > settle)
+			settle = g[i]->test.settle;
+	}
+	for (int v = VERDICT_FEW_REPEATS; v <= VERDICT_NOT_SIGNIFICANT; v++)
+		if (n[v] && used < (int)len)
+			used += snprintf(buf + used, len - (size_t)used, "; %s in %zu", verdict_text(v), n[v]);
+	if (settle && used < (int)len)
+		snprintf(buf + used, len - (size_t)used, "; about %u repeats a side would settle %s", settle,
+			 m > 1 ? "them" : "it");
 	return buf;
 }
 
@@ -551,7 +564,7 @@ static void say(struct wsum *w, struct fact *const *g, size_t m, bool placed)
 		break;
 	case F_PLACE:
 		snprintf(t, FIND_LEN, "placement mattered at %s: %s over %s by %s (%s, n %zu/%zu): %s%s", at, e.a, e.b,
-			 figure(xlo, xhi, "%.2f", "x", fig, sizeof(fig)), ranges(w, g, m, ev, sizeof(ev)), e.sa.n,
+			 figure(xlo, xhi, "%.2f", "x", fig, sizeof(fig)), evidence(w, g, m, ev, sizeof(ev)), e.sa.n,
 			 e.sb.n, names, fl);
 		break;
 	case F_SAME:
@@ -563,7 +576,7 @@ static void say(struct wsum *w, struct fact *const *g, size_t m, bool placed)
 			 xhi < 1 ? "costs" : "gains",
 			 figure(100 * fmin(fabs(1 - xlo), fabs(1 - xhi)), 100 * fmax(fabs(1 - xlo), fabs(1 - xhi)), "%.0f",
 				"%", fig, sizeof(fig)),
-			 e.a, at, ranges(w, g, m, ev, sizeof(ev)), e.sa.n, e.sb.n, names, fl);
+			 e.a, at, evidence(w, g, m, ev, sizeof(ev)), e.sa.n, e.sb.n, names, fl);
 		break;
 	default:
 		snprintf(t, FIND_LEN, "sharing a core's strands: no difference measured (cK against c1, %s): %s%s",
