@@ -19,7 +19,7 @@ static const char style[] =
 	".scroll{overflow-x:auto;max-width:100%}\n"
 	"table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:.88em;margin:.4em 0}\n"
 	"th,td{padding:3px 9px;text-align:right;white-space:nowrap;border-bottom:1px solid #e4e4e4}\n"
-	"th{background:#f0f0f0;font-weight:600}.l{text-align:left}tbody tr:nth-child(even){background:#fafafa}\n"
+	"th{background:#f0f0f0;font-weight:600}.l{text-align:left}td.l{white-space:normal;overflow-wrap:anywhere}tbody tr:nth-child(even){background:#fafafa}\n"
 	"figure{margin:1em 0}figcaption{font-size:.88em;color:#444;max-width:60em}\n"
 	"svg{max-width:100%;height:auto;font:12px system-ui,sans-serif}\n"
 	"svg .grid{stroke:#e2e2e2}svg .frame{fill:none;stroke:#777}svg .ideal{stroke:#888;stroke-dasharray:6 4}\n"
