@@ -101,7 +101,8 @@ static const char help_after[] =
 	"speedup_lo, speedup_hi and speedup_pairs.  Drift: Kendall's S of each\n"
 	"point's rates against t_start, summed over the points; where p < 0.05 and the\n"
 	"last repeat's rates over the first's moved more than 3%, one warning (json\n"
-	"kind \"drift\") gives the change and the sweep's duration.\n"
+	"kind \"drift\") gives the change and the sweep's duration, and csv, tsv and\n"
+	"json give the change in % as drift_pct.\n"
 	"\n"
 	"A row of a failed run (its status not 0: a nonzero exit, a workload of ours\n"
 	"that wrote no row, a --metric run without its figure) is never a measurement:\n"
@@ -402,6 +403,8 @@ ROW(get_best, VAL_W(cell_verdict(&r->c->v, r->ci)))
 ROW(get_steal, VAL_N(r->x->load_steal))
 ROW(get_others, VAL_N(r->x->load_others))
 ROW(get_busy, VAL_B(r->x->busy))
+/* The series' drift over its sweep where it is beyond noise (the warning's). */
+ROW(get_drift, VAL_N(r->c->s->drifted ? 100 * r->c->s->drift : NAN))
 /* Latency: the medians of the rows that carry it. */
 ROW(get_lat_rows, VAL_I(r->x->lat_rows))
 ROW(get_lat_batch, VAL_N(r->x->lat_rows ? r->x->lat_batch : NAN))
@@ -629,6 +632,7 @@ static const struct column cell_cols[] = {
 	{ "speedup_lo", .in = IN_DATA, .digits = 6, .get = get_speedup_lo },
 	{ "speedup_hi", .in = IN_DATA, .digits = 6, .get = get_speedup_hi },
 	{ "speedup_pairs", .in = IN_DATA, .get = get_pairs },
+	{ "drift_pct", .in = IN_DATA, .digits = 3, .get = get_drift },
 };
 
 /* A series in json, before its cells. */

@@ -160,7 +160,7 @@ check "json --cluster: rate null and the reason" \
 c = json.load(open(sys.argv[1]))["cluster"][0]["cells"][0]
 sys.exit(not (c["rate"] is None and c["reason"].startswith("ranks overlapped 5%")))' "$tmp/json"
 check "csv: the cell table is unchanged (no cluster columns)" \
-	bash -c '"$1" -f csv "$2" 2>/dev/null | head -n 1 | grep -q "^series,host,workload,.*,busy,lat_batch,lat_p50_s,lat_p90_s,lat_p99_s,lat_p999_s,lat_max_s,cycles_per_byte,cycles_per_op,ipc,flops_per_cycle,worker_spread_pct,median_lo,median_hi,ci_coverage,speedup_of_medians,speedup_lo,speedup_hi,speedup_pairs$"' _ "$report" "$tmp/sync.csv"
+	bash -c '"$1" -f csv "$2" 2>/dev/null | head -n 1 | grep -q "^series,host,workload,.*,busy,lat_batch,lat_p50_s,lat_p90_s,lat_p99_s,lat_p999_s,lat_max_s,cycles_per_byte,cycles_per_op,ipc,flops_per_cycle,worker_spread_pct,median_lo,median_hi,ci_coverage,speedup_of_medians,speedup_lo,speedup_hi,speedup_pairs,drift_pct$"' _ "$report" "$tmp/sync.csv"
 "$report" -f csv --cluster tests/data/cutoff.csv >"$tmp/out" 2>"$tmp/err"
 st=$?
 check "--cluster on a file without jobs: exit 0, the header only, a note (exit $st)" \

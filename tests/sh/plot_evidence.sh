@@ -18,10 +18,11 @@ check "threadplot draws tests/data/flagged.csv (exit $st)" \
 	bash -c '[ "$1" -eq 0 ] && [ -s "$2/speedup.svg" ] && [ -s "$2/size.svg" ]' _ $st "$tmp/out"
 k=$tmp/keep
 # 1024 bytes, compact: 1 thread 96..104 (median 100); 2 threads 150..196
-# (median 190): speedup 1.9, bars 1.5..1.96.  Columns: threads median
-# speedup efficiency min max.
-check "speedup points carry their min..max: $(sed -n 2p "$k/s0p0.dat" 2>/dev/null)" \
-	awk 'NR == 2 { found = $1 == 2 && $3 == 1.9 && $5 == 1.5 && $6 == 1.96 } END { exit !found }' "$k/s0p0.dat"
+# (median 190): speedup 1.9, bars the paired speedup's 95% interval
+# (speedup_lo..speedup_hi: 1.44231..2.04167; the scaled min..max would be
+# 1.5..1.96).  Columns: threads median speedup efficiency lo hi.
+check "speedup points carry their interval: $(sed -n 2p "$k/s0p0.dat" 2>/dev/null)" \
+	awk 'NR == 2 { found = $1 == 2 && $3 == 1.9 && $5 == 1.44231 && $6 == 2.04167 } END { exit !found }' "$k/s0p0.dat"
 check "the speedup figure draws them as error bars" grep -q "s0p0.dat' using 1:3:5:6 with yerrorlines" "$k/speedup.gp"
 # The unverified row sits at 2 threads, 4 threads are past the 2 PUs.
 check "the unverified point is ringed: $(cat "$k/f0_unverified.dat" 2>/dev/null)" \
@@ -37,3 +38,10 @@ check "size points carry their min..max: $(head -n 1 "$k/z1b1.dat" 2>/dev/null)"
 check "the size figure draws error bars and rings the flagged points" \
 	bash -c 'grep -q "z1b1.dat. using 1:2:3:4 with yerrorlines" "$1/size.gp" && grep -q "g1_oversubscribed.dat" "$1/size.gp"' _ "$k"
 check "the heat map marks a flagged cell: 0.95!" grep -q "0.95!" "$k/h0.dat"
+
+# The machine's drift (threadreport's warning) is in the panel's title;
+# a steady machine's is not.
+PATH=$tmp/bin:$PATH plot/threadplot tests/data/drift-step.csv -o "$tmp/drift" >"$tmp/log" 2>&1
+check "a drifted series' panel says so: machine drift -30%" grep -q "machine drift -30%" "$tmp/drift/speedup.svg"
+PATH=$tmp/bin:$PATH plot/threadplot tests/data/drift-none.csv -o "$tmp/steady" >"$tmp/log" 2>&1
+check "a steady series' panel does not" bash -c '[ -s "$1" ] && ! grep -q "machine drift" "$1"' _ "$tmp/steady/speedup.svg"
