@@ -213,9 +213,9 @@ for _ in $(seq 100); do
 	# The first run over (threadrun's run row is in): the t2accel now is the second's.
 	if [ -s "$tmp/pid.1" ] &&
 	   [ "$(results_get "$tmp/kill.1.csv" algorithm 2>/dev/null | grep -c '^(run)$')" -ge 1 ]; then
-		tr1=$(pgrep -P "$(cat "$tmp/pid.1")" -x threadrun | head -1)
+		tr1=$(children "$(cat "$tmp/pid.1")" threadrun | head -1)
 		# Its main thread names the process t2accel-main.
-		victim=$(pgrep -P "${tr1:-0}" '^t2accel' | head -1)
+		victim=$(children "${tr1:-0}" t2accel | head -1)
 		[ -n "$victim" ] && break
 	fi
 	sleep 0.1

@@ -57,13 +57,13 @@ lk=$!
 until ! flock -n "$h" true; do sleep 0.05; done
 threadrun -q --sweep 1-3 -o "$h" -- sh -c ': >"$0"' "$tmp/ran1" 2>"$tmp/err" &
 pid=$!
-until [ -e "$tmp/ran1" ] && ! pgrep -P $pid >/dev/null; do sleep 0.05; done
+until [ -e "$tmp/ran1" ] && [ -z "$(children $pid)" ]; do sleep 0.05; done
 for sig in INT TERM; do
 	[ $sig = INT ] || {
 		: >"$h"; rm -f "$tmp/ran1"
 		threadrun -q --sweep 1-3 -o "$h" -- sh -c ': >"$0"' "$tmp/ran1" 2>"$tmp/err" &
 		pid=$!
-		until [ -e "$tmp/ran1" ] && ! pgrep -P $pid >/dev/null; do sleep 0.05; done
+		until [ -e "$tmp/ran1" ] && [ -z "$(children $pid)" ]; do sleep 0.05; done
 	}
 	kill -$sig $pid
 	wait $pid

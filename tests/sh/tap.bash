@@ -6,6 +6,15 @@ notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# 
 # skip REASON: a test that cannot run here, counted in the plan.
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else notok "$name" "failed: $*"; fi; }
+# children PID [NAME-PREFIX]: the children of our process PID (the kernel's
+# list, /proc/PID/task/*/children), those whose name starts with
+# NAME-PREFIX; never a look at the machine's other processes.
+children() {
+	local c
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		case $(cat /proc/"$c"/comm 2>/dev/null) in "${2:-}"*) echo "$c" ;; esac
+	done
+}
 # left_in_session SID: a live process of the session SID is still there
 # half a second on (a zombie waiting for init to reap it, or a watchdog in
 # its last instant, is not one); what is left goes to stderr.  A job started
