@@ -28,8 +28,10 @@ check "--resume after 2 repeats: the third repeat's 4 runs, then every point sto
 	bash -c "grep -q 'sweep done: 4 runs, 0 failed, 8 skipped' '$tmp/r.err' && [ \$(results_get '$tmp/r.csv' stop | grep -c '^precision 0.0%') = 4 ]"
 
 # A rate noisy by +-30% never gets within 2%: MAX repeats, and the rows say so.
+# Its seed, from the kernel, stays under 2^31: mawk clips a larger one, so
+# "$RANDOM$$" seeded every run alike once pids grew past 5 digits.
 cat >"$tmp/noisy.bash" <<'PROG'
-awk -v n="$THREADRUN_THREADS" -v s="$RANDOM$$" 'BEGIN { srand(s); printf "rate: %.3f\n", 100 * n * (0.7 + 0.6 * rand()) }'
+awk -v n="$THREADRUN_THREADS" -v s="$(od -An -N3 -tu4 /dev/urandom)" 'BEGIN { srand(s); printf "rate: %.3f\n", 100 * n * (0.7 + 0.6 * rand()) }'
 PROG
 threadrun -q -o "$tmp/n.csv" --sweep 1,2 --repeat auto:4 --metric 'rate: (\S+)' -- \
 	bash "$tmp/noisy.bash" >/dev/null 2>&1

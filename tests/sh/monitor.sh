@@ -82,7 +82,8 @@ threadrun --monitor=0.1 -o "$i" -p list:0,1 2 idle_parent 2 0.6 1 >/dev/null 2>"
 st=$?
 check "idle_parent under the monitor exits 0 (got $st)" [ $st -eq 0 ]
 check "an idle parent is not flagged off plan" bash -c "! grep -q 'OFF PLAN' '$tmp/err' && ! grep -q 'seen off' '$tmp/err'"
-check "it is worker 0 with no planned PU, seen on CPU 1" grep -q '^[0-9]* *idle_parent *0 *- *1 ' "$tmp/err"
+# Seen on 1, or on 0 too when a loaded machine lets a sample fall before its move.
+check "it is worker 0 with no planned PU, seen on the plan's CPUs" grep -Eq '^[0-9]+ +idle_parent +0 +- +[01](,[01])? ' "$tmp/err"
 check "its run row: placement honoured, no sample off plan" bash -c \
 	"results_get '$i' algorithm placement_ok off_plan | grep -qx \$'(run)\tyes\t0'"
 
