@@ -338,16 +338,20 @@ int html_overview(FILE *out, const struct dataset *ds, unsigned with)
 	return 0;
 }
 
-/* A point of the speedup figure: the speedup and the repeats' range as
- * speedups (min and max over the same 1-thread median), as threadplot
- * draws it; false where it has none to draw. */
+/* A point of the speedup figure and its bar, as threadplot draws them:
+ * the paired speedup's 95% interval, or without pairs the repeats' range
+ * as speedups (min and max over the same 1-thread median); false where it
+ * has none to draw. */
 static bool speedup_point(const struct cell *c, double *sp, double *lo, double *hi)
 {
 	*sp = c->speedup;
 	if (!isfinite(*sp) || *sp <= 0)
 		return false;
 	*lo = *hi = *sp;
-	if (c->median > 0 && c->min > 0 && isfinite(c->max)) {
+	if (isfinite(c->speedup_lo) && isfinite(c->speedup_hi) && c->speedup_lo > 0) {
+		*lo = c->speedup_lo;
+		*hi = c->speedup_hi;
+	} else if (c->median > 0 && c->min > 0 && isfinite(c->max)) {
 		*lo = *sp * c->min / c->median;
 		*hi = *sp * c->max / c->median;
 	}
@@ -425,7 +429,8 @@ void html_speedup(FILE *out, const struct series *s, const char *title)
 	snprintf(tt, sizeof(tt), "Speedup against threads: %s", title);
 	fputs("<figure><div class=\"scroll\">", out);
 	svg_open(out, 560, LEGEND_Y(s->npolicies) + 14, tt,
-		 "A line per policy: the median speedup at each thread count, bars from the repeats' min to max; "
+		 "A line per policy: the median speedup at each thread count, bars its 95% interval (paired repeats; "
+		 "without pairs the repeats' min to max); "
 		 "the dashed line is the ideal (linear); the table below holds every figure.");
 	svg_axes(out, &x, &y, "threads", "speedup (x one thread)");
 	svg_line(out, svg_map(&x, x.lo), svg_map(&y, x.lo), svg_map(&x, x.hi), svg_map(&y, x.hi), "ideal");
@@ -445,7 +450,8 @@ void html_speedup(FILE *out, const struct series *s, const char *title)
 	svg_close(out);
 	fputs("</div><figcaption>", out);
 	esc_html(out, tt);
-	fputs(" (log scales; median of the repeats, bars: min..max; ! a flagged point).</figcaption></figure>\n", out);
+	fputs(" (log scales; median of the repeats, bars: the paired speedup's 95% interval, else min..max; "
+	      "! a flagged point).</figcaption></figure>\n", out);
 }
 
 /* A machine the rows ran on, or a version string, and its rows. */
