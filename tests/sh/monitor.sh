@@ -72,8 +72,10 @@ check "its initial thread is judged from its bind point: planned 0, seen on 0 on
 	grep -q '^[0-9]* *omp_sleep *0 *0 *0 *0 ' "$tmp/err"
 check "its run row: placement honoured, no migration, no sample off plan" bash -c \
 	"results_get '$o' algorithm placement_ok migrations off_plan | grep -qx \$'(run)\tyes\t0\t0'"
-check "before its bind point the series shows it on CPU 1 with no planned PU (-1)" \
-	grep -q '^0\.[1-4][0-9]*,thread,[0-9]*,omp_sleep,1,-1,' "$o.monitor.csv"
+# On CPU 1, where it moved, or on 0 where a loaded machine's balancer took
+# it between giving its CPU set back and falling asleep.
+check "before its bind point the series shows it on a CPU of the plan with no planned PU (-1)" \
+	grep -Eq '^0\.[1-4][0-9]*,thread,[0-9]+,omp_sleep,[01],-1,' "$o.monitor.csv"
 
 # A parent that only waits for its children (stress-ng --cpu 2's), waiting
 # on CPU 1: never bound, it has no planned PU and stays inside the plan's.
