@@ -391,13 +391,25 @@ static int digest_init(struct evp_worker *w, char *err, size_t errlen)
 	return 0;
 }
 
+/* ECDSA, EdDSA and key agreement, in a library context of the worker's own
+ * with the providers loaded here. */
+static int pkey_init(struct evp_ctx *ctx, struct evp_worker *w, char *err, size_t errlen)
+{
+	const char *names[BE_MAX_PROVIDERS];
+	unsigned i;
+
+	for (i = 0; i < ctx->nprov; i++)
+		names[i] = OSSL_PROVIDER_get0_name(ctx->prov[i]);
+	return evp_pkey_worker_init(&w->pk, w->job->algo, w->job->mode, w->job->shared, names,
+				    ctx->nprov, ctx->propq, err, errlen);
+}
+
 static int evp_worker_init(void *ctx, const struct job *job, void **state, char *err,
 			   size_t errlen)
 {
 	struct evp_worker *w = calloc(1, sizeof(*w));
 	int ret = -1;
 
-	(void)ctx;
 	if (!w) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -420,7 +432,7 @@ static int evp_worker_init(void *ctx, const struct job *job, void **state, char 
 		}
 		/* fall through */
 	case ALGO_DERIVE:
-		ret = evp_pkey_worker_init(&w->pk, job->algo, job->mode, job->shared, err, errlen);
+		ret = pkey_init(ctx, w, err, errlen);
 		break;
 	case ALGO_AEAD:
 		ret = evp_aead_init(&w->aead, job, err, errlen);

@@ -2,9 +2,12 @@
  * them: ECDSA signs a digest, EdDSA a message, derive is EVP_PKEY_derive. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <openssl/conf.h>
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
+#include <openssl/provider.h>
 #include <openssl/err.h>
 #include <openssl/rand.h>
 #include <openssl/x509.h>
@@ -60,17 +63,20 @@ static EVP_PKEY *public_of(EVP_PKEY *k)
 	return pub;
 }
 
-/* A sign, verify or derive (against PEER) context on K. */
-static int contexts_on(const struct evp_pkey *p, EVP_PKEY *k, enum algo_mode mode, EVP_PKEY *peer,
-		       EVP_PKEY_CTX **ctx, EVP_MD_CTX **mctx)
+/* A sign, verify or derive (against PEER) context on K, in library
+ * context LIB (NULL: the process's, where the checker works). */
+static int contexts_on(const struct evp_pkey *p, OSSL_LIB_CTX *lib, EVP_PKEY *k,
+		       enum algo_mode mode, EVP_PKEY *peer, EVP_PKEY_CTX **ctx, EVP_MD_CTX **mctx)
 {
+	const char *propq = lib ? p->propq : NULL;
+
 	if (is_eddsa(p->a)) {
 		*mctx = EVP_MD_CTX_new();
 		return *mctx && (mode == MODE_SIGN ?
-				 EVP_DigestSignInit_ex(*mctx, NULL, NULL, NULL, NULL, k, NULL) :
-				 EVP_DigestVerifyInit_ex(*mctx, NULL, NULL, NULL, NULL, k, NULL)) == 1 ? 0 : -1;
+				 EVP_DigestSignInit_ex(*mctx, NULL, NULL, lib, propq, k, NULL) :
+				 EVP_DigestVerifyInit_ex(*mctx, NULL, NULL, lib, propq, k, NULL)) == 1 ? 0 : -1;
 	}
-	*ctx = EVP_PKEY_CTX_new_from_pkey(NULL, k, NULL);
+	*ctx = EVP_PKEY_CTX_new_from_pkey(lib, k, propq);
 	if (!*ctx)
 		return -1;
 	if (mode == MODE_SIGN)
@@ -101,8 +107,61 @@ static bool verifies(const struct evp_pkey *p, EVP_PKEY_CTX *ctx, EVP_MD_CTX *mc
 	return ok;
 }
 
+/*
+ * The worker's own library context, with the process's configuration and
+ * providers.  OpenSSL 3.0 fetches inside every ECDSA signature (the nonce's
+ * digest) under its library context's locks: workers sharing one would
+ * contend there, where openssl speed -multi's processes do not.
+ */
+static int own_library(struct evp_pkey *p, const char *const *providers, unsigned nprov,
+		       const char *propq, char *err, size_t errlen)
+{
+	char *cnf = CONF_get1_default_config_file();
+	unsigned i;
+	int ret = -1;
+
+	p->propq = propq;
+	if (!(p->lib = OSSL_LIB_CTX_new()) ||
+	    (cnf && access(cnf, R_OK) == 0 && OSSL_LIB_CTX_load_config(p->lib, cnf) != 1)) {
+		pk_error(err, errlen, "the worker's library context");
+		goto out;
+	}
+	for (i = 0; i < nprov && i < BE_MAX_PROVIDERS; i++) {
+		if (!(p->prov[p->nprov] = OSSL_PROVIDER_load(p->lib, providers[i]))) {
+			pk_error(err, errlen, "loading the worker's providers");
+			goto out;
+		}
+		p->nprov++;
+	}
+	if (propq && EVP_set_default_properties(p->lib, propq) != 1) {
+		pk_error(err, errlen, "the worker's property query");
+		goto out;
+	}
+	ret = 0;
+out:
+	OPENSSL_free(cnf);
+	return ret;
+}
+
+/* K's key pair as a key of P's library context. */
+static EVP_PKEY *copy_into(const struct evp_pkey *p, EVP_PKEY *k)
+{
+	OSSL_PARAM *params = NULL;
+	EVP_PKEY_CTX *c = NULL;
+	EVP_PKEY *out = NULL;
+
+	if (EVP_PKEY_todata(k, EVP_PKEY_KEYPAIR, &params) == 1 &&
+	    (c = EVP_PKEY_CTX_new_from_name(p->lib, p->a->evp_name, p->propq)) &&
+	    EVP_PKEY_fromdata_init(c) == 1)
+		EVP_PKEY_fromdata(c, &out, EVP_PKEY_KEYPAIR, params);
+	OSSL_PARAM_free(params);
+	EVP_PKEY_CTX_free(c);
+	return out;
+}
+
 int evp_pkey_worker_init(struct evp_pkey *p, const struct algo *a, enum algo_mode mode,
-			 EVP_PKEY *shared, char *err, size_t errlen)
+			 EVP_PKEY *shared, const char *const *providers, unsigned nprov,
+			 const char *propq, char *err, size_t errlen)
 {
 	EVP_PKEY_CTX *sc = NULL;
 	EVP_MD_CTX *sm = NULL;
@@ -112,23 +171,26 @@ int evp_pkey_worker_init(struct evp_pkey *p, const struct algo *a, enum algo_mod
 	p->a = a;
 	p->mode = mode;
 	p->msglen = 32;
+	if (own_library(p, providers, nprov, propq, err, errlen) < 0)
+		return -1;
 	if (mode == MODE_DERIVE && (!(p->peer = evp_pkey_keygen(a, err, errlen)) ||
 				    !(p->wrong = evp_pkey_keygen(a, err, errlen))))
 		return -1;
-	/* The worker's own key object; the checker's contexts on the public
-	 * half rebuilt (derive: the peer's and a stranger's against it). */
-	if (!(p->pkey = EVP_PKEY_dup(shared)) || !(p->pub = public_of(p->pkey)) ||
-	    contexts_on(p, p->pkey, mode, p->peer, &p->ctx, &p->mctx) < 0 ||
+	/* The worker's own key object, in its own library context; the
+	 * checker's contexts, in the process's, on the public half rebuilt
+	 * (derive: the peer's and a stranger's against it). */
+	if (!(p->pkey = copy_into(p, shared)) || !(p->pub = public_of(p->pkey)) ||
+	    contexts_on(p, p->lib, p->pkey, mode, p->peer, &p->ctx, &p->mctx) < 0 ||
 	    (mode == MODE_DERIVE ?
-	     contexts_on(p, p->peer, mode, p->pub, &p->ref_ctx, NULL) < 0 ||
-	     contexts_on(p, p->wrong, mode, p->pub, &p->wrong_ctx, NULL) < 0 :
-	     contexts_on(p, p->pub, MODE_VERIFY, NULL, &p->ref_ctx, &p->ref_mctx) < 0) ||
+	     contexts_on(p, NULL, p->peer, mode, p->pub, &p->ref_ctx, NULL) < 0 ||
+	     contexts_on(p, NULL, p->wrong, mode, p->pub, &p->wrong_ctx, NULL) < 0 :
+	     contexts_on(p, NULL, p->pub, MODE_VERIFY, NULL, &p->ref_ctx, &p->ref_mctx) < 0) ||
 	    RAND_bytes(p->msg, (int)p->msglen) != 1) {
 		pk_error(err, errlen, "context set-up");
 		goto out;
 	}
 	/* A verify loop verifies a signature made here. */
-	if (mode == MODE_VERIFY && (contexts_on(p, p->pkey, MODE_SIGN, NULL, &sc, &sm) < 0 ||
+	if (mode == MODE_VERIFY && (contexts_on(p, p->lib, p->pkey, MODE_SIGN, NULL, &sc, &sm) < 0 ||
 				    sign_into(p, sc, sm, p->out, &len) != 1)) {
 		pk_error(err, errlen, "the first signature");
 		goto out;
@@ -152,6 +214,10 @@ void evp_pkey_worker_fini(struct evp_pkey *p)
 	EVP_PKEY_free(p->peer);
 	EVP_PKEY_free(p->wrong);
 	EVP_PKEY_free(p->pub);
+	while (p->nprov)
+		OSSL_PROVIDER_unload(p->prov[--p->nprov]);
+	OSSL_LIB_CTX_free(p->lib);
+	p->lib = NULL;
 }
 
 int evp_pkey_run(struct evp_pkey *p, uint64_t max, const atomic_int *stop, uint64_t *done,
@@ -205,8 +271,9 @@ static int refuses_corrupted(struct evp_pkey *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* A vector's key: EdDSA's and X25519/X448's raw, ECDSA's public point. */
-static EVP_PKEY *kat_key(const struct algo *a, const char *hex, bool private)
+/* A vector's key in LIB: EdDSA's and X25519/X448's raw, ECDSA's public point. */
+static EVP_PKEY *kat_key(OSSL_LIB_CTX *lib, const char *propq, const struct algo *a,
+			 const char *hex, bool private)
 {
 	unsigned char b[160];
 	int n = hex_decode(hex, b, sizeof(b));
@@ -217,12 +284,12 @@ static EVP_PKEY *kat_key(const struct algo *a, const char *hex, bool private)
 	if (n <= 0)
 		return NULL;
 	if (!a->group)
-		return private ? EVP_PKEY_new_raw_private_key_ex(NULL, a->evp_name, NULL, b, (size_t)n) :
-				 EVP_PKEY_new_raw_public_key_ex(NULL, a->evp_name, NULL, b, (size_t)n);
+		return private ? EVP_PKEY_new_raw_private_key_ex(lib, a->evp_name, propq, b, (size_t)n) :
+				 EVP_PKEY_new_raw_public_key_ex(lib, a->evp_name, propq, b, (size_t)n);
 	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)a->group, 0);
 	params[1] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, b, (size_t)n);
 	params[2] = OSSL_PARAM_construct_end();
-	c = EVP_PKEY_CTX_new_from_name(NULL, a->evp_name, NULL);
+	c = EVP_PKEY_CTX_new_from_name(lib, a->evp_name, propq);
 	if (c && EVP_PKEY_fromdata_init(c) == 1)
 		EVP_PKEY_fromdata(c, &k, EVP_PKEY_PUBLIC_KEY, params);
 	EVP_PKEY_CTX_free(c);
@@ -260,10 +327,10 @@ static int published_answer(struct evp_pkey *t, enum algo_mode want_mode, char *
 	uint64_t unused = 0;
 
 	t->msglen = v->in ? (size_t)hex_decode(v->in, t->msg, sizeof(t->msg)) : 0;
-	t->pkey = kat_key(t->a, v->key, t->mode != MODE_VERIFY);
-	t->peer = v->iv ? kat_key(t->a, v->iv, false) : NULL;
+	t->pkey = kat_key(t->lib, t->propq, t->a, v->key, t->mode != MODE_VERIFY);
+	t->peer = v->iv ? kat_key(t->lib, t->propq, t->a, v->iv, false) : NULL;
 	if (!t->pkey || (v->iv && !t->peer) ||
-	    contexts_on(t, t->pkey, t->mode, t->peer, &t->ctx, &t->mctx) < 0 ||
+	    contexts_on(t, t->lib, t->pkey, t->mode, t->peer, &t->ctx, &t->mctx) < 0 ||
 	    (t->mode == MODE_VERIFY && der_signature(v->out, t->out, &t->outlen) < 0)) {
 		pk_error(err, errlen, "known-answer set-up");
 		return -1;
@@ -280,7 +347,7 @@ static int published_answer(struct evp_pkey *t, enum algo_mode want_mode, char *
 		EVP_MD_CTX_free(t->mctx);
 		t->mctx = NULL;
 		t->mode = MODE_VERIFY;
-		if (contexts_on(t, t->pkey, MODE_VERIFY, NULL, &t->ctx, &t->mctx) < 0) {
+		if (contexts_on(t, t->lib, t->pkey, MODE_VERIFY, NULL, &t->ctx, &t->mctx) < 0) {
 			pk_error(err, errlen, "known-answer set-up");
 			return -1;
 		}
@@ -292,7 +359,8 @@ static int published_answer(struct evp_pkey *t, enum algo_mode want_mode, char *
 
 int evp_pkey_kat(struct evp_pkey *p, char *err, size_t errlen)
 {
-	struct evp_pkey t = { .a = p->a, .fault = p->fault };
+	/* In the worker's library context, which stays the worker's. */
+	struct evp_pkey t = { .a = p->a, .fault = p->fault, .lib = p->lib, .propq = p->propq };
 	uint64_t unused = 0;
 	int ret;
 
@@ -307,6 +375,7 @@ int evp_pkey_kat(struct evp_pkey *p, char *err, size_t errlen)
 	}
 	t.mode = p->a->kind == ALGO_DERIVE ? MODE_DERIVE : p->a->group ? MODE_VERIFY : MODE_SIGN;
 	ret = published_answer(&t, p->mode, err, errlen);
+	t.lib = NULL;
 	evp_pkey_worker_fini(&t);
 	/* An ECDSA sign row: its own signatures verify too. */
 	if (ret == 0 && p->mode == MODE_SIGN && p->a->group)

@@ -11,10 +11,15 @@
 #include <openssl/evp.h>
 
 #include "algos.h"
+#include "backend.h"
 
 /* One worker's key, contexts and last output. */
 struct evp_pkey {
 	const struct algo *a;
+	OSSL_LIB_CTX *lib;              /* the timed key's and contexts' own */
+	OSSL_PROVIDER *prov[BE_MAX_PROVIDERS]; /* loaded in LIB */
+	unsigned nprov;
+	const char *propq;
 	enum algo_mode mode;
 	EVP_PKEY *pkey, *peer, *wrong;  /* own key; derive: the peer's, a stranger's */
 	EVP_PKEY *pub;                  /* the checker's: the public half, rebuilt */
@@ -32,8 +37,11 @@ struct evp_pkey {
 /* A fresh key for A (its curve or group), or NULL with the error in ERR. */
 EVP_PKEY *evp_pkey_keygen(const struct algo *a, char *err, size_t errlen);
 
+/* The worker's timed key (a copy of SHARED) and contexts live in a library
+ * context of its own, with PROVIDERS loaded and PROPQ the default query. */
 int evp_pkey_worker_init(struct evp_pkey *p, const struct algo *a, enum algo_mode mode,
-			 EVP_PKEY *shared, char *err, size_t errlen);
+			 EVP_PKEY *shared, const char *const *providers, unsigned nprov,
+			 const char *propq, char *err, size_t errlen);
 void evp_pkey_worker_fini(struct evp_pkey *p);
 
 /* The timed loop: up to MAX signatures, verifications or derivations. */
