@@ -128,7 +128,7 @@ PROGRAMS += $(MPI_PROG)
 endif
 
 TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/test_analysis \
-              $(BIN)/tests/test_lu $(BIN)/tests/test_metric $(BIN)/tests/test_histogram $(BIN)/tests/test_launcher $(BIN)/tests/test_counters $(BIN)/tests/test_units $(BIN)/tests/omp_where $(BIN)/tests/omp_triad \
+              $(BIN)/tests/test_lu $(BIN)/tests/test_metric $(BIN)/tests/test_histogram $(BIN)/tests/test_launcher $(BIN)/tests/test_counters $(BIN)/tests/test_units $(BIN)/tests/test_heap $(BIN)/tests/omp_where $(BIN)/tests/omp_triad \
               $(BIN)/tests/omp_sleep $(BIN)/tests/idle_parent \
               $(BIN)/tests/results_get \
               $(BIN)/tests/libfakep11.so $(BIN)/tests/pthread_where $(BIN)/tests/pthread_where_static \
@@ -212,6 +212,11 @@ $(OBJ)/tests/unit/test_lu.o: CFLAGS += $(OMPFLAGS) -Iworkloads/linpack
 $(BIN)/tests/test_lu: $(OBJ)/tests/unit/test_lu.o $(LU_OBJ) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+$(OBJ)/tests/unit/test_heap.o: CFLAGS += -Iworkloads/crypto
+$(BIN)/tests/test_heap: $(OBJ)/tests/unit/test_heap.o $(OBJ)/workloads/crypto/heap.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 $(BIN)/tests/test_analysis: $(OBJ)/tests/unit/test_analysis.o $(OBJ)/libreporter.a $(LIBS)
 	@mkdir -p $(dir $@)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "runner.h"
 #include "timing.h"
 
@@ -183,8 +184,11 @@ static int crypto_setup(struct worker *w, char *err, size_t errlen)
 		return -1;
 	if ((int)w->index == p->kat_fault_worker)
 		p->be->inject_fault(c->state);
-	if (p->be->kat(c->state, err, errlen) < 0 ||
-	    warm_up(p->be, c->state, &c->every, &c->batch_want, err, errlen) < 0)
+	if (p->be->kat(c->state, err, errlen) < 0)
+		return -1;
+	/* From the warm-up on, operations allocate as in any program. */
+	heap_timed(true);
+	if (warm_up(p->be, c->state, &c->every, &c->batch_want, err, errlen) < 0)
 		return -1;
 	if (p->latency) {
 		/* Here, on the worker's PU: its memory is near it. */
@@ -225,6 +229,7 @@ static void crypto_teardown(struct worker *w)
 
 	if (c->state)
 		x->p->be->worker_fini(c->state);
+	heap_timed(false);
 }
 
 static const struct worker_ops crypto_ops = {

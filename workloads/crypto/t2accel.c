@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "heap.h"
 #include "p11.h"
 #include "placement.h"
 #include "report.h"
@@ -788,7 +789,11 @@ static const struct workload t2accel = {
 
 int main(int argc, char **argv)
 {
-	int ret = workload_main(&t2accel, argc, argv);
+	int ret;
+
+	/* First: OpenSSL takes its allocator only before its first allocation. */
+	heap_align_openssl();
+	ret = workload_main(&t2accel, argc, argv);
 
 	free(opts.sizes);
 	return ret;
