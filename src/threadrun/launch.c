@@ -162,11 +162,18 @@ void launch_signals_init(void)
 	/* Under nohup a hangup is no ending, for threadrun and its job alike
 	 * (SIGHUP stays ignored, as t2accel keeps it); every other signal is
 	 * taken over, so that `kill -INT` of a background sweep still stops it
-	 * cleanly although the shell started it with SIGINT ignored. */
-	for (sig = 1; sig < _NSIG; sig++)
-		if (is_forwarded(sig) && sigaction(sig, NULL, &saved_actions[sig]) == 0 &&
-		    !(sig == SIGHUP && saved_actions[sig].sa_handler == SIG_IGN))
-			sigaction(sig, &sa, NULL);
+	 * cleanly although the shell started it with SIGINT ignored.  One
+	 * call a signal takes it and keeps what it replaced (a launch's
+	 * system calls are most of its cost on a VM); a hangup is looked at
+	 * first, so that no SIGHUP under nohup ever finds the handler. */
+	for (sig = 1; sig < _NSIG; sig++) {
+		if (!is_forwarded(sig))
+			continue;
+		if (sig == SIGHUP && sigaction(sig, NULL, &saved_actions[sig]) == 0 &&
+		    saved_actions[sig].sa_handler == SIG_IGN)
+			continue;
+		sigaction(sig, &sa, &saved_actions[sig]);
+	}
 }
 
 /* In the child: the dispositions threadrun found (an ignored SIGINT stays
