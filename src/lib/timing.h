@@ -29,6 +29,17 @@ static inline double tv_s(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
 }
 
+/* This thread's CPU seconds: on a shared machine a stretch the thread
+ * was preempted in does not count (a kernel timed over it still times
+ * the kernel). */
+static inline double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* User and system seconds of this process so far (all threads). */
 static inline void cpu_times(double *user, double *sys)
 {

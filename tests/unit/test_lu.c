@@ -236,6 +236,21 @@ static void kernel_choice(void **state)
 	print_message("chosen: %s\n", c->why);
 }
 
+/* The multiply's parts are each timed (with a peak of 1 GFLOPS their
+ * shares are their rates), and bad input is refused. */
+static void multiply_parts(void **state)
+{
+	struct gemm_parts p;
+
+	(void)state;
+	assert_int_equal(gemm_parts_measure(0, 1.0, &p), -1);
+	assert_int_equal(gemm_parts_measure(64, 0, &p), -1);
+	assert_int_equal(gemm_parts_measure(100, 1.0, &p), 0);
+	assert_true(p.tile_cached > 0 && p.tile_streaming > 0 && p.whole > 0 && p.packing > 0);
+	print_message("GFLOPS: cached %.1f, streaming %.1f, whole %.1f; packing %.3f\n", p.tile_cached,
+		      p.tile_streaming, p.whole, p.packing);
+}
+
 int main(void)
 {
 	/* One group: the fixed tests, then one per kernel compiled in. */
@@ -246,9 +261,10 @@ int main(void)
 		cmocka_unit_test(flops_and_residual),
 		cmocka_unit_test(residual_by_hand),
 		cmocka_unit_test(kernel_choice),
+		cmocka_unit_test(multiply_parts),
 	};
 	char names[24][64];
-	size_t nt = 6;
+	size_t nt = 7;
 
 	for (int i = 0; i < gemm_nkernels && i < 24; i++, nt++) {
 		snprintf(names[i], sizeof(names[i]), "kernel %s", gemm_kernels[i].name);

@@ -13,6 +13,7 @@
 
 #include "gemm.h"
 #include "placement.h"
+#include "timing.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define HAVE_X86 1
@@ -92,16 +93,6 @@ void *big_alloc(size_t bytes)
 		}                                                                                \
 	}
 
-/* This thread's CPU seconds: on a shared machine a pass the thread was
- * preempted in still times the kernel. */
-static double thread_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Independent FMA chains hide the FMA latency: one core's peak at that
  * vector width, in the thread's CPU time, as the best of 10 ms slices (a
  * slice the hypervisor took the core away in counts that time as the
@@ -116,7 +107,7 @@ static double thread_s(void)
 	{                                                                                       \
 		typedef double v_t __attribute__((vector_size((VW) * sizeof(double))));         \
 		v_t x[CHAINS], m, a;                                                             \
-		double start = thread_s(), t0 = start, now, best = 0, sum = 0;                    \
+		double start = thread_cpu_s(), t0 = start, now, best = 0, sum = 0;                    \
 		long iters = 0;                                                                  \
 		int i, j;                                                                        \
                                                                                                 \
@@ -132,7 +123,7 @@ static double thread_s(void)
 				_Pragma("GCC unroll 32") for (j = 0; j < (CHAINS); j++)          \
 					x[j] = x[j] * m + a;                                     \
 			iters += PEAK_INNER / (CHAINS);                                          \
-			now = thread_s();                                                        \
+			now = thread_cpu_s();                                                        \
 			if (now - t0 >= PEAK_SLICE_S) {                                          \
 				best = fmax(best, (double)iters * (CHAINS) * (VW) * 2 / (now - t0) / 1e9); \
 				iters = 0;                                                       \
@@ -336,7 +327,7 @@ static inline void pack_a_mr(const int mr, int mc, int kc, const double *a, int 
 	}
 }
 
-static void pack_a(int mr, int mc, int kc, const double *a, int lda, double *p)
+void gemm_pack_a(int mr, int mc, int kc, const double *a, int lda, double *p)
 {
 	switch (mr) {
 	case 24: pack_a_mr(24, mc, kc, a, lda, p); break;
@@ -373,7 +364,7 @@ static inline void pack_b_nr(const int nr, int kc, int nc, const double *b, int 
 	}
 }
 
-static void pack_b(int nr, int kc, int nc, const double *b, int ldb, double *p)
+void gemm_pack_b(int nr, int kc, int nc, const double *b, int ldb, double *p)
 {
 	switch (nr) {
 	case 14: pack_b_nr(14, kc, nc, b, ldb, p); break;
@@ -397,10 +388,10 @@ static void gemm_serial(const struct gemm_ws *ws, double *apack, double *bpack, 
 		nc = n - jc < ws->nc ? n - jc : ws->nc;
 		for (pc = 0; pc < k; pc += ws->kc) {
 			kc = k - pc < ws->kc ? k - pc : ws->kc;
-			pack_b(nr, kc, nc, b + pc + (size_t)jc * ldb, ldb, bpack);
+			gemm_pack_b(nr, kc, nc, b + pc + (size_t)jc * ldb, ldb, bpack);
 			for (ic = 0; ic < m; ic += ws->mc) {
 				mc = m - ic < ws->mc ? m - ic : ws->mc;
-				pack_a(mr, mc, kc, a + ic + (size_t)pc * lda, lda, apack);
+				gemm_pack_a(mr, mc, kc, a + ic + (size_t)pc * lda, lda, apack);
 				for (jr = 0; jr < nc; jr += nr)
 					for (ir = 0; ir < mc; ir += mr)
 						kern->tile(kc, apack + (size_t)ir * kc, bpack + (size_t)jr * kc,
@@ -464,10 +455,10 @@ static double time_kernel(const struct gemm_kernel *k, double *a, int passes)
 		return 0;
 	}
 	for (p = 0; p <= passes; p++) {
-		t0 = thread_s();
+		t0 = thread_cpu_s();
 		gemm_serial(&ws, ws.apack[0], ws.bpack[0], TRIAL, TRIAL, TRIAL, a, TRIAL, b, TRIAL, c,
 			    TRIAL);
-		el = thread_s() - t0;
+		el = thread_cpu_s() - t0;
 		if (p > 0 && el > 0 && 2.0 * TRIAL * TRIAL * TRIAL / el / 1e9 > best)
 			best = 2.0 * TRIAL * TRIAL * TRIAL / el / 1e9;
 	}
@@ -564,14 +555,14 @@ static const struct peak_loop {
 static double add_chain_ghz(double seconds)
 {
 #ifdef HAVE_X86
-	double start = thread_s(), t0 = start, now, best = 0;
+	double start = thread_cpu_s(), t0 = start, now, best = 0;
 	long adds = 0, x = 0;
 
 	do {
 		for (int i = 0; i < PEAK_INNER / 100; i++)
 			__asm__ volatile(".rept 100\n\tadd $1, %0\n\t.endr" : "+r"(x));
 		adds += PEAK_INNER / 100 * 100;
-		now = thread_s();
+		now = thread_cpu_s();
 		if (now - t0 >= PEAK_SLICE_S) {
 			best = fmax(best, (double)adds / (now - t0) / 1e9);
 			adds = 0;

@@ -85,6 +85,24 @@ void gemm_sub(struct gemm_ws *ws, int m, int n, int k, const double *a, int lda,
 void gemm_sub_serial(struct gemm_ws *ws, int tid, int m, int n, int k, const double *a, int lda,
 		     const double *b, int ldb, double *c, int ldc);
 
+/* Pack an MC x KC block of A into MR-row slivers, a KC x NC block of B
+ * into NR-column slivers (zero-padded), as the multiply does. */
+void gemm_pack_a(int mr, int mc, int kc, const double *a, int lda, double *p);
+void gemm_pack_b(int nr, int kc, int nc, const double *b, int ldb, double *p);
+
+/* What limits one thread's multiply of order N, each part timed alone
+ * with the chosen kernel and blocking (thread CPU time, best of 3) and
+ * given as a share of PEAK, one core's FMA peak in GFLOPS:
+ * the kernel on packed data the caches hold (B's sliver in L1, A's block
+ * in L2), the kernel sweeping N columns of packed B as the multiply does
+ * (a new sliver from L3 or memory every NR columns), the whole multiply,
+ * and packing A and B for it over the time the multiply takes at PEAK.
+ * -1 without memory, else 0. */
+struct gemm_parts {
+	double tile_cached, tile_streaming, whole, packing;
+};
+int gemm_parts_measure(int n, double peak, struct gemm_parts *p);
+
 /* Memory for large arrays: 2 MiB aligned and asking for transparent huge
  * pages, so the strided walks of packing miss the TLB less.  free() it. */
 void *big_alloc(size_t bytes);

@@ -6,6 +6,10 @@
  * and for the multiply alone, C -= A B of order N, one untimed call first:
  *   openblas_lu --gemm ours N      MFLOPS kernel  (linpack's, OMP_NUM_THREADS)
  *   openblas_lu --gemm openblas N  MFLOPS openblas-config
+ *   openblas_lu --gemm-parts N     what limits linpack's multiply (1 thread):
+ *       kernel-cached kernel-streaming whole packing peak-GFLOPS
+ *       (shares of the FMA peak measured first; packing over the
+ *       multiply's time at the peak; see gemm_parts_measure)
  */
 #include <cblas.h>
 #include <lapacke.h>
@@ -57,6 +61,29 @@ static int gemm_main(const char *who, int n)
 	return 0;
 }
 
+static int parts_main(int n)
+{
+	struct fma_peak peak;
+	struct gemm_parts p;
+
+	if (n < 1) {
+		fprintf(stderr, "usage: openblas_lu --gemm-parts N (N a whole number >= 1)\n");
+		return 2;
+	}
+	fma_peak_measure(0.3, &peak);
+	if (peak.gflops <= 0) {
+		fprintf(stderr, "openblas_lu: this CPU has no FMA: no peak to take shares of\n");
+		return 3;
+	}
+	if (gemm_parts_measure(n, peak.gflops, &p) < 0) {
+		fprintf(stderr, "openblas_lu: out of memory for the multiply's parts at N=%d\n", n);
+		return 1;
+	}
+	printf("%.3f %.3f %.3f %.3f %.1f\n", p.tile_cached, p.tile_streaming, p.whole, p.packing,
+	       peak.gflops);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 0, info;
@@ -67,6 +94,8 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && strcmp(argv[1], "--gemm") == 0)
 		return gemm_main(argv[2], atoi(argv[3]));
+	if (argc == 3 && strcmp(argv[1], "--gemm-parts") == 0)
+		return parts_main(atoi(argv[2]));
 	if (n < 1) {
 		fprintf(stderr, "usage: openblas_lu N [SEED]\n");
 		return 2;
