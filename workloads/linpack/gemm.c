@@ -42,10 +42,10 @@ void *big_alloc(size_t bytes)
  * values of the B sliver; the A sliver is prefetched PF_A steps ahead,
  * every line of the C tile before the loop, for writing (only its first
  * and last: the whole multiply 0.96 as fast, median of 14 pairs), and the
- * next B sliver into L2
- * step by step (the next column block's tiles read it: without this the
- * first of them waited on L3 or memory, and the kernel sweeping B ran at
- * 0.77-0.79 of the FMA peak at 2000^3 on a Zen 5 against 0.87-0.90).
+ * next B sliver into L2 step by step (the next column block's tiles read
+ * it: without this the first of them waited on L3 or memory, and the
+ * kernel sweeping B ran at 0.77-0.79 of the FMA peak at 2000^3 on a Zen 5
+ * against 0.87-0.90).
  * A full tile is updated in C with vector loads and stores; an edge tile
  * through a scratch tile.
  */
@@ -115,7 +115,7 @@ void *big_alloc(size_t bytes)
 	{                                                                                       \
 		typedef double v_t __attribute__((vector_size((VW) * sizeof(double))));         \
 		v_t x[CHAINS], m, a;                                                             \
-		double start = thread_cpu_s(), t0 = start, now, best = 0, sum = 0;                    \
+		double start = thread_cpu_s(), t0 = start, now, best = 0, sum = 0;                \
 		long iters = 0;                                                                  \
 		int i, j;                                                                        \
                                                                                                 \
@@ -131,7 +131,7 @@ void *big_alloc(size_t bytes)
 				_Pragma("GCC unroll 32") for (j = 0; j < (CHAINS); j++)          \
 					x[j] = x[j] * m + a;                                     \
 			iters += PEAK_INNER / (CHAINS);                                          \
-			now = thread_cpu_s();                                                        \
+			now = thread_cpu_s();                                                    \
 			if (now - t0 >= PEAK_SLICE_S) {                                          \
 				best = fmax(best, (double)iters * (CHAINS) * (VW) * 2 / (now - t0) / 1e9); \
 				iters = 0;                                                       \
@@ -335,7 +335,7 @@ static inline void pack_a_mr(const int mr, int mc, int kc, const double *a, int 
 	}
 }
 
-void gemm_pack_a(int mr, int mc, int kc, const double *a, int lda, double *p)
+static void pack_a(int mr, int mc, int kc, const double *a, int lda, double *p)
 {
 	switch (mr) {
 	case 24: pack_a_mr(24, mc, kc, a, lda, p); break;
@@ -372,7 +372,7 @@ static inline void pack_b_nr(const int nr, int kc, int nc, const double *b, int 
 	}
 }
 
-void gemm_pack_b(int nr, int kc, int nc, const double *b, int ldb, double *p)
+static void pack_b(int nr, int kc, int nc, const double *b, int ldb, double *p)
 {
 	switch (nr) {
 	case 14: pack_b_nr(14, kc, nc, b, ldb, p); break;
@@ -396,10 +396,10 @@ static void gemm_serial(const struct gemm_ws *ws, double *apack, double *bpack, 
 		nc = n - jc < ws->nc ? n - jc : ws->nc;
 		for (pc = 0; pc < k; pc += ws->kc) {
 			kc = k - pc < ws->kc ? k - pc : ws->kc;
-			gemm_pack_b(nr, kc, nc, b + pc + (size_t)jc * ldb, ldb, bpack);
+			pack_b(nr, kc, nc, b + pc + (size_t)jc * ldb, ldb, bpack);
 			for (ic = 0; ic < m; ic += ws->mc) {
 				mc = m - ic < ws->mc ? m - ic : ws->mc;
-				gemm_pack_a(mr, mc, kc, a + ic + (size_t)pc * lda, lda, apack);
+				pack_a(mr, mc, kc, a + ic + (size_t)pc * lda, lda, apack);
 				for (jr = 0; jr < nc; jr += nr)
 					for (ir = 0; ir < mc; ir += mr)
 						kern->tile(kc, apack + (size_t)ir * kc, bpack + (size_t)jr * kc,

@@ -85,11 +85,6 @@ void gemm_sub(struct gemm_ws *ws, int m, int n, int k, const double *a, int lda,
 void gemm_sub_serial(struct gemm_ws *ws, int tid, int m, int n, int k, const double *a, int lda,
 		     const double *b, int ldb, double *c, int ldc);
 
-/* Pack an MC x KC block of A into MR-row slivers, a KC x NC block of B
- * into NR-column slivers (zero-padded), as the multiply does. */
-void gemm_pack_a(int mr, int mc, int kc, const double *a, int lda, double *p);
-void gemm_pack_b(int nr, int kc, int nc, const double *b, int ldb, double *p);
-
 /* What limits one thread's multiply of order N, each part timed alone
  * with the chosen kernel and blocking (thread CPU time, best of 3) and
  * given as a share of PEAK, one core's FMA peak in GFLOPS:
