@@ -251,6 +251,24 @@ static void multiply_parts(void **state)
 		      p.tile_streaming, p.whole, p.packing);
 }
 
+/* The LU's parts: refused arguments, and shares that hang together (the
+ * kernel's rate in the time left is above the whole's when any time is
+ * outside it); no timing is asserted. */
+static void lu_parts(void **state)
+{
+	struct lu_parts p;
+
+	(void)state;
+	assert_int_equal(lu_parts_measure(0, 1, 1.0, &p), -1);
+	assert_int_equal(lu_parts_measure(64, 0, 1.0, &p), -1);
+	assert_int_equal(lu_parts_measure(64, 65, 1.0, &p), -1);
+	assert_int_equal(lu_parts_measure(64, 16, 0, &p), -1);
+	assert_int_equal(lu_parts_measure(300, 64, 1.0, &p), 0);
+	assert_true(p.whole > 0 && p.outside > 0 && p.kernel > p.whole);
+	print_message("GFLOPS: LU %.2f, kernel %.2f; %.3f of the time outside the kernel\n", p.whole,
+		      p.kernel, p.outside);
+}
+
 int main(void)
 {
 	/* One group: the fixed tests, then one per kernel compiled in. */
@@ -262,9 +280,10 @@ int main(void)
 		cmocka_unit_test(residual_by_hand),
 		cmocka_unit_test(kernel_choice),
 		cmocka_unit_test(multiply_parts),
+		cmocka_unit_test(lu_parts),
 	};
 	char names[24][64];
-	size_t nt = 7;
+	size_t nt = 8;
 
 	for (int i = 0; i < gemm_nkernels && i < 24; i++, nt++) {
 		snprintf(names[i], sizeof(names[i]), "kernel %s", gemm_kernels[i].name);

@@ -1,10 +1,13 @@
-/* What limits the multiply on one thread: its parts timed apart (see
- * gemm.h), so that a share of the peak it misses can be traced to the
- * kernel, the memory behind it or the packing. */
+/* What limits the multiply and the LU on one thread: their parts timed
+ * apart (see gemm.h and lu.h), so that a share of the peak they miss can
+ * be traced to the kernel, the memory behind it, the packing or the LU's
+ * work outside the multiply. */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gemm.h"
+#include "lu.h"
 #include "timing.h"
 
 /* Each part's best pass is kept: a pass the hypervisor took the core
@@ -105,5 +108,65 @@ out:
 	free(c);
 	free(bstream);
 	free(ctile);
+	return rc;
+}
+
+/* Seconds of the best of PASSES factorisations of A0 (order N, leading
+ * dimension LDA) in A, with kernel K (NULL: the chosen one). */
+static double factor_s(int n, int lda, int nb, const double *a0, double *a, int *ipiv,
+		       const struct gemm_kernel *k)
+{
+	double best = 0, t0, el;
+	int p;
+
+	for (p = 0; p < PASSES; p++) {
+		memcpy(a, a0, sizeof(double) * (size_t)lda * (size_t)n);
+		t0 = thread_cpu_s();
+		if (lu_factor_blocked_with(n, a, lda, ipiv, nb, k) < 0)
+			return -1;
+		el = thread_cpu_s() - t0;
+		if (p == 0 || el < best)
+			best = el;
+	}
+	return best;
+}
+
+int lu_parts_measure(int n, int nb, double peak, struct lu_parts *parts)
+{
+	const int lda = lu_leading_dim(n), threads = omp_get_max_threads();
+	const size_t bytes = sizeof(double) * (size_t)lda * (size_t)n;
+	double *a0 = NULL, *a = NULL, *rhs = NULL, ideal, whole, outside;
+	int *ipiv = NULL, rc = -1;
+	struct gemm_kernel nop;
+
+	memset(parts, 0, sizeof(*parts));
+	if (n < 1 || nb < 1 || nb > n || peak <= 0)
+		return -1;
+	a0 = big_alloc(bytes);
+	a = big_alloc(bytes);
+	rhs = malloc(sizeof(double) * (size_t)n);
+	ipiv = malloc(sizeof(int) * (size_t)n);
+	if (!a0 || !a || !rhs || !ipiv)
+		goto out;
+	matrix_random(n, a0, lda, rhs, 1);
+	nop = *gemm_choice()->kernel;
+	nop.tile = no_tile;
+	/* One thread: its CPU time is the factorisation's. */
+	omp_set_num_threads(1);
+	whole = factor_s(n, lda, nb, a0, a, ipiv, NULL);
+	outside = factor_s(n, lda, nb, a0, a, ipiv, &nop);
+	omp_set_num_threads(threads);
+	if (whole <= 0 || outside < 0)
+		goto out;
+	ideal = 2.0 / 3.0 * n * (double)n * n / (peak * 1e9);
+	parts->whole = ideal / whole;
+	parts->outside = outside / whole;
+	parts->kernel = whole > outside ? ideal / (whole - outside) : 0;
+	rc = 0;
+out:
+	free(a0);
+	free(a);
+	free(rhs);
+	free(ipiv);
 	return rc;
 }

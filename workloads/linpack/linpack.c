@@ -162,7 +162,7 @@ static int prepare(void *opts_, int argc, char **argv, char *err, size_t errlen)
 		return -1;
 	}
 	if (!o->nb_set)
-		o->nb = o->n < 256 ? o->n : 256;
+		o->nb = (unsigned)lu_default_block((int)o->n, 0);
 	/* Before any thread: reading the caches loads a topology. */
 	gemm_read_caches();
 	return 0;
@@ -290,8 +290,7 @@ static void system_free(struct lsystem *sy)
 /* Allocate the system, R's per-rep times, and make the matrix. */
 static int system_make(struct lsystem *sy, const struct opts *o, struct outcome *r)
 {
-	/* A leading dimension off powers of two spares the caches' sets. */
-	size_t lda = o->n % 256 == 0 ? o->n + 8 : o->n;
+	size_t lda = (size_t)lu_leading_dim((int)o->n);
 
 	sy->lda = lda;
 	sy->a0 = big_alloc(sizeof(double) * lda * o->n);
@@ -459,13 +458,10 @@ static int run(void *opts_, const struct run_env *env)
 	char err[512], label[32];
 	int ret = 2;
 
-	if (check_memory(o->n, o->n % 256 == 0 ? o->n + 8 : o->n) < 0)
+	if (check_memory(o->n, (size_t)lu_leading_dim((int)o->n)) < 0)
 		goto out;
-	/* Measured here: on one thread a panel as wide as the multiply's KC
-	 * (384) pays off once the matrix is large; with more threads narrower
-	 * panels keep them busier. */
-	if (!o->nb_set && env->nthreads == 1 && o->n >= 2000)
-		o->nb = 384;
+	if (!o->nb_set)
+		o->nb = (unsigned)lu_default_block((int)o->n, (int)env->nthreads);
 	omp_set_num_threads((int)env->nthreads);
 	omp_set_dynamic(0);
 	ret = 1;

@@ -25,6 +25,27 @@ extern const int lu_nvariants;
 int lu_factor_classic(int n, double *a, int lda, int *ipiv, int nb);
 int lu_factor_region(int n, double *a, int lda, int *ipiv, int nb);
 int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb);
+/* Variant 2 with kernel K in place of the one start-up chose (NULL: that
+ * one); K has the chosen one's tile shape.  For timing the LU's parts. */
+struct gemm_kernel;
+int lu_factor_blocked_with(int n, double *a, int lda, int *ipiv, int nb,
+			   const struct gemm_kernel *k);
+/* Variant 2's panel width when -b is not given, for NTHREADS threads. */
+int lu_default_block(int n, int nthreads);
+/* The leading dimension linpack gives a matrix of order N. */
+int lu_leading_dim(int n);
+
+/* What limits variant 2 on one thread at order N with panel NB, given as
+ * shares of PEAK (one core's FMA peak, GFLOPS): the factorisation's 2/3 N^3
+ * flops over its thread CPU time (best of 3); the share of that time spent
+ * outside the multiply's kernel (row swaps, the leaves of the solves and
+ * panels, packing: the same factorisation with a kernel that does
+ * nothing); and the kernel's rate in the time left, every flop counted as
+ * its (the leaves' few too).  -1 on bad arguments or without memory. */
+struct lu_parts {
+	double whole, outside, kernel;
+};
+int lu_parts_measure(int n, int nb, double peak, struct lu_parts *parts);
 
 /* Solve A x = b with the factors: B is overwritten by x. */
 void lu_solve(int n, const double *lu, int lda, const int *ipiv, double *b);

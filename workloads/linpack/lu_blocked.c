@@ -330,7 +330,8 @@ static void team_step(struct gemm_ws *ws, int n, double *a, int lda, int *ipiv, 
 		team_next_panel(ws, n, a, lda, ipiv, right, la, info);
 }
 
-int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
+int lu_factor_blocked_with(int n, double *a, int lda, int *ipiv, int nb,
+			   const struct gemm_kernel *k)
 {
 	struct gemm_ws ws = { 0 };
 	const int nsteps = (n + nb - 1) / nb;
@@ -342,6 +343,8 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 		free(next);
 		return -1;
 	}
+	if (k)
+		ws.k = k;
 #pragma omp parallel
 	{
 		int step, c;
@@ -365,4 +368,9 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
 	gemm_ws_fini(&ws);
 	free(next);
 	return info;
+}
+
+int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb)
+{
+	return lu_factor_blocked_with(n, a, lda, ipiv, nb, NULL);
 }

@@ -97,6 +97,22 @@ out:
 
 /* HPL's (HPL_pdtest: 2/3 N^3 + 3/2 N^2), the default so that rates compare
  * with HPL's; and LINPACK 100's (2/3 N^3 + 2 N^2). */
+/* A leading dimension off powers of two spares the caches' sets. */
+int lu_leading_dim(int n)
+{
+	return n % 256 == 0 ? n + 8 : n;
+}
+
+/* 256 columns (N when smaller).  On one thread a panel as wide as the
+ * multiply's KC (384) pays off once the matrix is large (measured); with
+ * more threads narrower panels keep them busier. */
+int lu_default_block(int n, int nthreads)
+{
+	if (nthreads == 1 && n >= 2000)
+		return 384;
+	return n < 256 ? n : 256;
+}
+
 static double flops_hpl(int n)
 {
 	return 2.0 / 3.0 * (double)n * n * n + 1.5 * (double)n * n;

@@ -10,10 +10,13 @@
  *       kernel-cached kernel-streaming whole packing peak-GFLOPS
  *       (shares of the FMA peak measured first; packing over the
  *       multiply's time at the peak; see gemm_parts_measure)
+ *   openblas_lu --lu-parts N       what limits linpack's LU (1 thread):
+ *       whole outside-kernel kernel peak-GFLOPS NB (lu_parts_measure)
  */
 #include <cblas.h>
 #include <lapacke.h>
 #include <omp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,13 +64,19 @@ static int gemm_main(const char *who, int n)
 	return 0;
 }
 
-static int parts_main(int n)
+/* --gemm-parts N or --lu-parts N: the parts of the multiply or of the
+ * LU (the panel width linpack takes on one thread), as shares of the peak
+ * measured first in the same process. */
+static int parts_main(const char *what, int n)
 {
+	const bool lu = strcmp(what, "--lu-parts") == 0;
 	struct fma_peak peak;
-	struct gemm_parts p;
+	struct gemm_parts g;
+	struct lu_parts l;
+	const int nb = n >= 1 ? lu_default_block(n, 1) : 0;
 
 	if (n < 1) {
-		fprintf(stderr, "usage: openblas_lu --gemm-parts N (N a whole number >= 1)\n");
+		fprintf(stderr, "usage: openblas_lu %s N (N a whole number >= 1)\n", what);
 		return 2;
 	}
 	fma_peak_measure(0.3, &peak);
@@ -75,12 +84,17 @@ static int parts_main(int n)
 		fprintf(stderr, "openblas_lu: this CPU has no FMA: no peak to take shares of\n");
 		return 3;
 	}
-	if (gemm_parts_measure(n, peak.gflops, &p) < 0) {
-		fprintf(stderr, "openblas_lu: out of memory for the multiply's parts at N=%d\n", n);
+	if (lu ? lu_parts_measure(n, nb, peak.gflops, &l) < 0
+	       : gemm_parts_measure(n, peak.gflops, &g) < 0) {
+		fprintf(stderr, "openblas_lu: out of memory for the %s parts at N=%d\n",
+			lu ? "LU's" : "multiply's", n);
 		return 1;
 	}
-	printf("%.3f %.3f %.3f %.3f %.1f\n", p.tile_cached, p.tile_streaming, p.whole, p.packing,
-	       peak.gflops);
+	if (lu)
+		printf("%.3f %.3f %.3f %.1f %d\n", l.whole, l.outside, l.kernel, peak.gflops, nb);
+	else
+		printf("%.3f %.3f %.3f %.3f %.1f\n", g.tile_cached, g.tile_streaming, g.whole,
+		       g.packing, peak.gflops);
 	return 0;
 }
 
@@ -88,14 +102,14 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 0, info;
 	unsigned long seed = argc > 2 ? strtoul(argv[2], NULL, 10) : 1;
-	size_t lda = n % 256 == 0 ? (size_t)n + 8 : (size_t)n;
+	size_t lda = n >= 1 ? (size_t)lu_leading_dim(n) : 1;
 	double *a0, *a, *b0, *x, t0, secs;
 	lapack_int *ipiv;
 
 	if (argc == 4 && strcmp(argv[1], "--gemm") == 0)
 		return gemm_main(argv[2], atoi(argv[3]));
-	if (argc == 3 && strcmp(argv[1], "--gemm-parts") == 0)
-		return parts_main(atoi(argv[2]));
+	if (argc == 3 && (strcmp(argv[1], "--gemm-parts") == 0 || strcmp(argv[1], "--lu-parts") == 0))
+		return parts_main(argv[1], atoi(argv[2]));
 	if (n < 1) {
 		fprintf(stderr, "usage: openblas_lu N [SEED]\n");
 		return 2;
