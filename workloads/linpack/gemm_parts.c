@@ -135,12 +135,12 @@ int lu_parts_measure(int n, int nb, double peak, struct lu_parts *parts)
 {
 	const int lda = lu_leading_dim(n), threads = omp_get_max_threads();
 	const size_t bytes = sizeof(double) * (size_t)lda * (size_t)n;
-	double *a0 = NULL, *a = NULL, *rhs = NULL, ideal, whole, outside;
+	double *a0 = NULL, *a = NULL, *rhs = NULL, ideal, whole, outside, need, have;
 	int *ipiv = NULL, rc = -1;
 	struct gemm_kernel nop;
 
 	memset(parts, 0, sizeof(*parts));
-	if (n < 1 || nb < 1 || nb > n || peak <= 0)
+	if (n < 1 || nb < 1 || nb > n || peak <= 0 || lu_fits(n, &need, &have) < 0)
 		return -1;
 	a0 = big_alloc(bytes);
 	a = big_alloc(bytes);

@@ -257,12 +257,11 @@ static int append_row(const char *path, const struct opts *o, const struct run_e
 }
 
 /* Refuse a matrix this machine cannot hold, saying how much it needs. */
-static int check_memory(unsigned n, size_t lda)
+static int check_memory(unsigned n)
 {
-	double need = 2.0 * (double)n * (double)lda * sizeof(double);
-	double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	double need, have;
 
-	if (have > 0 && need > 0.9 * have) {
+	if (lu_fits((int)n, &need, &have) < 0) {
 		msg_error(PROG, "N: %u needs %.1f GiB for the matrix and its copy, this machine has %.1f GiB",
 			  n, need / (1 << 30), have / (1 << 30));
 		return -1;
@@ -458,7 +457,7 @@ static int run(void *opts_, const struct run_env *env)
 	char err[512], label[32];
 	int ret = 2;
 
-	if (check_memory(o->n, (size_t)lu_leading_dim((int)o->n)) < 0)
+	if (check_memory(o->n) < 0)
 		goto out;
 	if (!o->nb_set)
 		o->nb = (unsigned)lu_default_block((int)o->n, (int)env->nthreads);

@@ -34,6 +34,9 @@ int lu_factor_blocked_with(int n, double *a, int lda, int *ipiv, int nb,
 int lu_default_block(int n, int nthreads);
 /* The leading dimension linpack gives a matrix of order N. */
 int lu_leading_dim(int n);
+/* Whether a matrix of order N and its copy fit in this machine's memory,
+ * a tenth kept spare: 0, else -1; *NEED and *HAVE in bytes either way. */
+int lu_fits(int n, double *need, double *have);
 
 /* What limits variant 2 on one thread at order N with panel NB, given as
  * shares of PEAK (one core's FMA peak, GFLOPS): the factorisation's 2/3 N^3
@@ -41,7 +44,8 @@ int lu_leading_dim(int n);
  * outside the multiply's kernel (row swaps, the leaves of the solves and
  * panels, packing: the same factorisation with a kernel that does
  * nothing); and the kernel's rate in the time left, every flop counted as
- * its (the leaves' few too).  -1 on bad arguments or without memory. */
+ * its (the leaves' few too).  -1 on bad arguments or without memory
+ * (lu_fits first). */
 struct lu_parts {
 	double whole, outside, kernel;
 };

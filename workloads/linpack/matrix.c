@@ -2,6 +2,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "lu.h"
 
@@ -101,6 +102,13 @@ out:
 int lu_leading_dim(int n)
 {
 	return n % 256 == 0 ? n + 8 : n;
+}
+
+int lu_fits(int n, double *need, double *have)
+{
+	*need = 2.0 * n * (double)lu_leading_dim(n) * sizeof(double);
+	*have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	return *have > 0 && *need > 0.9 * *have ? -1 : 0;
 }
 
 /* 256 columns (N when smaller).  On one thread a panel as wide as the
