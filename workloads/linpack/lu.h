@@ -30,7 +30,8 @@ int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb);
 struct gemm_kernel;
 int lu_factor_blocked_with(int n, double *a, int lda, int *ipiv, int nb,
 			   const struct gemm_kernel *k);
-/* Variant 2's panel width when -b is not given, for NTHREADS threads. */
+/* Variant 2's panel width when -b is not given, for NTHREADS threads
+ * (0: not known yet). */
 int lu_default_block(int n, int nthreads);
 /* The leading dimension linpack gives a matrix of order N. */
 int lu_leading_dim(int n);

@@ -52,7 +52,8 @@ static void swap_block(double *a, int lda, const int *ipiv, int k0, int k1, int 
 
 		if (j + 1 < c1)
 			for (k = k0; k < k1; k++)
-				__builtin_prefetch(col + lda + ipiv[k], 1, 3);
+				if (ipiv[k] != k)
+					__builtin_prefetch(col + lda + ipiv[k], 1, 3);
 		for (k = k0; k < k1; k++)
 			if (ipiv[k] != k) {
 				t = col[k];

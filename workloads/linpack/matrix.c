@@ -96,8 +96,6 @@ out:
 	return res;
 }
 
-/* HPL's (HPL_pdtest: 2/3 N^3 + 3/2 N^2), the default so that rates compare
- * with HPL's; and LINPACK 100's (2/3 N^3 + 2 N^2). */
 /* A leading dimension off powers of two spares the caches' sets. */
 int lu_leading_dim(int n)
 {
@@ -111,7 +109,7 @@ int lu_fits(int n, double *need, double *have)
 	return *have > 0 && *need > 0.9 * *have ? -1 : 0;
 }
 
-/* 256 columns (N when smaller).  On one thread a panel as wide as the
+/* 256 columns (N when smaller; NTHREADS 0, not known yet, too).  On one thread a panel as wide as the
  * multiply's KC (384) pays off once the matrix is large (measured); with
  * more threads narrower panels keep them busier. */
 int lu_default_block(int n, int nthreads)
@@ -121,6 +119,8 @@ int lu_default_block(int n, int nthreads)
 	return n < 256 ? n : 256;
 }
 
+/* HPL's (HPL_pdtest: 2/3 N^3 + 3/2 N^2), the default so that rates compare
+ * with HPL's; and LINPACK 100's (2/3 N^3 + 2 N^2). */
 static double flops_hpl(int n)
 {
 	return 2.0 / 3.0 * (double)n * n * n + 1.5 * (double)n * n;

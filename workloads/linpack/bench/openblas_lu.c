@@ -74,9 +74,15 @@ static int parts_main(const char *what, int n)
 	struct gemm_parts g;
 	struct lu_parts l;
 	const int nb = n >= 1 ? lu_default_block(n, 1) : 0;
+	double need, have;
 
 	if (n < 1) {
 		fprintf(stderr, "usage: openblas_lu %s N (N a whole number >= 1)\n", what);
+		return 2;
+	}
+	if (lu && lu_fits(n, &need, &have) < 0) {
+		fprintf(stderr, "openblas_lu: N: %d needs %.1f GiB for the matrix and its copy, this machine has %.1f GiB\n",
+			n, need / (1 << 30), have / (1 << 30));
 		return 2;
 	}
 	fma_peak_measure(0.3, &peak);
