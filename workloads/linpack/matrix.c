@@ -109,9 +109,10 @@ int lu_fits(int n, double *need, double *have)
 	return *have > 0 && *need > 0.9 * *have ? -1 : 0;
 }
 
-/* 256 columns (N when smaller; NTHREADS 0, not known yet, too).  On one thread a panel as wide as the
- * multiply's KC (384) pays off once the matrix is large (measured); with
- * more threads narrower panels keep them busier. */
+/* 256 columns (N when smaller), also for NTHREADS 0 (not known yet).  On
+ * one thread a panel as wide as the multiply's KC (384) pays off once the
+ * matrix is large (measured); with more threads narrower panels keep them
+ * busier. */
 int lu_default_block(int n, int nthreads)
 {
 	if (nthreads == 1 && n >= 2000)
