@@ -132,7 +132,7 @@ TEST_PROGS := $(BIN)/tests/test_placement $(BIN)/tests/test_common $(BIN)/tests/
               $(BIN)/tests/omp_sleep $(BIN)/tests/idle_parent \
               $(BIN)/tests/results_get \
               $(BIN)/tests/libfakep11.so $(BIN)/tests/pthread_where $(BIN)/tests/pthread_where_static \
-              $(BIN)/tests/sleepers
+              $(BIN)/tests/sleepers $(BIN)/tests/libcountkeyings.so
 
 .PHONY: all deps check run bench clean test-progs mutate mpi install uninstall print-workloads FORCE
 all: $(PROGRAMS)
@@ -229,6 +229,11 @@ $(BIN)/tests/test_%: $(OBJ)/tests/unit/test_%.o $(OBJ)/liblauncher.a $(LIBS)
 $(BIN)/tests/results_get: $(OBJ)/tests/progs/results_get.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# Preloaded into t2accel by the --rekey test: not sanitized (it comes first).
+$(BIN)/tests/libcountkeyings.so: tests/progs/count_keyings.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(filter-out $(SANFLAGS_$(SAN)),$(CFLAGS)) -shared -fPIC -o $@ $< -ldl
 
 # A fake PKCS#11 module with faults on demand (tests/progs/fake_p11.c).
 $(BIN)/tests/libfakep11.so: tests/progs/fake_p11.c

@@ -26,6 +26,7 @@ struct job {
 	unsigned bits;          /* RSA key bits */
 	bool decrypt;           /* ciphers and AEAD: time decryption */
 	bool tls;               /* AEAD: openssl speed -aead's record (13-byte AAD, IV per record) */
+	bool rekey;             /* AEAD: the key set again every record, as openssl speed -aead does */
 	unsigned misalign;      /* buffers start this many bytes past a 64-byte line */
 	void *shared;           /* backend data prepared once per job (a key) */
 };

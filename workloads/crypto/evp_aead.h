@@ -34,6 +34,7 @@ struct evp_aead {
 	unsigned char *mem, *buf, *save, *plain;  /* buf: --misalign bytes into mem */
 	bool decrypt;                     /* open one record (buf, tag, iv) over and over */
 	bool tls;                         /* --aead: a new IV per record (encryption) */
+	bool rekey;                       /* --rekey: the key set again every record */
 	bool fault;                       /* test-only: the tag (the plaintext) is corrupted */
 };
 

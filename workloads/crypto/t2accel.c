@@ -41,7 +41,7 @@ struct opts {
 	struct backend_opts beo;
 	const struct algo *macs[ALGO_MAX];  /* --hmac, --cmac */
 	unsigned nmacs;
-	bool decrypt, aead;
+	bool decrypt, aead, rekey;
 	unsigned misalign;
 };
 
@@ -91,6 +91,8 @@ static const struct opt_spec options[] = {
 		   "ciphers and AEAD: time decryption (AEAD: opening one record, its tag checked) instead of encryption") },
 	{ OPT_FLAG(0, "aead", O(aead),
 		   "AEAD: openssl speed -aead's TLS-like record: 13 bytes of additional data and a new IV per record") },
+	{ OPT_FLAG(0, "rekey", O(rekey),
+		   "AEAD: set the key again every record (its key schedule, GCM's GHASH table), as OpenSSL 3's speed -aead does; TLS keeps it") },
 	{ OPT_UNSIGNED(0, "misalign", "N", O(misalign), 0, 63,
 		       "ciphers, digests, AEAD and MACs work on a buffer N bytes past a 64-byte boundary, 0..63 (default 0)") },
 	{ OPT_CALLBACK(0, "provider", "NAME", parse_provider,
@@ -467,8 +469,8 @@ static int prepare(void *opts_, int argc, char **argv, char *err, size_t errlen)
 	for (unsigned i = 0; i < o->nmacs && o->nalgos < ALGO_MAX; i++)
 		o->algos[o->nalgos++] = o->macs[i];
 	if (o->be != &backend_evp && (ncustom || o->beo.nproviders || o->beo.propq || o->decrypt ||
-				      o->aead || o->misalign)) {
-		snprintf(err, errlen, "-a evp:NAME, --hmac, --cmac, --provider, --propquery, --decrypt, --aead and --misalign are for -b evp");
+				      o->aead || o->rekey || o->misalign)) {
+		snprintf(err, errlen, "-a evp:NAME, --hmac, --cmac, --provider, --propquery, --decrypt, --aead, --rekey and --misalign are for -b evp");
 		return -1;
 	}
 	if (o->latency_batch && !o->latency) {
@@ -676,7 +678,8 @@ static int run_all(const struct opts *o, void *bectx, const struct run_env *env,
 
 			job = (struct job){ .algo = a, .mode = MODE_ONE, .size = (size_t)o->sizes[j],
 					    .decrypt = sym && o->decrypt, .misalign = o->misalign,
-					    .tls = a->kind == ALGO_AEAD && o->aead };
+					    .tls = a->kind == ALGO_AEAD && o->aead,
+					    .rekey = a->kind == ALGO_AEAD && o->rekey };
 			if ((st = measure(o, bectx, env, row_impl, &job, rep)))
 				return st;
 		}
