@@ -44,6 +44,8 @@ static int parse(const struct workload *w, int argc, char **argv, char **config)
 		ret = action(w, &p, c, argc, argv);
 		goto out;
 	}
+	if (opt_check(&p) < 0)
+		goto out;
 	if (argc - optind > (int)w->operands) {
 		snprintf(err, sizeof(err), "unexpected argument '%s', see '%s --help'",
 			 argv[optind + w->operands], w->name);

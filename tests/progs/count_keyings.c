@@ -1,8 +1,9 @@
 /*
  * Preloaded into t2accel: counts the cipher initialisations its own code
- * makes with a key (EVP_CipherInit_ex2 with a key given), and at exit
- * appends that count as one line to the file COUNT_KEYINGS names.  The
- * test of --rekey reads it: a key set per record, or once.
+ * makes with a key and with an IV (EVP_CipherInit_ex2 with a key, an IV
+ * given), and at exit appends the two counts as one line, "KEYS IVS", to
+ * the file COUNT_KEYINGS names.  The tests of --rekey and --stream read
+ * it: a key (an IV) set per record, or once.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -12,7 +13,7 @@
 
 #include <openssl/evp.h>
 
-static atomic_ulong keyings;
+static atomic_ulong keyings, ivs;
 
 int EVP_CipherInit_ex2(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsigned char *key,
 		       const unsigned char *iv, int enc, const OSSL_PARAM params[])
@@ -24,6 +25,8 @@ int EVP_CipherInit_ex2(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cipher, const unsi
 		*(void **)&next = dlsym(RTLD_NEXT, "EVP_CipherInit_ex2");
 	if (key)
 		atomic_fetch_add_explicit(&keyings, 1, memory_order_relaxed);
+	if (iv)
+		atomic_fetch_add_explicit(&ivs, 1, memory_order_relaxed);
 	return next ? next(ctx, cipher, key, iv, enc, params) : 0;
 }
 
@@ -33,7 +36,7 @@ __attribute__((destructor)) static void report(void)
 	FILE *f;
 
 	if (path && (f = fopen(path, "a"))) {
-		fprintf(f, "%lu\n", atomic_load(&keyings));
+		fprintf(f, "%lu %lu\n", atomic_load(&keyings), atomic_load(&ivs));
 		fclose(f);
 	}
 }

@@ -1,5 +1,5 @@
 # t2accel's openssl speed options (#28): -a evp:NAME, --hmac, --cmac,
-# --decrypt, --aead, --rekey, --misalign, --provider, --propquery.  Each run is
+# --decrypt, --aead, --rekey, --stream, --misalign, --provider, --propquery.  Each run is
 # verified row by row, and the rows name the provider that served them.
 . "$(dirname "$0")/tap.bash"
 f=$tmp/evp.csv
@@ -22,28 +22,33 @@ done <<'RUNS'
 --aead --decrypt -a aes128-gcm|aes-128-gcm
 --aead --rekey -a aes128-gcm,chacha20-poly1305|aes-128-gcm chacha20-poly1305
 --rekey --decrypt -a aes256-gcm|aes-256-gcm
+--stream -a aes128-gcm,aes256-gcm,chacha20-poly1305,evp:aes-192-gcm|aes-128-gcm aes-256-gcm chacha20-poly1305 aes-192-gcm
+--stream --decrypt --misalign 3 -a aes128-gcm,chacha20-poly1305|aes-128-gcm chacha20-poly1305
 --misalign 5 -a aes,sha256,aes128-gcm,hmac-sha256|aes-128-cbc sha256 aes-128-gcm hmac-sha256
 --provider default --propquery provider=default -a aes,sha256|aes-128-cbc sha256
 --provider legacy -a des|des-cbc
 RUNS
 
-# --rekey sets the key every record: counted where t2accel initialises its
-# cipher contexts (a preload; not into a sanitized build, whose runtime must
-# come first).  Without it the key is set only in set-up and known answers.
+# --rekey sets the key every record, --aead the IV, --stream neither:
+# counted where t2accel initialises its cipher contexts (a preload; not
+# into a sanitized build, whose runtime must come first).  Otherwise the
+# key (the stream's IV) is set only in set-up, known answers and checks.
 if [ -n "${TEST_SAN:-}" ]; then
-	skip "--rekey's key settings counted (not under $TEST_SAN)"
+	skip "--rekey's and --stream's key and IV settings counted (not under $TEST_SAN)"
 else
-	for args in "--aead --rekey" "--rekey --decrypt" "--aead"; do
+	for args in "--aead --rekey" "--rekey --decrypt" "--aead" "--stream" "--stream --decrypt"; do
 		rm -f "$tmp/keyings"
 		# shellcheck disable=SC2086
 		COUNT_KEYINGS=$tmp/keyings LD_PRELOAD="$TEST_BIN/tests/libcountkeyings.so" \
 			t2accel -q -r 2000 $args -a aes128-gcm -s 64 >/dev/null 2>&1
-		k=$(cat "$tmp/keyings" 2>/dev/null)
+		read -r k v <"$tmp/keyings" 2>/dev/null
 		case $args in
 		*--rekey*) check "t2accel $args -r 2000: a key set per record (got ${k:-none})" \
 			bash -c '[ -n "$1" ] && [ "$1" -ge 2000 ]' _ "$k" ;;
-		*) check "t2accel $args -r 2000: the key set at set-up only (got ${k:-none})" \
-			bash -c '[ -n "$1" ] && [ "$1" -lt 20 ]' _ "$k" ;;
+		--aead) check "t2accel $args -r 2000: the key set at set-up only, an IV per record (got ${k:-none} ${v:-none})" \
+			bash -c '[ -n "$1" ] && [ "$1" -lt 20 ] && [ "$2" -ge 2000 ]' _ "$k" "$v" ;;
+		*) check "t2accel $args -r 2000: one stream: key and IV set at set-up only (got ${k:-none} ${v:-none})" \
+			bash -c '[ -n "$1" ] && [ "$1" -lt 20 ] && [ "$2" -lt 20 ]' _ "$k" "$v" ;;
 		esac
 	done
 fi

@@ -27,6 +27,7 @@ struct job {
 	bool decrypt;           /* ciphers and AEAD: time decryption */
 	bool tls;               /* AEAD: openssl speed -aead's record (13-byte AAD, IV per record) */
 	bool rekey;             /* AEAD: the key set again every record, as openssl speed -aead does */
+	bool stream;            /* AEAD: openssl speed -evp's stream of updates under one IV, no record */
 	unsigned misalign;      /* buffers start this many bytes past a 64-byte line */
 	void *shared;           /* backend data prepared once per job (a key) */
 };
@@ -49,6 +50,7 @@ struct backend_opts {
 	const char *providers[BE_MAX_PROVIDERS];
 	unsigned nproviders;
 	const char *propq;
+	bool stream;            /* --stream: the AEAD rows as a stream (those that stream) */
 };
 
 struct backend {

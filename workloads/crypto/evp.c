@@ -24,6 +24,7 @@ struct evp_ctx {
 	bool legacy;                /* the legacy provider is loaded */
 	char legacy_error[256];     /* why it is not, when it was to be */
 	const char *propq;
+	bool stream;                /* --stream: an AEAD must stream byte for byte */
 };
 
 struct evp_worker {
@@ -139,6 +140,7 @@ static int evp_setup(void **ctxp, const struct backend_opts *o, char *err, size_
 	}
 	ERR_clear_error();
 	ctx->propq = o->propq;
+	ctx->stream = o->stream;
 	if (ret != BE_OK) {
 		evp_teardown(ctx);
 		return ret;
@@ -232,11 +234,19 @@ static int evp_supports(void *p, const struct algo *a, char *err, size_t errlen)
 
 /* A cipher -a evp:NAME may time: its IV and key fit, a mode the loops
  * drive (no key wrap; of the AEADs GCM, OCB and ChaCha20-Poly1305, whose
- * IV and tag the AEAD loop sets).  0, or -1 saying why not. */
-static int timeable_cipher(const EVP_CIPHER *c, const char *name, char *err, size_t errlen)
+ * IV and tag the AEAD loop sets; as a --stream, not OCB, which holds back
+ * a partial block).  0, or -1 saying why not. */
+static int timeable_cipher(const struct evp_ctx *ctx, const EVP_CIPHER *c, const char *name,
+			   char *err, size_t errlen)
 {
 	int mode = EVP_CIPHER_get_mode(c);
 	bool aead = EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER;
+
+	if (aead && ctx->stream && mode == EVP_CIPH_OCB_MODE) {
+		snprintf(err, errlen, "evp:%s: --stream: OCB does not encrypt a stream of updates byte for byte; GCM and ChaCha20-Poly1305 do",
+			 name);
+		return -1;
+	}
 
 	if (mode == EVP_CIPH_WRAP_MODE || EVP_CIPHER_get_iv_length(c) > 16 ||
 	    EVP_CIPHER_get_key_length(c) > (aead ? 32 : 64) ||
@@ -255,7 +265,6 @@ static int evp_resolve(void *ctx, struct algo *a, char *err, size_t errlen)
 	EVP_MD *md = NULL;
 	int ret = BE_OK;
 
-	(void)ctx;
 	if (a->kind == ALGO_MAC) {
 		if (!serving(a)) {
 			snprintf(err, errlen, "%s: no loaded provider offers %s", a->name, a->evp_name);
@@ -271,7 +280,7 @@ static int evp_resolve(void *ctx, struct algo *a, char *err, size_t errlen)
 			a->key_len = (unsigned)EVP_CIPHER_get_key_length(c);
 		}
 	} else if ((c = EVP_CIPHER_fetch(NULL, a->evp_name, NULL))) {
-		if (timeable_cipher(c, a->evp_name, err, errlen) < 0)
+		if (timeable_cipher(ctx, c, a->evp_name, err, errlen) < 0)
 			ret = BE_SKIP;
 		a->kind = EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER ? ALGO_AEAD : ALGO_CIPHER;
 		a->key_len = (unsigned)EVP_CIPHER_get_key_length(c);

@@ -1,5 +1,6 @@
 /* AEAD through EVP, as openssl speed -evp (and -aead) times it: per record
- * the IV, the additional data, the payload in place and the tag. */
+ * the IV, the additional data, the payload in place and the tag; with
+ * --stream, updates in place under one IV, as openssl speed -evp's loop. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,14 @@
 
 /* openssl speed -aead's record: 13 bytes of additional data, as TLS's. */
 #define TLS_AAD 13
+/* --stream: a new stream (a new IV) at the latest after this many bytes;
+ * GCM takes at most 2^36 - 32 bytes under one IV (openssl speed begins
+ * again when an update fails there). */
+#define STREAM_MAX ((uint64_t)1 << 32)
+/* --stream's check: this many timed updates, then the tag. */
+#define STREAM_CHECK 2
+
+static int begin_stream(struct evp_aead *x, bool fresh);
 
 int evp_aead_init(struct evp_aead *x, const struct job *job, char *err, size_t errlen)
 {
@@ -30,7 +39,9 @@ int evp_aead_init(struct evp_aead *x, const struct job *job, char *err, size_t e
 	x->cipher = EVP_CIPHER_fetch(NULL, a->evp_name, NULL);
 	x->ref_cipher = EVP_CIPHER_fetch(NULL, a->evp_name, NULL);
 	x->enc = EVP_CIPHER_CTX_new();
-	if (!x->mem || !x->save || !x->plain || !x->cipher || !x->ref_cipher || !x->enc) {
+	x->chain = job->stream ? malloc((STREAM_CHECK + 1) * room) : NULL;
+	if (!x->mem || !x->save || !x->plain || !x->cipher || !x->ref_cipher || !x->enc ||
+	    (job->stream && !x->chain)) {
 		ossl_error(err, errlen, a->evp_name);
 		return -1;
 	}
@@ -48,13 +59,16 @@ int evp_aead_init(struct evp_aead *x, const struct job *job, char *err, size_t e
 		ossl_error(err, errlen, a->evp_name);
 		return -1;
 	}
-	/* --decrypt opens one record, made here by the timed path. */
+	/* --decrypt opens one record, made here by the timed path (a stream
+	 * opens whatever the buffer holds). */
 	memcpy(x->save, x->buf, x->len);
-	if (job->decrypt && evp_aead_run(x, 1, &never, &unused, err, errlen) < 0)
+	if (job->decrypt && !job->stream && evp_aead_run(x, 1, &never, &unused, err, errlen) < 0)
 		return -1;
 	x->decrypt = job->decrypt;
+	x->stream = job->stream;
 	/* Keyed for its direction (OCB decrypts with a key schedule of its own). */
-	if (EVP_CipherInit_ex2(x->enc, NULL, x->key, NULL, !x->decrypt, NULL) != 1) {
+	if (EVP_CipherInit_ex2(x->enc, NULL, x->key, NULL, !x->decrypt, NULL) != 1 ||
+	    (x->stream && !begin_stream(x, true))) {
 		ossl_error(err, errlen, a->evp_name);
 		return -1;
 	}
@@ -69,6 +83,7 @@ void evp_aead_fini(struct evp_aead *x)
 	free(x->mem);
 	free(x->save);
 	free(x->plain);
+	free(x->chain);
 }
 
 /* TLS's record nonce: the last four bytes count records. */
@@ -93,6 +108,61 @@ static int open_record(struct evp_aead *x, const int len, const int aad)
 	return EVP_DecryptFinal_ex(x->enc, x->plain + len, &outl) == 1;
 }
 
+/* A stream begun: under a new IV (FRESH) or x->iv again, the additional
+ * data first.  1, or 0 on an error. */
+static int begin_stream(struct evp_aead *x, bool fresh)
+{
+	int outl;
+
+	if (fresh)
+		next_iv(x->iv);
+	x->streamed = 0;
+	return EVP_CipherInit_ex2(x->enc, NULL, NULL, x->iv, !x->decrypt, NULL) == 1 &&
+	       (!x->aad_len || EVP_CipherUpdate(x->enc, NULL, &outl, x->aad, (int)x->aad_len) == 1);
+}
+
+/* --stream's timed loop: the buffer updated in place, the tag left for
+ * the stream's end. */
+static int stream_run(struct evp_aead *x, uint64_t max, const atomic_int *stop, uint64_t *done,
+		      char *err, size_t errlen)
+{
+	const int len = (int)x->len;
+	/* Not EVP_CipherUpdate: one call less per update, as openssl speed. */
+	int (*update)(EVP_CIPHER_CTX *, unsigned char *, int *, const unsigned char *, int) =
+		x->decrypt ? EVP_DecryptUpdate : EVP_EncryptUpdate;
+	uint64_t i;
+	int outl;
+
+	for (i = 0; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++) {
+		if ((x->streamed + (uint64_t)len > STREAM_MAX && !begin_stream(x, true)) ||
+		    update(x->enc, x->buf, &outl, x->buf, len) != 1)
+			goto fail;
+		x->streamed += (uint64_t)len;
+	}
+	if (x->fault && i)
+		x->buf[len / 2] ^= 0x10;
+	*done += i;
+	return 0;
+fail:
+	*done += i;
+	ossl_error(err, errlen, x->algo->evp_name);
+	ERR_clear_error();
+	return -1;
+}
+
+/* The stream's end: sealing, its tag into x->tag; opening, x->tag checked.
+ * 1 done (authentic), 0 refused, -1 an error. */
+static int finish_stream(struct evp_aead *x)
+{
+	int outl;
+
+	if (x->decrypt)
+		return EVP_CIPHER_CTX_ctrl(x->enc, EVP_CTRL_AEAD_SET_TAG, AEAD_TAG, x->tag) != 1 ? -1
+		       : EVP_DecryptFinal_ex(x->enc, x->plain, &outl) == 1;
+	return EVP_EncryptFinal_ex(x->enc, x->plain, &outl) == 1 &&
+	       EVP_CIPHER_CTX_ctrl(x->enc, EVP_CTRL_AEAD_GET_TAG, AEAD_TAG, x->tag) == 1 ? 1 : -1;
+}
+
 int evp_aead_run(struct evp_aead *x, uint64_t max, const atomic_int *stop, uint64_t *done,
 		 char *err, size_t errlen)
 {
@@ -100,6 +170,8 @@ int evp_aead_run(struct evp_aead *x, uint64_t max, const atomic_int *stop, uint6
 	uint64_t i;
 	int outl, st = 1;
 
+	if (x->stream)
+		return stream_run(x, max, stop, done, err, errlen);
 	for (i = 0; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++) {
 		if (x->decrypt) {
 			if ((st = open_record(x, len, aad)) != 1)
@@ -183,6 +255,121 @@ static int check_opening(struct evp_aead *x, uint64_t *done, char *err, size_t e
 	return 0;
 }
 
+/* An independent context over the checked stream, x->chain's y_0..y_K:
+ * each update of y_j must give y_(j-1) back, as the inverse of the timed
+ * path's y_(j-1) -> y_j does; sealing, the tag into TAG; opening, TAG
+ * checked.  0 as it should, 1 an update differs, 2 the tag refused, -1 an
+ * error. */
+static int ref_stream(struct evp_aead *x, bool seal, unsigned char *tag, char *err, size_t errlen)
+{
+	EVP_CIPHER_CTX *ref = EVP_CIPHER_CTX_new();
+	const size_t len = x->len;
+	const int aad = (int)x->aad_len;
+	int outl, j, ret = 0;
+
+	if (!ref || EVP_CipherInit_ex2(ref, x->ref_cipher, x->key, x->iv, seal, NULL) != 1 ||
+	    (aad && EVP_CipherUpdate(ref, NULL, &outl, x->aad, aad) != 1))
+		goto fail;
+	for (j = 1; j <= STREAM_CHECK; j++) {
+		if (EVP_CipherUpdate(ref, x->plain, &outl, x->chain + j * len, (int)len) != 1)
+			goto fail;
+		if (memcmp(x->plain, x->chain + (j - 1) * len, len) != 0)
+			ret = 1;
+	}
+	if (seal ? EVP_EncryptFinal_ex(ref, x->plain, &outl) != 1 ||
+		   EVP_CIPHER_CTX_ctrl(ref, EVP_CTRL_AEAD_GET_TAG, AEAD_TAG, tag) != 1
+		 : EVP_CIPHER_CTX_ctrl(ref, EVP_CTRL_AEAD_SET_TAG, AEAD_TAG, tag) != 1)
+		goto fail;
+	if (!seal && EVP_DecryptFinal_ex(ref, x->plain, &outl) != 1 && !ret)
+		ret = 2;
+	goto out;
+fail:
+	ret = -1;
+	ossl_error(err, errlen, "the check's stream");
+out:
+	ERR_clear_error();
+	EVP_CIPHER_CTX_free(ref);
+	return ret;
+}
+
+/* --decrypt --stream: the timed opening accepts the tag an independent
+ * context sealed the chain with, and refuses it with a bit flipped (the
+ * same updates again, uncounted).  0, 2 refused, 3 accepted, -1 an error. */
+static int check_stream_opening(struct evp_aead *x, char *err, size_t errlen)
+{
+	atomic_int never = 0;
+	uint64_t unused = 0;
+	int st;
+
+	if ((st = ref_stream(x, true, x->tag, err, errlen)) != 0)
+		return st;
+	if ((st = finish_stream(x)) != 1)
+		return st < 0 ? -1 : 2;
+	if (!begin_stream(x, false))
+		return -1;
+	memcpy(x->buf, x->chain, x->len);
+	if (stream_run(x, STREAM_CHECK, &never, &unused, err, errlen) < 0)
+		return -1;
+	x->tag[AEAD_TAG - 1] ^= 0x80;
+	st = finish_stream(x);
+	x->tag[AEAD_TAG - 1] ^= 0x80;
+	return st < 0 ? -1 : st ? 3 : 0;
+}
+
+/* --stream: STREAM_CHECK timed updates under a new IV, the buffer kept
+ * after each, checked by an independent context the other way; then a
+ * new stream for the loop. */
+static int check_stream(struct evp_aead *x, uint64_t *done, char *err, size_t errlen)
+{
+	static const char *const open_why[] = {
+		"", "does not encrypt back under an independent context",
+		"refuses the tag an independent context sealed it with",
+		"accepts it with a bit of its tag flipped" };
+	static const char *const seal_why[] = {
+		"", "does not decrypt back under an independent context",
+		"does not authenticate under an independent context",
+		"is accepted by an independent context with a bit of its tag flipped" };
+	const size_t len = x->len;
+	atomic_int never = 0;
+	unsigned char bad[AEAD_TAG];
+	int j, st;
+
+	if (!begin_stream(x, true))
+		goto fail;
+	memcpy(x->chain, x->buf, len);
+	for (j = 1; j <= STREAM_CHECK; j++) {
+		if (stream_run(x, 1, &never, done, err, errlen) < 0)
+			return -1;
+		memcpy(x->chain + j * len, x->buf, len);
+	}
+	if (x->decrypt) {
+		st = check_stream_opening(x, err, errlen);
+	} else {
+		if (finish_stream(x) != 1)
+			goto fail;
+		memcpy(bad, x->tag, sizeof(bad));
+		st = ref_stream(x, false, bad, err, errlen);
+		bad[AEAD_TAG - 1] ^= 0x80;
+		if (st == 0 && (st = ref_stream(x, false, bad, err, errlen)) >= 0)
+			st = st == 2 ? 0 : 3;
+	}
+	if (st < 0)
+		return -1;
+	if (st) {
+		snprintf(err, errlen, "the timed %s %s of %d updates of %zu bytes %s",
+			 x->algo->evp_name, x->decrypt ? "opening of a stream" : "stream", STREAM_CHECK, len,
+			 (x->decrypt ? open_why : seal_why)[st]);
+		return -1;
+	}
+	if (!begin_stream(x, true))
+		goto fail;
+	return 0;
+fail:
+	ossl_error(err, errlen, x->algo->evp_name);
+	ERR_clear_error();
+	return -1;
+}
+
 int evp_aead_check(struct evp_aead *x, uint64_t *done, char *err, size_t errlen)
 {
 	const char *name = x->algo->evp_name;
@@ -190,6 +377,8 @@ int evp_aead_check(struct evp_aead *x, uint64_t *done, char *err, size_t errlen)
 	unsigned char bad[AEAD_TAG];
 	int st;
 
+	if (x->stream)
+		return check_stream(x, done, err, errlen);
 	if (x->decrypt)
 		return check_opening(x, done, err, errlen);
 	memcpy(x->save, x->buf, x->len);
@@ -211,6 +400,29 @@ int evp_aead_check(struct evp_aead *x, uint64_t *done, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/* --stream: the published record as a stream of one update under its IV
+ * and additional data, through the timed path; opened, its tag checked. */
+static int stream_record(struct evp_aead *x, char *err, size_t errlen)
+{
+	atomic_int never = 0;
+	uint64_t unused = 0;
+	int st;
+
+	if (!begin_stream(x, false)) {
+		ossl_error(err, errlen, x->algo->evp_name);
+		return -1;
+	}
+	if (stream_run(x, 1, &never, &unused, err, errlen) < 0)
+		return -1;
+	if ((st = finish_stream(x)) < 0)
+		ossl_error(err, errlen, x->algo->evp_name);
+	else if (st == 0)
+		snprintf(err, errlen, "known-answer test (%s): the timed stream's opening refuses the published tag",
+			 x->algo->kat.source);
+	ERR_clear_error();
+	return st == 1 ? 0 : -1;
 }
 
 /* The published record through the timed path: sealed, its ciphertext and
@@ -240,9 +452,11 @@ static int published_record(struct evp_aead *x, char *err, size_t errlen)
 	/* The timed loop's IV is the record's (TLS: counted up before it). */
 	if (x->tls && !x->decrypt)
 		x->tls = false;
-	if (evp_aead_run(x, 1, &never, &unused, err, errlen) < 0)
+	if (x->stream ? stream_record(x, err, errlen) < 0
+		      : evp_aead_run(x, 1, &never, &unused, err, errlen) < 0)
 		return -1;
-	got = x->decrypt ? x->plain : x->buf;
+	/* A stream opens in place. */
+	got = x->decrypt && !x->stream ? x->plain : x->buf;
 	if (memcmp(got, x->decrypt ? x->save : want, x->len) != 0 ||
 	    (!x->decrypt && memcmp(x->tag, want + x->len, AEAD_TAG) != 0)) {
 		snprintf(err, errlen, "known-answer test (%s) gives a wrong %s", k->source,
@@ -278,7 +492,8 @@ int evp_aead_kat(struct evp_aead *x, char *err, size_t errlen)
 	x->aad_len = raad_len;
 	x->tls = tls;
 	x->len = x->size;
-	if (EVP_CipherInit_ex2(x->enc, NULL, x->key, NULL, !x->decrypt, NULL) != 1 && ret == 0) {
+	if ((EVP_CipherInit_ex2(x->enc, NULL, x->key, NULL, !x->decrypt, NULL) != 1 ||
+	     (x->stream && !begin_stream(x, true))) && ret == 0) {
 		ossl_error(err, errlen, x->algo->evp_name);
 		ret = -1;
 	}

@@ -32,9 +32,12 @@ struct evp_aead {
 	unsigned char aad[64];
 	size_t size, len, aad_len;       /* the job's size; this record's */
 	unsigned char *mem, *buf, *save, *plain;  /* buf: --misalign bytes into mem */
+	unsigned char *chain;             /* --stream's check: the buffer after each update */
 	bool decrypt;                     /* open one record (buf, tag, iv) over and over */
 	bool tls;                         /* --aead: a new IV per record (encryption) */
 	bool rekey;                       /* --rekey: the key set again every record */
+	bool stream;                      /* --stream: updates under one IV, no record */
+	uint64_t streamed;                /* bytes under the stream's IV */
 	bool fault;                       /* test-only: the tag (the plaintext) is corrupted */
 };
 
@@ -43,7 +46,8 @@ void evp_aead_fini(struct evp_aead *x);
 
 /* The timed loop: up to MAX records encrypted in place, each with its tag;
  * with decrypt, the record opened into PLAIN, its tag checked (a refused
- * tag is an error). */
+ * tag is an error).  With stream, up to MAX updates of the buffer in place
+ * under one IV, the tag left for the stream's end. */
 int evp_aead_run(struct evp_aead *x, uint64_t max, const atomic_int *stop, uint64_t *done,
 		 char *err, size_t errlen);
 
@@ -53,7 +57,8 @@ int evp_aead_kat(struct evp_aead *x, char *err, size_t errlen);
 /* One timed record (counted in DONE) that an independent context must
  * decrypt and authenticate, and must refuse with a tag bit flipped; with
  * decrypt, the timed opening gives the plaintext back and the timed path
- * refuses a flipped tag bit. */
+ * refuses a flipped tag bit.  With stream, a short stream of timed updates
+ * checked so, then a new stream (a new IV) for the loop. */
 int evp_aead_check(struct evp_aead *x, uint64_t *done, char *err, size_t errlen);
 
 #endif

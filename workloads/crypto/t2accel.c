@@ -36,7 +36,7 @@ struct opts {
 	uint64_t latency_batch;
 	const struct backend *be;
 	const char *results;
-	bool quiet, seconds_set;
+	bool quiet;
 	bool all;               /* -a all: what the backend lacks is named, not failed */
 	struct backend_opts beo;
 	const struct algo *macs[ALGO_MAX];  /* --hmac, --cmac */
@@ -78,13 +78,14 @@ static const struct opt_spec options[] = {
 	{ OPT_CALLBACK('k', "bits", "BITS", parse_bits, "RSA key size: 1024, 2048, 3072 or 4096 (default 2048); for ffdh, the group's: 2048, 3072, 4096, 6144 or 8192; for ecdsa and ecdh, the curve: p256, p384 or p521") },
 	{ OPT_DOUBLE('d', "seconds", "S", O(seconds), 0.01, 86400,
 		     "time-based: every worker runs S seconds (default 3; 0.5 allowed)"),
-	  .seen = OPT_SEEN(struct opts, seconds_set) },
+	  .excludes = "reps", .excludes_msg = "-d (time-based) and -r (count-based) exclude each other; give one" },
 	{ OPT_U64('r', "reps", "R", O(reps), 1, UINT64_MAX / 2,
 		  "count-based: R operations in total, shared among the workers") },
 	{ OPT_FLAG(0, "latency", O(latency),
 		   "per-operation latency: p50, p90, p99, p99.9 and max per worker and merged, in the rows and the table") },
 	{ OPT_U64(0, "latency-batch", "N", O(latency_batch), 1, 1u << 20,
-		  "with --latency: time N operations per clock read (default: enough that the clock costs at most 1% of a batch)") },
+		  "with --latency: time N operations per clock read (default: enough that the clock costs at most 1% of a batch)"),
+	  .needs = "latency", .needs_msg = "--latency-batch %s needs --latency" },
 	{ OPT_CALLBACK(0, "hmac", "DIGEST", parse_hmac, "also time HMAC over DIGEST, any the providers offer (openssl speed -hmac); repeatable") },
 	{ OPT_CALLBACK(0, "cmac", "CIPHER", parse_cmac, "also time CMAC over CIPHER, a CBC cipher the providers offer (openssl speed -cmac); repeatable") },
 	{ OPT_FLAG(0, "decrypt", O(decrypt),
@@ -93,6 +94,10 @@ static const struct opt_spec options[] = {
 		   "AEAD: openssl speed -aead's TLS-like record: 13 bytes of additional data and a new IV per record") },
 	{ OPT_FLAG(0, "rekey", O(rekey),
 		   "AEAD: set the key again every record (its key schedule, GCM's GHASH table), as OpenSSL 3's speed -aead does; TLS keeps it") },
+	{ OPT_FLAG(0, "stream", O(beo.stream),
+		   "AEAD: openssl speed -evp's loop: the buffer updated in place under one IV, no record (AAD, IV, tag) per operation; GCM and ChaCha20-Poly1305"),
+	  .excludes = "aead rekey",
+	  .excludes_msg = "--stream times one stream under one IV and key: it does not go with --aead's records or --rekey" },
 	{ OPT_UNSIGNED(0, "misalign", "N", O(misalign), 0, 63,
 		       "ciphers, digests, AEAD and MACs work on a buffer N bytes past a 64-byte boundary, 0..63 (default 0)") },
 	{ OPT_CALLBACK(0, "provider", "NAME", parse_provider,
@@ -469,17 +474,8 @@ static int prepare(void *opts_, int argc, char **argv, char *err, size_t errlen)
 	for (unsigned i = 0; i < o->nmacs && o->nalgos < ALGO_MAX; i++)
 		o->algos[o->nalgos++] = o->macs[i];
 	if (o->be != &backend_evp && (ncustom || o->beo.nproviders || o->beo.propq || o->decrypt ||
-				      o->aead || o->rekey || o->misalign)) {
-		snprintf(err, errlen, "-a evp:NAME, --hmac, --cmac, --provider, --propquery, --decrypt, --aead, --rekey and --misalign are for -b evp");
-		return -1;
-	}
-	if (o->latency_batch && !o->latency) {
-		snprintf(err, errlen, "--latency-batch %llu needs --latency",
-			 (unsigned long long)o->latency_batch);
-		return -1;
-	}
-	if (o->seconds_set && o->reps) {
-		snprintf(err, errlen, "-d (time-based) and -r (count-based) exclude each other; give one");
+				      o->aead || o->rekey || o->beo.stream || o->misalign)) {
+		snprintf(err, errlen, "-a evp:NAME, --hmac, --cmac, --provider, --propquery, --decrypt, --aead, --rekey, --stream and --misalign are for -b evp");
 		return -1;
 	}
 	if (!o->sizes)
@@ -679,7 +675,8 @@ static int run_all(const struct opts *o, void *bectx, const struct run_env *env,
 			job = (struct job){ .algo = a, .mode = MODE_ONE, .size = (size_t)o->sizes[j],
 					    .decrypt = sym && o->decrypt, .misalign = o->misalign,
 					    .tls = a->kind == ALGO_AEAD && o->aead,
-					    .rekey = a->kind == ALGO_AEAD && o->rekey };
+					    .rekey = a->kind == ALGO_AEAD && o->rekey,
+					    .stream = a->kind == ALGO_AEAD && o->beo.stream };
 			if ((st = measure(o, bectx, env, row_impl, &job, rep)))
 				return st;
 		}
