@@ -53,6 +53,13 @@ else
 	done
 fi
 
+# -r R is R operations with --stream too: a check (two updates) counts one.
+rm -f "$f"
+t2accel -q -o "$f" -r 7 --stream -a aes128-gcm -s 64 >/dev/null 2>&1
+t2accel -q -o "$f" -r 7 --stream --decrypt -a chacha20-poly1305 -s 64 >/dev/null 2>&1
+got=$(results_get "$f" ops | paste -sd' ')
+check "--stream -r 7, sealing and opening: 7 operations each (got '$got')" [ "$got" = "7 7" ]
+
 # The serving provider in impl and versions.
 rm -f "$f"
 t2accel -q -o "$f" -a des,sha256 -s 64 -d 0.2 >/dev/null 2>&1

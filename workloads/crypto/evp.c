@@ -17,6 +17,7 @@
 #include "evp_mac.h"
 #include "evp_pkey.h"
 #include "evp_rsa.h"
+#include "heap.h"
 
 struct evp_ctx {
 	OSSL_PROVIDER *prov[BE_MAX_PROVIDERS];
@@ -346,8 +347,10 @@ static int alloc_buffers(struct evp_worker *w, size_t size, char *err, size_t er
 {
 	size_t len = ((size > 64 ? size : 64) + 63) / 64 * 64;
 
-	if (posix_memalign((void **)&w->mem, 64, len + 64) ||
-	    posix_memalign((void **)&w->save, 64, len) || posix_memalign((void **)&w->ref, 64, len)) {
+	w->mem = heap_lines(len + 64);
+	w->save = heap_lines(len);
+	w->ref = heap_lines(len);
+	if (!w->mem || !w->save || !w->ref) {
 		snprintf(err, errlen, "cannot allocate %zu-byte buffers", size);
 		return -1;
 	}

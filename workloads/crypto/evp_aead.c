@@ -9,6 +9,7 @@
 #include <openssl/rand.h>
 
 #include "evp_aead.h"
+#include "heap.h"
 
 /* openssl speed -aead's record: 13 bytes of additional data, as TLS's. */
 #define TLS_AAD 13
@@ -33,13 +34,13 @@ int evp_aead_init(struct evp_aead *x, const struct job *job, char *err, size_t e
 	x->len = x->size = job->size;
 	x->tls = job->tls;
 	x->rekey = job->rekey;
-	x->mem = malloc(room + 64);
+	x->mem = heap_lines(room + 64);
 	x->save = malloc(room);
 	x->plain = malloc(room);
 	x->cipher = EVP_CIPHER_fetch(NULL, a->evp_name, NULL);
 	x->ref_cipher = EVP_CIPHER_fetch(NULL, a->evp_name, NULL);
 	x->enc = EVP_CIPHER_CTX_new();
-	x->chain = job->stream ? malloc((STREAM_CHECK + 1) * room) : NULL;
+	x->chain = job->stream ? heap_lines((STREAM_CHECK + 1) * room) : NULL;
 	if (!x->mem || !x->save || !x->plain || !x->cipher || !x->ref_cipher || !x->enc ||
 	    (job->stream && !x->chain)) {
 		ossl_error(err, errlen, a->evp_name);
@@ -146,7 +147,6 @@ static int stream_run(struct evp_aead *x, uint64_t max, const atomic_int *stop, 
 fail:
 	*done += i;
 	ossl_error(err, errlen, x->algo->evp_name);
-	ERR_clear_error();
 	return -1;
 }
 
@@ -292,67 +292,109 @@ out:
 	return ret;
 }
 
-/* --decrypt --stream: the timed opening accepts the tag an independent
- * context sealed the chain with, and refuses it with a bit flipped (the
- * same updates again, uncounted).  0, 2 refused, 3 accepted, -1 an error. */
-static int check_stream_opening(struct evp_aead *x, char *err, size_t errlen)
+/* The checked stream again from y_0, its updates in one call of the timed
+ * loop (as the loop runs them), uncounted: it must end at y_K.  0, 4 it
+ * ends elsewhere, -1 an error. */
+static int replay_stream(struct evp_aead *x, char *err, size_t errlen)
 {
 	atomic_int never = 0;
 	uint64_t unused = 0;
+
+	if (!begin_stream(x, false)) {
+		ossl_error(err, errlen, x->algo->evp_name);
+		return -1;
+	}
+	memcpy(x->buf, x->chain, x->len);
+	if (stream_run(x, STREAM_CHECK, &never, &unused, err, errlen) < 0)
+		return -1;
+	return memcmp(x->buf, x->chain + STREAM_CHECK * x->len, x->len) ? 4 : 0;
+}
+
+/* Sealing: the independent context takes the chain back and
+ * authenticates the timed tag, and refuses it with a bit flipped; the
+ * replay ends with the same tag.  0, 1-4 (check_stream's words), -1 an
+ * error. */
+static int check_stream_sealing(struct evp_aead *x, char *err, size_t errlen)
+{
+	unsigned char tag[AEAD_TAG];
+	int st;
+
+	if (finish_stream(x) != 1)
+		goto fail;
+	memcpy(tag, x->tag, sizeof(tag));
+	if ((st = ref_stream(x, false, tag, err, errlen)) != 0)
+		return st;
+	tag[AEAD_TAG - 1] ^= 0x80;
+	if ((st = ref_stream(x, false, tag, err, errlen)) != 2)
+		return st < 0 ? -1 : 3;
+	tag[AEAD_TAG - 1] ^= 0x80;
+	if ((st = replay_stream(x, err, errlen)) != 0)
+		return st;
+	if (finish_stream(x) != 1)
+		goto fail;
+	return memcmp(x->tag, tag, AEAD_TAG) ? 4 : 0;
+fail:
+	ossl_error(err, errlen, x->algo->evp_name);
+	return -1;
+}
+
+/* Opening (--decrypt): the timed opening accepts the tag the independent
+ * context sealed the chain with; on the replay it refuses that tag with a
+ * bit flipped.  0, 1-4 (check_stream's words), -1 an error. */
+static int check_stream_opening(struct evp_aead *x, char *err, size_t errlen)
+{
 	int st;
 
 	if ((st = ref_stream(x, true, x->tag, err, errlen)) != 0)
 		return st;
-	if ((st = finish_stream(x)) != 1)
-		return st < 0 ? -1 : 2;
-	if (!begin_stream(x, false))
-		return -1;
-	memcpy(x->buf, x->chain, x->len);
-	if (stream_run(x, STREAM_CHECK, &never, &unused, err, errlen) < 0)
-		return -1;
+	if ((st = finish_stream(x)) == 0)
+		return 2;
+	if (st < 0)
+		goto fail;
+	if ((st = replay_stream(x, err, errlen)) != 0)
+		return st;
 	x->tag[AEAD_TAG - 1] ^= 0x80;
 	st = finish_stream(x);
 	x->tag[AEAD_TAG - 1] ^= 0x80;
-	return st < 0 ? -1 : st ? 3 : 0;
+	if (st < 0)
+		goto fail;
+	ERR_clear_error();
+	return st ? 3 : 0;
+fail:
+	ossl_error(err, errlen, x->algo->evp_name);
+	return -1;
 }
 
-/* --stream: STREAM_CHECK timed updates under a new IV, the buffer kept
- * after each, checked by an independent context the other way; then a
- * new stream for the loop. */
+/* --stream: STREAM_CHECK timed updates under a new IV (the last one
+ * counted: a check is one operation), the buffer kept after each, checked
+ * by an independent context the other way; then a new stream for the
+ * loop. */
 static int check_stream(struct evp_aead *x, uint64_t *done, char *err, size_t errlen)
 {
 	static const char *const open_why[] = {
 		"", "does not encrypt back under an independent context",
 		"refuses the tag an independent context sealed it with",
-		"accepts it with a bit of its tag flipped" };
+		"accepts it with a bit of its tag flipped",
+		"ends elsewhere when its updates run in one call" };
 	static const char *const seal_why[] = {
 		"", "does not decrypt back under an independent context",
 		"does not authenticate under an independent context",
-		"is accepted by an independent context with a bit of its tag flipped" };
+		"is accepted by an independent context with a bit of its tag flipped",
+		"ends elsewhere (buffer or tag) when its updates run in one call" };
 	const size_t len = x->len;
 	atomic_int never = 0;
-	unsigned char bad[AEAD_TAG];
+	uint64_t unused = 0;
 	int j, st;
 
 	if (!begin_stream(x, true))
 		goto fail;
 	memcpy(x->chain, x->buf, len);
 	for (j = 1; j <= STREAM_CHECK; j++) {
-		if (stream_run(x, 1, &never, done, err, errlen) < 0)
+		if (stream_run(x, 1, &never, j == STREAM_CHECK ? done : &unused, err, errlen) < 0)
 			return -1;
 		memcpy(x->chain + j * len, x->buf, len);
 	}
-	if (x->decrypt) {
-		st = check_stream_opening(x, err, errlen);
-	} else {
-		if (finish_stream(x) != 1)
-			goto fail;
-		memcpy(bad, x->tag, sizeof(bad));
-		st = ref_stream(x, false, bad, err, errlen);
-		bad[AEAD_TAG - 1] ^= 0x80;
-		if (st == 0 && (st = ref_stream(x, false, bad, err, errlen)) >= 0)
-			st = st == 2 ? 0 : 3;
-	}
+	st = x->decrypt ? check_stream_opening(x, err, errlen) : check_stream_sealing(x, err, errlen);
 	if (st < 0)
 		return -1;
 	if (st) {
@@ -366,7 +408,6 @@ static int check_stream(struct evp_aead *x, uint64_t *done, char *err, size_t er
 	return 0;
 fail:
 	ossl_error(err, errlen, x->algo->evp_name);
-	ERR_clear_error();
 	return -1;
 }
 

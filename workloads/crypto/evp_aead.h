@@ -33,12 +33,12 @@ struct evp_aead {
 	size_t size, len, aad_len;       /* the job's size; this record's */
 	unsigned char *mem, *buf, *save, *plain;  /* buf: --misalign bytes into mem */
 	unsigned char *chain;             /* --stream's check: the buffer after each update */
-	bool decrypt;                     /* open one record (buf, tag, iv) over and over */
+	bool decrypt;                     /* open one record (buf, tag, iv) over and over; stream: decrypt */
 	bool tls;                         /* --aead: a new IV per record (encryption) */
 	bool rekey;                       /* --rekey: the key set again every record */
 	bool stream;                      /* --stream: updates under one IV, no record */
 	uint64_t streamed;                /* bytes under the stream's IV */
-	bool fault;                       /* test-only: the tag (the plaintext) is corrupted */
+	bool fault;                       /* test-only: the tag (the plaintext; stream: the buffer) is corrupted */
 };
 
 int evp_aead_init(struct evp_aead *x, const struct job *job, char *err, size_t errlen);

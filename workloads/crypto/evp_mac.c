@@ -10,6 +10,7 @@
 
 #include "evp_aead.h"
 #include "evp_mac.h"
+#include "heap.h"
 
 int evp_mac_split(const char *evp_name, char *mac, size_t maclen, const char **sub,
 		  const char **param)
@@ -59,7 +60,7 @@ int evp_mac_init(struct evp_mac *m, const struct job *job, char *err, size_t err
 		snprintf(err, errlen, "%s: not MAC:ALGORITHM", a->evp_name);
 		return -1;
 	}
-	m->mem = malloc(room + 64);
+	m->mem = heap_lines(room + 64);
 	m->buf = m->mem ? m->mem + job->misalign : NULL;
 	m->mac = EVP_MAC_fetch(NULL, name, NULL);
 	m->ref_mac = EVP_MAC_fetch(NULL, name, NULL);

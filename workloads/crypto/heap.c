@@ -75,3 +75,10 @@ void heap_timed(bool t)
 {
 	timed = t;
 }
+
+void *heap_lines(size_t n)
+{
+	void *p;
+
+	return posix_memalign(&p, LINE, (n + LINE - 1) / LINE * LINE) == 0 ? p : NULL;
+}

@@ -89,7 +89,7 @@ static const struct opt_spec options[] = {
 	{ OPT_CALLBACK(0, "hmac", "DIGEST", parse_hmac, "also time HMAC over DIGEST, any the providers offer (openssl speed -hmac); repeatable") },
 	{ OPT_CALLBACK(0, "cmac", "CIPHER", parse_cmac, "also time CMAC over CIPHER, a CBC cipher the providers offer (openssl speed -cmac); repeatable") },
 	{ OPT_FLAG(0, "decrypt", O(decrypt),
-		   "ciphers and AEAD: time decryption (AEAD: opening one record, its tag checked) instead of encryption") },
+		   "ciphers and AEAD: time decryption (AEAD: opening one record, its tag checked; with --stream, a stream) instead of encryption") },
 	{ OPT_FLAG(0, "aead", O(aead),
 		   "AEAD: openssl speed -aead's TLS-like record: 13 bytes of additional data and a new IV per record") },
 	{ OPT_FLAG(0, "rekey", O(rekey),
