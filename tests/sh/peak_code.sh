@@ -25,3 +25,16 @@ while read -r fn fmas mem; do
 	check "$fn: its packed FMAs, one per chain or a multiple (found $fmas for $chains chains)" [ $((fmas >= chains && fmas % chains == 0)) -eq 1 ]
 	check "$fn: no packed FMA reads memory (found $mem)" [ "$mem" -eq 0 ]
 done <"$tmp/fmas"
+# The clock for the theoretical peak: a chain of adds of a register to a
+# register.  Adds of an immediate are folded at rename on Intel's cores since
+# Golden Cove, several a cycle: that chain reads a clock several times too high.
+objdump -d --no-show-raw-insn "$bin" | awk '
+	/^[0-9a-f]+ <add_chain_ghz[.a-z0-9]*>:$/ { f = 1; found = 1; next }
+	/^$/ { f = 0 }
+	f && /\tadd +%r[a-z0-9]+,%r[a-z0-9]+$/ { reg++ }
+	f && /\tadd +\$0x[0-9a-f]+,%r[a-z0-9]+$/ { imm++ }
+	END { print found + 0, reg + 0, imm + 0 }' >"$tmp/adds"
+read -r found reg imm <"$tmp/adds"
+check "linpack has its clock loop (add_chain_ghz) as a function" [ "$found" -eq 1 ]
+check "add_chain_ghz: a chain of register-to-register adds (found $reg, want >= 100)" [ "$reg" -ge 100 ]
+check "add_chain_ghz: no chain of immediate adds (found $imm, want < 100)" [ "$imm" -lt 100 ]

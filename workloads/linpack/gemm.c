@@ -557,18 +557,21 @@ static const struct peak_loop {
 };
 
 /* The clock while this thread runs, in GHz: a chain of dependent integer
- * adds retires one add per cycle on every x86-64 core, so adds per second
- * of thread CPU time are cycles per second (the best 10 ms slice, as for
- * the FMA loops).  0 elsewhere. */
-static double add_chain_ghz(double seconds)
+ * adds of one register to another retires one add per cycle on every x86-64
+ * core, so adds per second of thread CPU time are cycles per second (the
+ * best 10 ms slice, as for the FMA loops).  Not adds of an immediate: Intel's
+ * cores since Golden Cove fold those at rename, several a cycle (a chain of
+ * them read 17 GHz on a 3 GHz Sapphire Rapids).  0 elsewhere.  Not inlined:
+ * tests/sh/peak_code.sh checks its adds in the binary. */
+__attribute__((noinline)) static double add_chain_ghz(double seconds)
 {
 #ifdef HAVE_X86
 	double start = thread_cpu_s(), t0 = start, now, best = 0;
-	long adds = 0, x = 0;
+	long adds = 0, x = 0, one = 1;
 
 	do {
 		for (int i = 0; i < PEAK_INNER / 100; i++)
-			__asm__ volatile(".rept 100\n\tadd $1, %0\n\t.endr" : "+r"(x));
+			__asm__ volatile(".rept 100\n\tadd %1, %0\n\t.endr" : "+r"(x) : "r"(one));
 		adds += PEAK_INNER / 100 * 100;
 		now = thread_cpu_s();
 		if (now - t0 >= PEAK_SLICE_S) {
