@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "placement_private.h"
 
@@ -379,6 +380,24 @@ static int init_without_plugins(hwloc_topology_t *topo)
 	return ret;
 }
 
+/*
+ * On this machine, hwloc's x86 backend runs cpuid on every PU after the
+ * Linux backend has read the cores, packages and caches from sysfs; it only
+ * adds what plans do not read (whether a cache is inclusive), and in a VM
+ * every cpuid is a trip to the hypervisor: a fifth of the load's time, and
+ * a binding to every PU.  Left out where the kernel describes the cores
+ * (without sysfs, cpuid is what finds them).
+ */
+static void skip_cpuid_backend(pl_topology_t topo)
+{
+#if HWLOC_API_VERSION >= 0x00020100
+	if (!topo->source && access("/sys/devices/system/cpu/cpu0/topology/core_id", R_OK) == 0)
+		hwloc_topology_set_components(topo->topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
+#else
+	(void)topo;
+#endif
+}
+
 int pl_topology_load(pl_topology_t topo)
 {
 	if (topo->loaded) {
@@ -402,6 +421,7 @@ int pl_topology_load(pl_topology_t topo)
 	hwloc_topology_set_flags(topo->topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED | LIGHT_FLAGS);
 	if (select_source(topo) < 0)
 		return -1;
+	skip_cpuid_backend(topo);
 	if (hwloc_topology_load(topo->topo) < 0) {
 		if (topo->source && looks_like_xml(topo->source))
 			bad_xml(topo);
