@@ -53,6 +53,19 @@ int pl_topology_load(pl_topology_t topo);
  * out keeps a launch light and the description short. */
 int pl_topology_set_caches(pl_topology_t topo, bool keep);
 
+/* Keep this machine's topology in the file PATH (hwloc XML under a key
+ * line) and load it from there, instead of discovering it, while the file
+ * still describes this machine: same boot, same online CPUs, same hwloc.
+ * What the cgroup allows is read from the system each time.  A file that is
+ * not the user's, is damaged or is stale is ignored and replaced; one that
+ * cannot be written is not an error.  Not used with a source or caches.
+ * NULL (the default): discover every time.  Before pl_topology_load(). */
+int pl_topology_set_cache_file(pl_topology_t topo, const char *path);
+
+/* The cache file pl_topology_load() read the machine from, or NULL when it
+ * discovered it (or read a source). */
+const char *pl_topology_get_cache_used(pl_topology_t topo);
+
 /* The size in bytes of the level-LEVEL data or unified cache that PU (an
  * OS index) sits under, in a topology loaded with its caches; 0 when no
  * such cache is known. */

@@ -15,12 +15,23 @@ struct pl_topology {
 	bool loaded;
 	bool thissystem;
 	bool caches;            /* pl_topology_set_caches(): the data caches kept */
+	char *cache_file;       /* pl_topology_set_cache_file(), or NULL */
+	bool from_cache;        /* loaded from cache_file */
 	hwloc_bitmap_t usable;  /* OS indices of the PUs plans may use */
 	hwloc_obj_t *by_os;     /* every PU, sorted by OS index, for lookups */
 	unsigned npus;
 	char *note;             /* what load ignored, or NULL */
 	char err[512];
 };
+
+/* Load T (initialised, nothing set) from the cache file PATH when its key
+ * matches this machine and its PUs are the online CPUs: 0; else -1, and T
+ * must be destroyed. */
+int pl_topocache_load(hwloc_topology_t t, const char *path);
+
+/* Write T, this machine's loaded topology, to PATH for the next load:
+ * whole or not at all; -1 when it could not (nothing to report). */
+int pl_topocache_store(hwloc_topology_t t, const char *path);
 
 /* A growing list of OS indices. */
 struct pl_ulist {

@@ -398,6 +398,29 @@ static void skip_cpuid_backend(pl_topology_t topo)
 #endif
 }
 
+static bool use_cache(pl_topology_t topo)
+{
+	return topo->cache_file && !topo->source && !topo->caches;
+}
+
+/* TOPO's topology from its cache file, or, where that does not describe
+ * this machine, discovered as without one (topo->from_cache says which). */
+static int load_cached(pl_topology_t topo)
+{
+	hwloc_topology_t cached;
+
+	if (init_without_plugins(&cached) == 0) {
+		if (pl_topocache_load(cached, topo->cache_file) == 0) {
+			hwloc_topology_destroy(topo->topo);
+			topo->topo = cached;
+			topo->from_cache = true;
+			return 0;
+		}
+		hwloc_topology_destroy(cached);
+	}
+	return hwloc_topology_load(topo->topo);
+}
+
 int pl_topology_load(pl_topology_t topo)
 {
 	if (topo->loaded) {
@@ -422,7 +445,7 @@ int pl_topology_load(pl_topology_t topo)
 	if (select_source(topo) < 0)
 		return -1;
 	skip_cpuid_backend(topo);
-	if (hwloc_topology_load(topo->topo) < 0) {
+	if ((use_cache(topo) ? load_cached(topo) : hwloc_topology_load(topo->topo)) < 0) {
 		if (topo->source && looks_like_xml(topo->source))
 			bad_xml(topo);
 		else
@@ -430,6 +453,8 @@ int pl_topology_load(pl_topology_t topo)
 				     topo->source ? topo->source : "this machine", strerror(errno));
 		return -1;
 	}
+	if (use_cache(topo) && !topo->from_cache)
+		pl_topocache_store(topo->topo, topo->cache_file);
 	topo->thissystem = hwloc_topology_is_thissystem(topo->topo);
 	if (index_pus(topo) < 0 || compute_usable(topo) < 0)
 		return -1;
@@ -468,6 +493,7 @@ void pl_topology_destroy(pl_topology_t topo)
 	free(topo->by_os);
 	free(topo->note);
 	free(topo->source);
+	free(topo->cache_file);
 	free(topo);
 }
 
@@ -494,6 +520,28 @@ int pl_topology_set_caches(pl_topology_t topo, bool keep)
 	}
 	topo->caches = keep;
 	return 0;
+}
+
+int pl_topology_set_cache_file(pl_topology_t topo, const char *path)
+{
+	char *copy = NULL;
+
+	if (topo->loaded) {
+		pl_set_error(topo, EBUSY, "topology: already loaded");
+		return -1;
+	}
+	if (path && !(copy = strdup(path))) {
+		pl_set_error(topo, ENOMEM, "topology: out of memory");
+		return -1;
+	}
+	free(topo->cache_file);
+	topo->cache_file = copy;
+	return 0;
+}
+
+const char *pl_topology_get_cache_used(pl_topology_t topo)
+{
+	return topo->from_cache ? topo->cache_file : NULL;
 }
 
 unsigned long long pl_topology_get_cache_size(pl_topology_t topo, unsigned pu, unsigned level)

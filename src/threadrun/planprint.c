@@ -26,6 +26,7 @@ int plan_format_parse(const char *name)
 struct facts {
 	char desc[256];
 	bool thissystem;
+	const char *cache;      /* the topology cache it was read from, or NULL */
 	unsigned cores, pus, usable;
 };
 
@@ -33,6 +34,7 @@ static void get_facts(pl_topology_t topo, struct facts *f)
 {
 	pl_topology_describe(topo, f->desc, sizeof(f->desc));
 	f->thissystem = pl_topology_is_thissystem(topo);
+	f->cache = pl_topology_get_cache_used(topo);
 	f->cores = pl_topology_get_nbcores(topo);
 	f->pus = pl_topology_get_nbpus(topo);
 	f->usable = pl_topology_get_nbusable(topo);
@@ -84,8 +86,11 @@ static void print_text(FILE *out, pl_topology_t topo, const struct pl_plan *plan
 	unsigned i;
 	int v[4];
 
-	fprintf(out, "# topology: %s (%u core%s, %u PU%s, %u usable)%s\n", f->desc, f->cores,
+	fprintf(out, "# topology: %s (%u core%s, %u PU%s, %u usable)%s", f->desc, f->cores,
 		f->cores == 1 ? "" : "s", f->pus, f->pus == 1 ? "" : "s", f->usable, f->thissystem ? "" : " -- not this machine, plan only");
+	if (f->cache)
+		fputs(" -- read from the cache ", out), esc_line(out, f->cache);
+	fputc('\n', out);
 	print_who(out, who, f);
 	fprintf(out, "# policy: %s, %u worker%s on %u PU%s%s\n", policy, plan->nworkers,
 		plan->nworkers == 1 ? "" : "s", plan->distinct, plan->distinct == 1 ? "" : "s", plan->wrapped ? " (wrapped round-robin)" : "");

@@ -438,12 +438,40 @@ static void warn(char **warn, unsigned *nwarn, unsigned room, const char *fmt, .
 		free(s);
 }
 
+/* Where this machine's topology is kept between launches:
+ * THREADRUN_TOPOLOGY_CACHE (a file, or "off"), else
+ * $XDG_CACHE_HOME/threadrun/topology-HOST.xml, $HOME/.cache/... without it;
+ * NULL for none.  Per host: a home shared by a cluster's nodes keeps each. */
+static char *topology_cache_path(void)
+{
+	const char *env = getenv("THREADRUN_TOPOLOGY_CACHE"), *xdg = getenv("XDG_CACHE_HOME"),
+		   *home = getenv("HOME");
+	char host[256], *path = NULL;
+
+	if (env)
+		return *env && strcmp(env, "off") != 0 ? strdup(env) : NULL;
+	if (gethostname(host, sizeof(host)) < 0 || strchr(host, '/'))
+		return NULL;
+	host[sizeof(host) - 1] = '\0';
+	if (xdg && xdg[0] == '/') {
+		if (asprintf(&path, "%s/threadrun/topology-%s.xml", xdg, host) < 0)
+			path = NULL;
+	} else if (home && home[0] == '/') {
+		if (asprintf(&path, "%s/.cache/threadrun/topology-%s.xml", home, host) < 0)
+			path = NULL;
+	}
+	return path;
+}
+
 /* The topology is this machine, or the one -t names: never the one HWLOC_
  * variables would make hwloc load. */
 static int load_topology(pl_topology_t topo, bool given, char **warns, unsigned *nwarn,
 			 unsigned room)
 {
-	int ret = pl_topology_load(topo);
+	char *cache = given ? NULL : topology_cache_path();
+	int ret = pl_topology_set_cache_file(topo, cache) < 0 ? -1 : pl_topology_load(topo);
+
+	free(cache);
 
 	if (pl_topology_get_ignored_env(topo))
 		warn(warns, nwarn, room, "ignoring %s from the environment: %s",
