@@ -6,8 +6,8 @@
  * quarter of that time.  hwloc's own advice for a slow discovery is the
  * same (export once, reload with HWLOC_THISSYSTEM).
  *
- * The file's first line is its key: the format, hwloc's version, the boot
- * and the online CPUs.  A reboot, a CPU taken offline or an hwloc upgrade
+ * The file's first line is its key: the format, hwloc's API version, the boot
+ * and the online CPUs.  A reboot, a CPU taken offline or an hwloc of another API
  * changes it and the machine is discovered again.  What the cgroup allows
  * is never taken from the file: hwloc reads it from the system again
  * (THISSYSTEM_ALLOWED_RESOURCES).  The file is data: one that is not the
