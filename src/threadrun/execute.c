@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -353,16 +354,21 @@ static int append_metric_rows(const struct execute *ex, const char *run, unsigne
 }
 
 /*
- * A file the program counts its rows in (THREADRUN_ROWS_FD): open, already
- * unlinked, so nothing of it outlives the run.  -1 when none can be made;
- * then threadrun writes its run row as it would for a foreign program.
+ * A file the program counts its rows in (THREADRUN_ROWS_FD): an anonymous
+ * memfd, inheritable (the program writes to it), so nothing of it outlives
+ * the run and no file system is touched (a temporary file's create and
+ * unlink cost a launch more than its plan); one made and unlinked at once
+ * in TMPDIR where there is no memfd.  -1 when none can be made; then
+ * threadrun writes its run row as it would for a foreign program.
  */
 static int rows_counter(void)
 {
 	const char *dir = getenv("TMPDIR");
 	char *path = NULL;
-	int fd;
+	int fd = memfd_create("threadrun-rows", 0);
 
+	if (fd >= 0 || errno != ENOSYS)
+		return fd;
 	if (asprintf(&path, "%s/threadrun-rows.XXXXXX", dir && *dir ? dir : "/tmp") < 0)
 		return -1;
 	fd = mkstemp(path);
