@@ -27,6 +27,18 @@ P11_CFLAGS += -DP11_KIT_PACKAGE_MODULES='$(call P11_VAR,p11_module_configs)' \
 # --as-needed: a program records only the libraries it calls (threadrun
 # loads no libcrypto: --version opens it, a launch saves ~0.7 ms).
 LDLIBS  += -Wl,--as-needed $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+# threadrun itself takes hwloc and PCRE2 from their archives where both are
+# installed (Debian's -dev packages; hwloc's wants libudev): binding their
+# symbols and mapping two more libraries at every start, and unmapping them
+# at its end, were a fifteenth of a launch (tests/bench/bench-launch).
+# Without the archives it links them as every program does.
+ARCHIVE_DIR := $(shell pkg-config --variable=libdir hwloc)
+ifeq ($(words $(wildcard $(addprefix $(ARCHIVE_DIR)/,libhwloc.a libpcre2-8.a libudev.so))),3)
+THREADRUN_LDLIBS := -Wl,--as-needed -Wl,-Bstatic -lhwloc -lpcre2-8 -Wl,-Bdynamic -ludev \
+		    $(shell pkg-config --libs libcrypto) -lpthread -lm
+else
+THREADRUN_LDLIBS := $(LDLIBS)
+endif
 # libpfm4 (Debian's libpfm4-dev), when there: threadrun --counters takes
 # the event names it knows (docs/counters.md); without, the generic ones.
 HAVE_LIBPFM := $(shell echo '\#include <perfmon/pfmlib_perf_event.h>' | \
@@ -159,7 +171,7 @@ $(OBJ)/libreporter.a: $(REPORTER_SRC:%.c=$(OBJ)/%.o)
 $(BIN)/threadrun: $(OBJ)/src/threadrun/threadrun.o $(OBJ)/liblauncher.a $(LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(THREADRUN_LDLIBS)
 
 mpi:
 	$(Q)sh src/install-deps mpi
