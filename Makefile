@@ -34,7 +34,8 @@ LDLIBS  += -Wl,--as-needed $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 # Without the archives it links them as every program does.
 ARCHIVE_DIR := $(shell pkg-config --variable=libdir hwloc)
 ifeq ($(words $(wildcard $(addprefix $(ARCHIVE_DIR)/,libhwloc.a libpcre2-8.a libudev.so))),3)
-THREADRUN_LDLIBS := -Wl,--as-needed -Wl,-Bstatic -lhwloc -lpcre2-8 -Wl,-Bdynamic -ludev \
+THREADRUN_LDLIBS := -Wl,--as-needed -Wl,-Bstatic -lhwloc -lpcre2-8 -Wl,-Bdynamic \
+		    $(filter-out -lhwloc,$(shell pkg-config --static --libs hwloc)) \
 		    $(shell pkg-config --libs libcrypto) -lpthread -lm
 else
 THREADRUN_LDLIBS := $(LDLIBS)

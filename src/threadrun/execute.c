@@ -357,17 +357,23 @@ static int append_metric_rows(const struct execute *ex, const char *run, unsigne
  * A file the program counts its rows in (THREADRUN_ROWS_FD): an anonymous
  * memfd, inheritable (the program writes to it), so nothing of it outlives
  * the run and no file system is touched (a temporary file's create and
- * unlink cost a launch more than its plan); one made and unlinked at once
- * in TMPDIR where there is no memfd.  -1 when none can be made; then
+ * unlink cost a launch more than its plan).  Sealed against exec where the
+ * kernel asks for it (vm.memfd_noexec); where no memfd can be made, a file
+ * made and unlinked at once in TMPDIR.  -1 when neither can be made; then
  * threadrun writes its run row as it would for a foreign program.
  */
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
 static int rows_counter(void)
 {
 	const char *dir = getenv("TMPDIR");
 	char *path = NULL;
-	int fd = memfd_create("threadrun-rows", 0);
+	int fd = memfd_create("threadrun-rows", MFD_NOEXEC_SEAL);
 
-	if (fd >= 0 || errno != ENOSYS)
+	if (fd < 0 && errno == EINVAL)   /* a kernel before 6.3 */
+		fd = memfd_create("threadrun-rows", 0);
+	if (fd >= 0)
 		return fd;
 	if (asprintf(&path, "%s/threadrun-rows.XXXXXX", dir && *dir ? dir : "/tmp") < 0)
 		return -1;

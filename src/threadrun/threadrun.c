@@ -441,25 +441,27 @@ static void warn(char **warn, unsigned *nwarn, unsigned room, const char *fmt, .
 /* Where this machine's topology is kept between launches:
  * THREADRUN_TOPOLOGY_CACHE (a file, or "off"), else
  * $XDG_CACHE_HOME/threadrun/topology-HOST.xml, $HOME/.cache/... without it;
- * NULL for none.  Per host: a home shared by a cluster's nodes keeps each. */
+ * NULL for none.  Per host: a home shared by a cluster's nodes keeps each.
+ * Only in a HOME of this user's own: under sudo -E, root would make
+ * directories of its own in the user's home. */
 static char *topology_cache_path(void)
 {
 	const char *env = getenv("THREADRUN_TOPOLOGY_CACHE"), *xdg = getenv("XDG_CACHE_HOME"),
 		   *home = getenv("HOME");
 	char host[256], *path = NULL;
+	struct stat st;
 
 	if (env)
 		return *env && strcmp(env, "off") != 0 ? strdup(env) : NULL;
-	if (gethostname(host, sizeof(host)) < 0 || strchr(host, '/'))
+	if (!home || home[0] != '/' || stat(home, &st) < 0 || st.st_uid != geteuid() ||
+	    gethostname(host, sizeof(host)) < 0)
 		return NULL;
 	host[sizeof(host) - 1] = '\0';
-	if (xdg && xdg[0] == '/') {
-		if (asprintf(&path, "%s/threadrun/topology-%s.xml", xdg, host) < 0)
-			path = NULL;
-	} else if (home && home[0] == '/') {
-		if (asprintf(&path, "%s/.cache/threadrun/topology-%s.xml", home, host) < 0)
-			path = NULL;
-	}
+	if (strchr(host, '/'))
+		return NULL;
+	if (xdg && xdg[0] == '/' ? asprintf(&path, "%s/threadrun/topology-%s.xml", xdg, host) < 0 :
+	    asprintf(&path, "%s/.cache/threadrun/topology-%s.xml", home, host) < 0)
+		path = NULL;
 	return path;
 }
 

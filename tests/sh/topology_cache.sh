@@ -1,5 +1,5 @@
 # threadrun keeps this machine's topology in a cache file (hwloc's XML under
-# a key line: format, hwloc, boot, online CPUs) and reads it instead of
+# a key line: format, hwloc, boot, online CPUs and NUMA nodes) and reads it instead of
 # sysfs while the key matches; a stale, damaged or foreign file is ignored
 # and replaced, and what the cgroup allows is never taken from it.
 . "$(dirname "$0")/tap.bash"
@@ -7,7 +7,8 @@ c=$tmp/cache/sub/topology.xml
 plan() { THREADRUN_TOPOLOGY_CACHE=$1 threadrun -n 2 true; }
 bare() { sed 's/ -- read from the cache .*//'; }
 online=$(cat /sys/devices/system/cpu/online)
-key="threadrun topology cache 1; hwloc 0x[0-9a-f]*; boot $(cat /proc/sys/kernel/random/boot_id); online $online"
+nodes=$(cat /sys/devices/system/node/online 2>/dev/null || echo -)
+key="threadrun topology cache 2; hwloc [0-9.?]* API 0x[0-9a-f]*; boot $(cat /proc/sys/kernel/random/boot_id); online $online; nodes $nodes"
 want=$(plan off)
 wantj=$(THREADRUN_TOPOLOGY_CACHE=off threadrun -n --format json 2 true)
 
@@ -45,7 +46,17 @@ fi
 # What the cgroup allows comes from the system, not from the file.
 plan "$c" >/dev/null
 sed -i 's/allowed_cpuset="[^"]*"/allowed_cpuset="0x00000001"/g' "$c"
-check "an allowed set edited in the cache is not believed" [ "$(plan "$c" | bare)" = "$want" ]
+plan "$c" >"$tmp/allowed"
+check "an allowed set edited in the cache: read from the cache, the set not believed" \
+	bash -c "grep -q 'read from the cache' '$tmp/allowed' && [ \"\$(sed 's/ -- read from the cache .*//' '$tmp/allowed')\" = \"\$0\" ]" "$want"
+# A PU whose OS index is not its cpuset's (a hand-edited file): discovered.
+if [ "$(grep -c 'type="PU"' "$c")" -ge 2 ]; then
+	plan "$c" >/dev/null
+	awk '/type="PU"/ && !done { sub(/os_index="[0-9]*"/, "os_index=\"4095\""); done = 1 } 1' "$c" >"$tmp/x" && cp "$tmp/x" "$c"
+	check "a PU whose OS index is not its cpuset's: discovered" [ "$(plan "$c")" = "$want" ]
+else
+	skip "one PU: no PU to give another's index"
+fi
 
 # Stale or damaged: discovered as without a cache, and the file rewritten.
 sed -i '1s/boot [^;]*;/boot 00000000-0000-0000-0000-000000000000;/' "$c"
@@ -53,6 +64,10 @@ check "another boot's cache: discovered" [ "$(plan "$c")" = "$want" ]
 check "... and rewritten with this boot's key" bash -c "head -1 '$c' | grep -qx '$key'"
 { head -1 "$c"; printf '<topology version="2.0"><object type="Machine" cpuset=\n'; } >"$tmp/x" && cp "$tmp/x" "$c"
 check "a damaged cache: discovered, the plan as without one" [ "$(plan "$c")" = "$want" ]
+head -c 2000 "$c" >"$tmp/x" && cp "$tmp/x" "$c"
+plan "$c" >"$tmp/cut" 2>"$tmp/cut.err"
+check "a cache cut short: discovered, nothing on stderr" \
+	bash -c "[ \"\$(cat '$tmp/cut')\" = \"\$0\" ] && ! [ -s '$tmp/cut.err' ]" "$want"
 head -c 100000 /dev/urandom >"$c"
 check "random bytes: discovered" [ "$(plan "$c")" = "$want" ]
 check "... and replaced by a good cache" bash -c "head -1 '$c' | grep -qx '$key'"
@@ -65,16 +80,27 @@ rm "$c" && ln -s "$tmp/target" "$c"
 check "a link at the cache's path is not read" [ "$(plan "$c")" = "$want" ]
 check "... its target is left as it was" cmp -s "$tmp/target" "$tmp/target.orig"
 check "... and the link replaced by a file" bash -c "[ -f '$c' ] && ! [ -L '$c' ]"
+mkfifo "$tmp/fifo"
+check "a FIFO named as the cache: not waited on, not replaced" \
+	bash -c "[ \"\$(THREADRUN_TOPOLOGY_CACHE='$tmp/fifo' timeout 20 threadrun -n 2 true)\" = \"\$0\" ] && [ -p '$tmp/fifo' ]" "$want"
 check "a cache that cannot be written: the run goes on, nothing said" \
 	bash -c "[ \"\$(THREADRUN_TOPOLOGY_CACHE=/proc/nonexistent/t.xml threadrun -n 2 true 2>&1)\" = \"\$0\" ]" "$want"
 
 # Where it lives: THREADRUN_TOPOLOGY_CACHE, else $XDG_CACHE_HOME, else
 # $HOME/.cache, one file per host; off: none.
 h=$tmp/home
+mkdir -p "$h" "$tmp/home2"
 env -u THREADRUN_TOPOLOGY_CACHE -u XDG_CACHE_HOME HOME="$h" threadrun -n 1 true >/dev/null
 check "default: \$HOME/.cache/threadrun/topology-HOST.xml" [ -s "$h/.cache/threadrun/topology-$(hostname).xml" ]
 env -u THREADRUN_TOPOLOGY_CACHE XDG_CACHE_HOME="$tmp/xdg" HOME="$h" threadrun -n 1 true >/dev/null
 check "XDG_CACHE_HOME: \$XDG_CACHE_HOME/threadrun/topology-HOST.xml" [ -s "$tmp/xdg/threadrun/topology-$(hostname).xml" ]
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	mkdir -p "$tmp/theirs" && chown nobody "$tmp/theirs"
+	env -u THREADRUN_TOPOLOGY_CACHE -u XDG_CACHE_HOME HOME="$tmp/theirs" threadrun -n 1 true >/dev/null
+	check "a HOME that is not the user's own (sudo -E): nothing made in it" [ ! -e "$tmp/theirs/.cache" ]
+else
+	skip "not root: no HOME of another user to try"
+fi
 env THREADRUN_TOPOLOGY_CACHE=off HOME="$tmp/home2" threadrun -n 1 true >/dev/null
 check "off: no file" [ ! -e "$tmp/home2/.cache" ]
 check "-t plans for another machine: no cache read or written" \
