@@ -83,6 +83,19 @@ check "... and the link replaced by a file" bash -c "[ -f '$c' ] && ! [ -L '$c' 
 mkfifo "$tmp/fifo"
 check "a FIFO named as the cache: not waited on, not replaced" \
 	bash -c "[ \"\$(THREADRUN_TOPOLOGY_CACHE='$tmp/fifo' timeout 20 threadrun -n 2 true)\" = \"\$0\" ] && [ -p '$tmp/fifo' ]" "$want"
+# A full disk: the last write fails at fclose (once: twice aborted).
+mkdir -p "$tmp/full"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=4k tmpfs "$tmp/full" 2>/dev/null; then
+	head -c 4096 /dev/zero >"$tmp/full/fill" 2>/dev/null
+	THREADRUN_TOPOLOGY_CACHE=$tmp/full/t.xml threadrun -n 2 true >"$tmp/full.out" 2>&1
+	st=$?
+	left=$(ls -A "$tmp/full" | grep -v '^fill$')
+	umount "$tmp/full"
+	check "a full disk: exit 0 ($st), the plan, no file left ($left)" \
+		bash -c "[ $st = 0 ] && [ \"\$(cat '$tmp/full.out')\" = \"\$0\" ] && [ -z '$left' ]" "$want"
+else
+	skip "no tmpfs of 4 KiB to fill here (needs root)"
+fi
 check "a cache that cannot be written: the run goes on, nothing said" \
 	bash -c "[ \"\$(THREADRUN_TOPOLOGY_CACHE=/proc/nonexistent/t.xml threadrun -n 2 true 2>&1)\" = \"\$0\" ]" "$want"
 
