@@ -88,8 +88,10 @@ static void print_text(FILE *out, pl_topology_t topo, const struct pl_plan *plan
 
 	fprintf(out, "# topology: %s (%u core%s, %u PU%s, %u usable)%s", f->desc, f->cores,
 		f->cores == 1 ? "" : "s", f->pus, f->pus == 1 ? "" : "s", f->usable, f->thissystem ? "" : " -- not this machine, plan only");
-	if (f->cache)
-		fputs(" -- read from the cache ", out), esc_line(out, f->cache);
+	if (f->cache) {
+		fputs(" -- read from the cache ", out);
+		esc_line(out, f->cache);
+	}
 	fputc('\n', out);
 	print_who(out, who, f);
 	fprintf(out, "# policy: %s, %u worker%s on %u PU%s%s\n", policy, plan->nworkers,
