@@ -711,28 +711,39 @@ static void add_field(struct reader *r, size_t o)
  */
 #define TOO_LONG "record longer than 1 MiB"
 
+/* Where buf[I] stands: REC_GO inside the window, REC_MORE past it with
+ * more to read, REC_OK past the end of the data, REC_BAD (*WHY) past the
+ * longest record. */
+static enum rec window_at(const struct reader *r, size_t i, const char **why)
+{
+	if (i >= r->pos + RECORD_MAX) {
+		*why = TOO_LONG;
+		return REC_BAD;
+	}
+	if (i < r->len)
+		return REC_GO;
+	return r->eof ? REC_OK : REC_MORE;
+}
+
 /* The quoted field at buf[*I] into out[*O]: REC_GO with both just past it,
  * or the record's answer. */
 static enum rec parse_quoted(struct reader *r, size_t *pi, size_t *po, unsigned *lines,
 			     const char **why, size_t *split)
 {
 	const char *b = r->buf;
-	size_t i = *pi + 1, o = *po, lim = r->pos + RECORD_MAX;
-	bool more = !r->eof;
+	size_t i = *pi + 1, o = *po;
+	enum rec st;
 
 	for (;; i++) {
-		if (i >= lim) {
-			*why = TOO_LONG;
-			return REC_BAD;
-		}
-		if (i >= r->len) {
-			if (more)
-				return REC_MORE;
+		st = window_at(r, i, why);
+		if (st == REC_OK) {
 			*why = "unterminated quote";
 			return REC_BAD;
 		}
+		if (st != REC_GO)
+			return st;
 		if (b[i] == '"') {
-			if (i + 1 >= r->len && more)
+			if (i + 1 >= r->len && !r->eof)
 				return REC_MORE;
 			if (i + 1 < r->len && b[i + 1] == '"')
 				i++;
@@ -765,25 +776,22 @@ static enum rec parse_plain(struct reader *r, size_t *pi, size_t *po, size_t *en
 			    const char **why)
 {
 	const char *b = r->buf;
-	size_t i = *pi, lim = r->pos + RECORD_MAX;
-	bool more = !r->eof;
+	size_t i = *pi;
+	enum rec st;
 
 	for (;; i++) {
-		if (i >= lim) {
-			*why = TOO_LONG;
-			return REC_BAD;
-		}
-		if (i >= r->len) {
-			if (more)
-				return REC_MORE;
+		st = window_at(r, i, why);
+		if (st == REC_OK) {
 			r->out[*po] = '\0';
 			*end = i;
 			return REC_OK;
 		}
+		if (st != REC_GO)
+			return st;
 		if (b[i] == ',' || b[i] == '\n')
 			break;
 		if (b[i] == '\r') {
-			if (i + 1 >= r->len && more)
+			if (i + 1 >= r->len && !r->eof)
 				return REC_MORE;
 			if (i + 1 < r->len && b[i + 1] == '\n') {
 				i++;

@@ -336,3 +336,21 @@ int hex_decode(const char *hex, unsigned char *out, size_t max)
 	}
 	return (int)n;
 }
+
+int verify_refuses_flip(unsigned char *sig, size_t len,
+			int (*verify_once)(void *ctx, uint64_t *done, char *err, size_t errlen),
+			void *ctx, const char *who, char *err, size_t errlen)
+{
+	uint64_t unused = 0;
+	char ignored[256];
+	int st;
+
+	sig[len / 2] ^= 0x01;
+	st = verify_once(ctx, &unused, ignored, sizeof(ignored));
+	sig[len / 2] ^= 0x01;
+	if (st == 0) {
+		snprintf(err, errlen, "%s accepted a signature with one bit flipped", who);
+		return -1;
+	}
+	return 0;
+}

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum algo_kind { ALGO_CIPHER, ALGO_DIGEST, ALGO_SIGN, ALGO_AEAD, ALGO_MAC, ALGO_DERIVE };
@@ -71,6 +72,13 @@ extern const size_t nrsa_bits;
  * scripts.  PROVIDER_OF names what serves a row (NULL, or a row it has
  * nothing for: "-"). */
 void algo_list(FILE *out, const char *(*provider_of)(const struct algo *a));
+
+/* A verify's own check: with one bit of SIG[LEN] flipped, VERIFY_ONCE(CTX)
+ * (the timed verify, once) must fail.  0 when it does; else -1 and "WHO
+ * accepted a signature with one bit flipped" in ERR.  SIG is put back. */
+int verify_refuses_flip(unsigned char *sig, size_t len,
+			int (*verify_once)(void *ctx, uint64_t *done, char *err, size_t errlen),
+			void *ctx, const char *who, char *err, size_t errlen);
 
 /* Decode hex into OUT (at most MAX bytes); returns the length or -1. */
 int hex_decode(const char *hex, unsigned char *out, size_t max);

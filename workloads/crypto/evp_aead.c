@@ -128,9 +128,7 @@ static int stream_run(struct evp_aead *x, uint64_t max, const atomic_int *stop, 
 		      char *err, size_t errlen)
 {
 	const int len = (int)x->len;
-	/* Not EVP_CipherUpdate: one call less per update, as openssl speed. */
-	int (*update)(EVP_CIPHER_CTX *, unsigned char *, int *, const unsigned char *, int) =
-		x->decrypt ? EVP_DecryptUpdate : EVP_EncryptUpdate;
+	const evp_update_fn update = evp_update_for(x->decrypt);
 	uint64_t i;
 	int outl;
 

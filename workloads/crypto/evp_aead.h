@@ -20,6 +20,16 @@ void ossl_error(char *err, size_t errlen, const char *what);
  * secrets.  1, as RAND_bytes. */
 int evp_random(unsigned char *buf, int n);
 
+/* EVP_EncryptUpdate or EVP_DecryptUpdate, chosen once: openssl speed
+ * calls these, not EVP_CipherUpdate, which is one call more per update. */
+typedef int (*evp_update_fn)(EVP_CIPHER_CTX *, unsigned char *, int *, const unsigned char *,
+			     int);
+
+static inline evp_update_fn evp_update_for(bool decrypt)
+{
+	return decrypt ? EVP_DecryptUpdate : EVP_EncryptUpdate;
+}
+
 #define AEAD_TAG 16
 #define AEAD_IV 12
 
