@@ -15,6 +15,12 @@
 
 #include "algos.h"
 
+/* The newest OpenSSL error in ERR, the queue then cleared (evp.c):
+ * ossl_error "WHAT: text" ("WHAT failed" when none), ossl_failed "WHAT
+ * failed: text". */
+void ossl_error(char *err, size_t errlen, const char *what);
+void ossl_failed(char *err, size_t errlen, const char *what);
+
 /* The programs' exit codes, returned by setup and support checks. */
 enum { BE_OK = 0, BE_FAIL = 1, BE_USAGE = 2, BE_SKIP = 3 };
 

@@ -62,6 +62,17 @@ void ossl_error(char *err, size_t errlen, const char *what)
 	ERR_clear_error();
 }
 
+void ossl_failed(char *err, size_t errlen, const char *what)
+{
+	unsigned long e = ERR_get_error();
+	char buf[256] = "";
+
+	if (e)
+		ERR_error_string_n(e, buf, sizeof(buf));
+	snprintf(err, errlen, "%s failed%s%s", what, e ? ": " : "", buf);
+	ERR_clear_error();
+}
+
 int evp_random(unsigned char *buf, int n)
 {
 	static _Atomic uint64_t seed = 0x9e3779b97f4a7c15u;

@@ -12,9 +12,6 @@
 
 #include "backend.h"
 
-/* The newest OpenSSL error as "WHAT: text" in ERR (evp.c). */
-void ossl_error(char *err, size_t errlen, const char *what);
-
 /* RAND_bytes, or where no loaded provider offers a generator (--provider
  * legacy alone) a plain PRNG's bytes: buffers and keys to time, no
  * secrets.  1, as RAND_bytes. */

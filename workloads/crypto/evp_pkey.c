@@ -14,17 +14,6 @@
 
 #include "evp_pkey.h"
 
-static void pk_error(char *err, size_t errlen, const char *what)
-{
-	unsigned long e = ERR_get_error();
-	char buf[256] = "";
-
-	if (e)
-		ERR_error_string_n(e, buf, sizeof(buf));
-	snprintf(err, errlen, "%s failed%s%s", what, e ? ": " : "", buf);
-	ERR_clear_error();
-}
-
 /* EdDSA signs whole messages through a digest-sign context. */
 static bool is_eddsa(const struct algo *a)
 {
@@ -42,7 +31,7 @@ EVP_PKEY *evp_pkey_keygen(const struct algo *a, char *err, size_t errlen)
 							     (char *)a->group, 0);
 	if (!c || EVP_PKEY_keygen_init(c) != 1 || EVP_PKEY_CTX_set_params(c, params) != 1 ||
 	    EVP_PKEY_generate(c, &k) != 1)
-		pk_error(err, errlen, "key generation");
+		ossl_failed(err, errlen, "key generation");
 	EVP_PKEY_CTX_free(c);
 	return k;
 }
@@ -123,18 +112,18 @@ static int own_library(struct evp_pkey *p, const char *const *providers, unsigne
 	p->propq = propq;
 	if (!(p->lib = OSSL_LIB_CTX_new()) ||
 	    (cnf && access(cnf, R_OK) == 0 && OSSL_LIB_CTX_load_config(p->lib, cnf) != 1)) {
-		pk_error(err, errlen, "the worker's library context");
+		ossl_failed(err, errlen, "the worker's library context");
 		goto out;
 	}
 	for (i = 0; i < nprov && i < BE_MAX_PROVIDERS; i++) {
 		if (!(p->prov[p->nprov] = OSSL_PROVIDER_load(p->lib, providers[i]))) {
-			pk_error(err, errlen, "loading the worker's providers");
+			ossl_failed(err, errlen, "loading the worker's providers");
 			goto out;
 		}
 		p->nprov++;
 	}
 	if (propq && EVP_set_default_properties(p->lib, propq) != 1) {
-		pk_error(err, errlen, "the worker's property query");
+		ossl_failed(err, errlen, "the worker's property query");
 		goto out;
 	}
 	ret = 0;
@@ -186,13 +175,13 @@ int evp_pkey_worker_init(struct evp_pkey *p, const struct algo *a, enum algo_mod
 	     contexts_on(p, NULL, p->wrong, mode, p->pub, &p->wrong_ctx, NULL) < 0 :
 	     contexts_on(p, NULL, p->pub, MODE_VERIFY, NULL, &p->ref_ctx, &p->ref_mctx) < 0) ||
 	    RAND_bytes(p->msg, (int)p->msglen) != 1) {
-		pk_error(err, errlen, "context set-up");
+		ossl_failed(err, errlen, "context set-up");
 		goto out;
 	}
 	/* A verify loop verifies a signature made here. */
 	if (mode == MODE_VERIFY && (contexts_on(p, p->lib, p->pkey, MODE_SIGN, NULL, &sc, &sm) < 0 ||
 				    sign_into(p, sc, sm, p->out, &len) != 1)) {
-		pk_error(err, errlen, "the first signature");
+		ossl_failed(err, errlen, "the first signature");
 		goto out;
 	}
 	p->outlen = len;
@@ -239,7 +228,7 @@ int evp_pkey_run(struct evp_pkey *p, uint64_t max, const atomic_int *stop, uint6
 		}
 		if ((p->mode == MODE_SIGN ? sign_into(p, p->ctx, p->mctx, p->out, &len) :
 		     EVP_PKEY_derive(p->ctx, p->out, &len)) != 1) {
-			pk_error(err, errlen, p->a->label);
+			ossl_failed(err, errlen, p->a->label);
 			ret = -1;
 			break;
 		}
@@ -329,7 +318,7 @@ static int published_answer(struct evp_pkey *t, enum algo_mode want_mode, char *
 	if (!t->pkey || (v->iv && !t->peer) ||
 	    contexts_on(t, t->lib, t->pkey, t->mode, t->peer, &t->ctx, &t->mctx) < 0 ||
 	    (t->mode == MODE_VERIFY && der_signature(v->out, t->out, &t->outlen) < 0)) {
-		pk_error(err, errlen, "known-answer set-up");
+		ossl_failed(err, errlen, "known-answer set-up");
 		return -1;
 	}
 	if (evp_pkey_run(t, 1, &never, &unused, err, errlen) < 0)
@@ -345,7 +334,7 @@ static int published_answer(struct evp_pkey *t, enum algo_mode want_mode, char *
 		t->mctx = NULL;
 		t->mode = MODE_VERIFY;
 		if (contexts_on(t, t->lib, t->pkey, MODE_VERIFY, NULL, &t->ctx, &t->mctx) < 0) {
-			pk_error(err, errlen, "known-answer set-up");
+			ossl_failed(err, errlen, "known-answer set-up");
 			return -1;
 		}
 		if (evp_pkey_run(t, 1, &never, &unused, err, errlen) < 0)
@@ -386,7 +375,7 @@ static int check_secret(struct evp_pkey *p, char *err, size_t errlen)
 	size_t len = sizeof(p->ref);
 
 	if (EVP_PKEY_derive(p->ref_ctx, p->ref, &len) != 1) {
-		pk_error(err, errlen, "the peer's derivation");
+		ossl_failed(err, errlen, "the peer's derivation");
 		return -1;
 	}
 	if (len != p->outlen || memcmp(p->ref, p->out, len)) {
@@ -395,7 +384,7 @@ static int check_secret(struct evp_pkey *p, char *err, size_t errlen)
 	}
 	len = sizeof(p->ref);
 	if (EVP_PKEY_derive(p->wrong_ctx, p->ref, &len) != 1) {
-		pk_error(err, errlen, "a stranger's derivation");
+		ossl_failed(err, errlen, "a stranger's derivation");
 		return -1;
 	}
 	if (len == p->outlen && !memcmp(p->ref, p->out, len)) {

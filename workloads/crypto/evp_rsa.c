@@ -9,7 +9,7 @@
 #include <openssl/rand.h>
 #include <openssl/rsa.h>
 
-#include "algos.h"
+#include "backend.h"
 #include "evp_rsa.h"
 
 /* DER DigestInfo prefix for SHA-256 (RFC 8017 section 9.2, note 1). */
@@ -24,23 +24,12 @@ static const unsigned char sha256_abc[32] = {
 	0xf2, 0x00, 0x15, 0xad,
 };
 
-static void rsa_error(char *err, size_t errlen, const char *what)
-{
-	unsigned long e = ERR_get_error();
-	char buf[256] = "";
-
-	if (e)
-		ERR_error_string_n(e, buf, sizeof(buf));
-	snprintf(err, errlen, "%s failed%s%s", what, e ? ": " : "", buf);
-	ERR_clear_error();
-}
-
 EVP_PKEY *evp_rsa_keygen(unsigned bits, char *err, size_t errlen)
 {
 	EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits);
 
 	if (!k)
-		rsa_error(err, errlen, "RSA key generation");
+		ossl_failed(err, errlen, "RSA key generation");
 	return k;
 }
 
@@ -95,7 +84,7 @@ static int sign_once(struct evp_rsa *r, char *err, size_t errlen)
 	size_t len = sizeof(r->sig);
 
 	if (EVP_PKEY_sign(r->sctx, r->sig, &len, r->hash, 32) != 1) {
-		rsa_error(err, errlen, "RSA sign");
+		ossl_failed(err, errlen, "RSA sign");
 		return -1;
 	}
 	r->siglen = len;
@@ -110,11 +99,11 @@ int evp_rsa_worker_init(struct evp_rsa *r, EVP_PKEY *shared, char *err, size_t e
 	if (!r->pkey || !(r->sctx = evp_rsa_ctx(r->pkey, true)) ||
 	    !(r->vctx = evp_rsa_ctx(r->pkey, false)) || !(r->ref_pub = evp_rsa_public(r->pkey)) ||
 	    !(r->ref_vctx = evp_rsa_ctx(r->ref_pub, false))) {
-		rsa_error(err, errlen, "RSA context set-up");
+		ossl_failed(err, errlen, "RSA context set-up");
 		return -1;
 	}
 	if (RAND_bytes(r->hash, 32) != 1) {
-		rsa_error(err, errlen, "RAND_bytes");
+		ossl_failed(err, errlen, "RAND_bytes");
 		return -1;
 	}
 	return sign_once(r, err, errlen);
@@ -142,7 +131,7 @@ int evp_rsa_run(struct evp_rsa *r, bool sign, uint64_t max, const atomic_int *st
 				break;
 			}
 		} else if (EVP_PKEY_verify(r->vctx, r->sig, r->siglen, r->hash, 32) != 1 && !r->fault) {
-			rsa_error(err, errlen, "RSA verify of a good signature");
+			ossl_failed(err, errlen, "RSA verify of a good signature");
 			ret = -1;
 			break;
 		}
@@ -165,7 +154,7 @@ int evp_rsa_check_encoding(EVP_PKEY *pub, const unsigned char *sig, size_t sigle
 
 	if (!bn || EVP_PKEY_get_bn_param(pub, OSSL_PKEY_PARAM_RSA_N, &n) != 1 ||
 	    EVP_PKEY_get_bn_param(pub, OSSL_PKEY_PARAM_RSA_E, &e) != 1) {
-		rsa_error(err, errlen, "RSA public key");
+		ossl_failed(err, errlen, "RSA public key");
 		goto out;
 	}
 	k = (size_t)BN_num_bytes(n);
@@ -173,7 +162,7 @@ int evp_rsa_check_encoding(EVP_PKEY *pub, const unsigned char *sig, size_t sigle
 	m = BN_new();
 	if (!s || !m || k > sizeof(em) || k < 3 + sizeof(sha256_prefix) + 32 + 8 ||
 	    BN_mod_exp(m, s, e, n, bn) != 1 || BN_bn2binpad(m, em, (int)k) < 0) {
-		rsa_error(err, errlen, "RSA public operation");
+		ossl_failed(err, errlen, "RSA public operation");
 		goto out;
 	}
 	/* EM = 0x00 || 0x01 || PS (0xff...) || 0x00 || DigestInfo || H */
