@@ -489,8 +489,8 @@ static int evp_run(void *state, uint64_t max, const atomic_int *stop, uint64_t *
 
 	switch (w->job->algo->kind) {
 	case ALGO_CIPHER:
-		/* About 3% of a 16-byte AES-CBC update is EVP_CipherUpdate's
-		 * own call: evp_update_for's. */
+		/* evp_update_for's, not EVP_CipherUpdate: a call less per
+		 * update, which at 16 bytes takes about 30 ns. */
 		for (; i < max && !atomic_load_explicit(stop, memory_order_relaxed); i++)
 			if (update(w->enc, buf, &outl, buf, len) != 1)
 				goto fail;
