@@ -145,7 +145,9 @@ static void naive_sub(int m, int n, int k, const double *a, int lda, const doubl
 }
 
 /* One product with kernel WS at m x n x k, leading dimensions off by 3 and
- * a guard band below each column of C that must stay untouched. */
+ * a guard band below each column of C that must stay untouched; on a team
+ * of TEAM threads, or with TEAM 0 on one thread from A packed before
+ * (gemm_pack_a, as the LU's steps share it). */
 static void check_product(struct gemm_ws *ws, int team, int m, int n, int k)
 {
 	const int lda = m + 3, ldb = k + 3, ldc = m + 3;
@@ -168,6 +170,13 @@ static void check_product(struct gemm_ws *ws, int team, int m, int n, int k)
 	if (team > 1) {
 #pragma omp parallel num_threads(team)
 		gemm_sub(ws, m, n, k, a, lda, b, ldb, c, ldc);
+	} else if (team == 0) {
+		double *pre = malloc(sizeof(double) * gemm_packed_a_len(ws, m, k));
+
+		assert_non_null(pre);
+		gemm_pack_a(ws, m, k, a, lda, pre);
+		gemm_sub_serial_packed(ws, 0, m, n, k, pre, b, ldb, c, ldc);
+		free(pre);
 	} else {
 		gemm_sub_serial(ws, 0, m, n, k, a, lda, b, ldb, c, ldc);
 	}
@@ -209,10 +218,13 @@ static void kernel_matches_naive(void **state)
 		for (size_t x = 0; x < sizeof(ms) / sizeof(ms[0]); x++)
 			for (size_t y = 0; y < sizeof(ns) / sizeof(ns[0]); y++)
 				for (size_t z = 0; z < sizeof(ks) / sizeof(ks[0]); z++)
-					if (ms[x] > 0 && ns[y] > 0)
+					if (ms[x] > 0 && ns[y] > 0) {
 						check_product(&ws, 1, ms[x], ns[y], ks[z]);
+						check_product(&ws, 0, ms[x], ns[y], ks[z]);
+					}
 		/* Larger than the blocks, and split over a team of 3. */
 		check_product(&ws, 1, 5 * mr + 3, 7 * nr + 1, ws.kc + 3);
+		check_product(&ws, 0, 5 * mr + 3, 7 * nr + 1, 2 * ws.kc + 3);
 		check_product(&ws, 3, 5 * mr + 3, 7 * nr + 1, ws.kc + 3);
 		check_product(&ws, 3, 2 * mr + 1, 40 * nr + 5, 9);
 		gemm_ws_fini(&ws);

@@ -383,14 +383,18 @@ static void pack_b(int nr, int kc, int nc, const double *b, int ldb, double *p)
 	}
 }
 
-/* Serial C -= A * B on one thread's part, with that thread's buffers. */
-static void gemm_serial(const struct gemm_ws *ws, double *apack, double *bpack, int m, int n,
-			int k, const double *a, int lda, const double *b, int ldb, double *c,
-			int ldc)
+/* Serial C -= A * B on one thread's part, with that thread's buffers; A
+ * packed here block by block, or all of it before (PRE, from gemm_pack_a:
+ * A and LDA unused). */
+static void gemm_serial(const struct gemm_ws *ws, double *apack, double *bpack, const double *pre,
+			int m, int n, int k, const double *a, int lda, const double *b, int ldb,
+			double *c, int ldc)
 {
 	const struct gemm_kernel *kern = ws->k;
 	const int mr = kern->mr, nr = kern->nr;
+	const size_t mpad = (size_t)(m + mr - 1) / mr * mr;
 	int jc, pc, ic, jr, ir, nc, kc, mc;
+	const double *ablock;
 
 	for (jc = 0; jc < n; jc += ws->nc) {
 		nc = n - jc < ws->nc ? n - jc : ws->nc;
@@ -399,16 +403,44 @@ static void gemm_serial(const struct gemm_ws *ws, double *apack, double *bpack, 
 			pack_b(nr, kc, nc, b + pc + (size_t)jc * ldb, ldb, bpack);
 			for (ic = 0; ic < m; ic += ws->mc) {
 				mc = m - ic < ws->mc ? m - ic : ws->mc;
-				pack_a(mr, mc, kc, a + ic + (size_t)pc * lda, lda, apack);
+				if (pre) {
+					ablock = pre + (size_t)pc * mpad + (size_t)ic * kc;
+				} else {
+					pack_a(mr, mc, kc, a + ic + (size_t)pc * lda, lda, apack);
+					ablock = apack;
+				}
 				for (jr = 0; jr < nc; jr += nr)
 					for (ir = 0; ir < mc; ir += mr)
-						kern->tile(kc, apack + (size_t)ir * kc, bpack + (size_t)jr * kc,
+						kern->tile(kc, ablock + (size_t)ir * kc, bpack + (size_t)jr * kc,
 							   c + ic + ir + (size_t)(jc + jr) * ldc, (size_t)ldc,
 							   mc - ir < mr ? mc - ir : mr,
 							   nc - jr < nr ? nc - jr : nr);
 			}
 		}
 	}
+}
+
+size_t gemm_packed_a_len(const struct gemm_ws *ws, int m, int k)
+{
+	return m > 0 && k > 0 ? (size_t)(m + ws->k->mr - 1) / ws->k->mr * ws->k->mr * (size_t)k : 0;
+}
+
+void gemm_pack_a(const struct gemm_ws *ws, int m, int k, const double *a, int lda, double *p)
+{
+	const size_t mpad = (size_t)(m + ws->k->mr - 1) / ws->k->mr * ws->k->mr;
+	int pc;
+
+	for (pc = 0; m > 0 && pc < k; pc += ws->kc)
+		pack_a(ws->k->mr, m, k - pc < ws->kc ? k - pc : ws->kc, a + (size_t)pc * lda, lda,
+		       p + (size_t)pc * mpad);
+}
+
+void gemm_sub_serial_packed(struct gemm_ws *ws, int tid, int m, int n, int k, const double *pre,
+			    const double *b, int ldb, double *c, int ldc)
+{
+	if (m > 0 && n > 0 && k > 0)
+		gemm_serial(ws, NULL, ws->bpack[tid % ws->nthreads], pre, m, n, k, NULL, 0, b, ldb,
+			    c, ldc);
 }
 
 void gemm_sub(struct gemm_ws *ws, int m, int n, int k, const double *a, int lda,
@@ -427,7 +459,7 @@ void gemm_sub(struct gemm_ws *ws, int m, int n, int k, const double *a, int lda,
 		lo = t * chunk;
 		hi = lo + chunk < n ? lo + chunk : n;
 		if (lo < hi)
-			gemm_serial(ws, ws->apack[t % ws->nthreads], ws->bpack[t % ws->nthreads], m,
+			gemm_serial(ws, ws->apack[t % ws->nthreads], ws->bpack[t % ws->nthreads], NULL, m,
 				    hi - lo, k, a, lda, b + (size_t)lo * ldb, ldb, c + (size_t)lo * ldc,
 				    ldc);
 	} else {
@@ -435,7 +467,7 @@ void gemm_sub(struct gemm_ws *ws, int m, int n, int k, const double *a, int lda,
 		lo = t * chunk;
 		hi = lo + chunk < m ? lo + chunk : m;
 		if (lo < hi)
-			gemm_serial(ws, ws->apack[t % ws->nthreads], ws->bpack[t % ws->nthreads],
+			gemm_serial(ws, ws->apack[t % ws->nthreads], ws->bpack[t % ws->nthreads], NULL,
 				    hi - lo, n, k, a + lo, lda, b, ldb, c + lo, ldc);
 	}
 }
@@ -444,7 +476,7 @@ void gemm_sub_serial(struct gemm_ws *ws, int tid, int m, int n, int k, const dou
 		     const double *b, int ldb, double *c, int ldc)
 {
 	if (m > 0 && n > 0 && k > 0)
-		gemm_serial(ws, ws->apack[tid % ws->nthreads], ws->bpack[tid % ws->nthreads], m, n,
+		gemm_serial(ws, ws->apack[tid % ws->nthreads], ws->bpack[tid % ws->nthreads], NULL, m, n,
 			    k, a, lda, b, ldb, c, ldc);
 }
 
@@ -464,7 +496,7 @@ static double time_kernel(const struct gemm_kernel *k, double *a, int passes)
 	}
 	for (p = 0; p <= passes; p++) {
 		t0 = thread_cpu_s();
-		gemm_serial(&ws, ws.apack[0], ws.bpack[0], TRIAL, TRIAL, TRIAL, a, TRIAL, b, TRIAL, c,
+		gemm_serial(&ws, ws.apack[0], ws.bpack[0], NULL, TRIAL, TRIAL, TRIAL, a, TRIAL, b, TRIAL, c,
 			    TRIAL);
 		el = thread_cpu_s() - t0;
 		if (p > 0 && el > 0 && 2.0 * TRIAL * TRIAL * TRIAL / el / 1e9 > best)

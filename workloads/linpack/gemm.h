@@ -85,6 +85,15 @@ void gemm_sub(struct gemm_ws *ws, int m, int n, int k, const double *a, int lda,
 void gemm_sub_serial(struct gemm_ws *ws, int tid, int m, int n, int k, const double *a, int lda,
 		     const double *b, int ldb, double *c, int ldc);
 
+/* A (M x K, leading dimension LDA) packed once for several multiplies that
+ * share it (the LU's column blocks of one step, each on its own thread):
+ * gemm_packed_a_len doubles at P, in WS's blocks and tile shape. */
+size_t gemm_packed_a_len(const struct gemm_ws *ws, int m, int k);
+void gemm_pack_a(const struct gemm_ws *ws, int m, int k, const double *a, int lda, double *p);
+/* gemm_sub_serial with A packed by gemm_pack_a (the same WS, M and K). */
+void gemm_sub_serial_packed(struct gemm_ws *ws, int tid, int m, int n, int k, const double *pre,
+			    const double *b, int ldb, double *c, int ldc);
+
 /* What limits one thread's multiply of order N, each part timed alone
  * with the chosen kernel and blocking (thread CPU time, best of 3) and
  * given as a share of PEAK, one core's FMA peak in GFLOPS:

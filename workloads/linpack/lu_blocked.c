@@ -234,15 +234,16 @@ static int panel_team(struct gemm_ws *ws, int m, int n, double *a, int lda, int 
 	return info ? info : info2 ? info2 + n1 : 0;
 }
 
-/* Step J0's panel (JB columns, factored, pivots in IPIV) applied to
- * columns C0..C1: row swaps, solve with the unit lower triangle, and the
- * multiply of the rows below, by thread TID alone.  The swaps and the
+/* Step J0's panel (JB columns, factored, pivots in IPIV; the rows below
+ * it packed at L21, pack_l21) applied to columns C0..C1: row swaps, solve
+ * with the unit lower triangle, and the multiply of the rows below, by
+ * thread TID alone.  The swaps and the
  * solve go SOLVE_COLS columns at a time: the solve's recursion sweeps its
  * columns once per leaf and per level, and a 384-row panel's 256 columns
  * stay in L2 for all of them (the solve of 3600 columns 1.15x as fast). */
 #define SOLVE_COLS 256
 static void update_cols(struct gemm_ws *ws, int tid, int n, double *a, int lda, const int *ipiv,
-			int j0, int jb, int c0, int c1)
+			const double *l21, int j0, int jb, int c0, int c1)
 {
 	const int right = j0 + jb;
 	int c, w;
@@ -253,8 +254,19 @@ static void update_cols(struct gemm_ws *ws, int tid, int n, double *a, int lda, 
 		trsm_lower_unit(ws, tid, jb, a + j0 + (size_t)j0 * lda, lda,
 				a + j0 + (size_t)c * lda, w);
 	}
-	gemm_sub_serial(ws, tid, n - right, c1 - c0, jb, a + right + (size_t)j0 * lda, lda,
-			a + j0 + (size_t)c0 * lda, lda, a + right + (size_t)c0 * lda, lda);
+	gemm_sub_serial_packed(ws, tid, n - right, c1 - c0, jb, l21, a + j0 + (size_t)c0 * lda, lda,
+			       a + right + (size_t)c0 * lda, lda);
+}
+
+/* The rows below the panel at J0 (JB wide, factored) packed at P once
+ * for all of its step's column blocks, whichever thread takes them (each
+ * block packed them again: 10% of a 2-thread LU at N = 4000 was packing).
+ * Step S's are at L21[S % 2]: the next step's are packed while this
+ * step's are read. */
+static void pack_l21(const struct gemm_ws *ws, int n, const double *a, int lda, int j0, int jb,
+		     double *const *l21, int nb)
+{
+	gemm_pack_a(ws, n - j0 - jb, jb, a + j0 + jb + (size_t)j0 * lda, lda, l21[j0 / nb % 2]);
 }
 
 /* Factor the panel at column J0 (JB wide) on thread TID: its pivots
@@ -309,9 +321,10 @@ static int guided(int cols, int nt, int nr, int maxw, int index, int *c0, int *c
 /* In the team: step J0's update right of REST0, in blocks of whole tiles
  * taken in order (*NEXT, the step's next block), each a share of what is
  * left (guided: large first, narrow at the end, so the threads finish
- * together; not under 64 columns, each block repacks the panel). */
-static void update_rest(struct gemm_ws *ws, int n, double *a, int lda, const int *ipiv, int j0,
-			int jb, int rest0, int *next)
+ * together; not under 64 columns, each block swaps, solves and packs its
+ * own rows of the panel's row block). */
+static void update_rest(struct gemm_ws *ws, int n, double *a, int lda, const int *ipiv,
+			const double *l21, int j0, int jb, int rest0, int *next)
 {
 	const int t = omp_get_thread_num(), nt = omp_get_num_threads(), nr = ws->k->nr;
 	const int nright = guided(n - rest0, nt, nr, ws->nc, -1, NULL, NULL);
@@ -323,14 +336,15 @@ static void update_rest(struct gemm_ws *ws, int n, double *a, int lda, const int
 		if (c >= nright)
 			break;
 		guided(n - rest0, nt, nr, ws->nc, c, &c0, &c1);
-		update_cols(ws, t, n, a, lda, ipiv, j0, jb, rest0 + c0, rest0 + c1);
+		update_cols(ws, t, n, a, lda, ipiv, l21, j0, jb, rest0 + c0, rest0 + c1);
 	}
 }
 
 /* In the team: the panel at column RIGHT, LA wide, factored together; its
- * pivots made global and its first zero pivot kept in *INFO. */
-static void team_next_panel(struct gemm_ws *ws, int n, double *a, int lda, int *ipiv, int right,
-			    int la, int *info)
+ * pivots made global, its first zero pivot kept in *INFO, the rows below it
+ * packed (pack_l21). */
+static void team_next_panel(struct gemm_ws *ws, int n, double *a, int lda, int *ipiv, int nb,
+			    double *const *l21, int right, int la, int *info)
 {
 	int c = panel_team(ws, n - right, la, a + right + (size_t)right * lda, lda, ipiv + right);
 
@@ -339,6 +353,7 @@ static void team_next_panel(struct gemm_ws *ws, int n, double *a, int lda, int *
 			*info = c + right;
 		for (c = right; c < right + la; c++)
 			ipiv[c] += right;
+		pack_l21(ws, n, a, lda, right, la, l21, nb);
 	}
 #pragma omp barrier
 }
@@ -346,8 +361,8 @@ static void team_next_panel(struct gemm_ws *ws, int n, double *a, int lda, int *
 /* In the team: one step of NB columns at J0 (the panel factored): update
  * the rest, the next panel factored ahead by thread 0 while the others
  * update, or by the whole team near the end. */
-static void team_step(struct gemm_ws *ws, int n, double *a, int lda, int *ipiv, int nb, int j0,
-		      int *next, int *info)
+static void team_step(struct gemm_ws *ws, int n, double *a, int lda, int *ipiv, int nb,
+		      double *const *l21, int j0, int *next, int *info)
 {
 	const int t = omp_get_thread_num(), nt = omp_get_num_threads();
 	const int jb = n - j0 < nb ? n - j0 : nb, right = j0 + jb;
@@ -357,14 +372,17 @@ static void team_step(struct gemm_ws *ws, int n, double *a, int lda, int *ipiv, 
 	 * whole team updates, then factors the next panel together. */
 	const bool ahead = la > 0 && (nt == 1 || n - right - la >= nb * (nt - 1));
 
+	const double *step_l21 = l21[j0 / nb % 2];
+
 	if (t == 0 && ahead) {
-		update_cols(ws, 0, n, a, lda, ipiv, j0, jb, right, right + la);
+		update_cols(ws, 0, n, a, lda, ipiv, step_l21, j0, jb, right, right + la);
 		factor_panel(ws, 0, n, a, lda, ipiv, right, la, info);
+		pack_l21(ws, n, a, lda, right, la, l21, nb);
 	}
-	update_rest(ws, n, a, lda, ipiv, j0, jb, ahead ? right + la : right, next);
+	update_rest(ws, n, a, lda, ipiv, step_l21, j0, jb, ahead ? right + la : right, next);
 #pragma omp barrier
 	if (la > 0 && !ahead)
-		team_next_panel(ws, n, a, lda, ipiv, right, la, info);
+		team_next_panel(ws, n, a, lda, ipiv, nb, l21, right, la, info);
 }
 
 int lu_factor_blocked_with(int n, double *a, int lda, int *ipiv, int nb,
@@ -373,26 +391,31 @@ int lu_factor_blocked_with(int n, double *a, int lda, int *ipiv, int nb,
 	struct gemm_ws ws = { 0 };
 	const int nsteps = (n + nb - 1) / nb;
 	/* Per step, the next column block to take: no reset, no extra barrier. */
-	int *next = calloc((size_t)nsteps, sizeof(int)), info = 0;
+	int *next = calloc((size_t)nsteps, sizeof(int)), info = -1;
+	double *l21[2] = { NULL, NULL };
+	size_t len;
 
-	if (!next || gemm_ws_init(&ws, omp_get_max_threads()) < 0) {
-		gemm_ws_fini(&ws);
-		free(next);
-		return -1;
-	}
+	if (!next || gemm_ws_init(&ws, omp_get_max_threads()) < 0)
+		goto out;
 	if (k)
 		ws.k = k;
+	len = gemm_packed_a_len(&ws, n, nb);
+	if (!(l21[0] = big_alloc(sizeof(double) * len)) || !(l21[1] = big_alloc(sizeof(double) * len)))
+		goto out;
+	info = 0;
 #pragma omp parallel
 	{
 		int step, c;
 
 		/* The first panel on the whole team. */
 		c = panel_team(&ws, n, n < nb ? n : nb, a, lda, ipiv);
-		if (omp_get_thread_num() == 0)
+		if (omp_get_thread_num() == 0) {
 			info = c;
+			pack_l21(&ws, n, a, lda, 0, n < nb ? n : nb, l21, nb);
+		}
 #pragma omp barrier
 		for (step = 0; step < nsteps; step++)
-			team_step(&ws, n, a, lda, ipiv, nb, step * nb, &next[step], &info);
+			team_step(&ws, n, a, lda, ipiv, nb, l21, step * nb, &next[step], &info);
 		/* The row swaps of the columns left of each step, last: a
 		 * column takes every later step's swaps in one pass, while it
 		 * is in cache (nothing reads it before the solve), where
@@ -401,8 +424,11 @@ int lu_factor_blocked_with(int n, double *a, int lda, int *ipiv, int nb,
 		for (c = 0; c < n; c += SWAP_CHUNK)
 			swap_left(a, lda, ipiv, n, nb, c, c + SWAP_CHUNK < n ? c + SWAP_CHUNK : n);
 	}
+out:
 	gemm_ws_fini(&ws);
 	free(next);
+	free(l21[0]);
+	free(l21[1]);
 	return info;
 }
 
