@@ -383,6 +383,12 @@ static void pack_b(int nr, int kc, int nc, const double *b, int ldb, double *p)
 	}
 }
 
+/* M rows as the packed A holds them: whole slivers of MR, zero-padded. */
+static size_t padded_rows(int m, int mr)
+{
+	return (size_t)(m + mr - 1) / (size_t)mr * (size_t)mr;
+}
+
 /* Serial C -= A * B on one thread's part, with that thread's buffers; A
  * packed here block by block, or all of it before (PRE, from gemm_pack_a:
  * A and LDA unused). */
@@ -392,7 +398,7 @@ static void gemm_serial(const struct gemm_ws *ws, double *apack, double *bpack, 
 {
 	const struct gemm_kernel *kern = ws->k;
 	const int mr = kern->mr, nr = kern->nr;
-	const size_t mpad = (size_t)(m + mr - 1) / mr * mr;
+	const size_t mpad = padded_rows(m, mr);
 	int jc, pc, ic, jr, ir, nc, kc, mc;
 	const double *ablock;
 
@@ -422,12 +428,12 @@ static void gemm_serial(const struct gemm_ws *ws, double *apack, double *bpack, 
 
 size_t gemm_packed_a_len(const struct gemm_ws *ws, int m, int k)
 {
-	return m > 0 && k > 0 ? (size_t)(m + ws->k->mr - 1) / ws->k->mr * ws->k->mr * (size_t)k : 0;
+	return m > 0 && k > 0 ? padded_rows(m, ws->k->mr) * (size_t)k : 0;
 }
 
 void gemm_pack_a(const struct gemm_ws *ws, int m, int k, const double *a, int lda, double *p)
 {
-	const size_t mpad = (size_t)(m + ws->k->mr - 1) / ws->k->mr * ws->k->mr;
+	const size_t mpad = padded_rows(m, ws->k->mr);
 	int pc;
 
 	for (pc = 0; m > 0 && pc < k; pc += ws->kc)

@@ -260,10 +260,10 @@ static int panel_team(struct gemm_ws *ws, int m, int n, double *a, int lda, int 
 /* Step J0's panel (JB columns, factored, pivots in IPIV; the rows below
  * it packed at L21, pack_l21) applied to columns C0..C1: row swaps, solve
  * with the unit lower triangle, and the multiply of the rows below, by
- * thread TID alone.  The swaps and the
- * solve go SOLVE_COLS columns at a time: the solve's recursion sweeps its
- * columns once per leaf and per level, and a 384-row panel's 256 columns
- * stay in L2 for all of them (the solve of 3600 columns 1.15x as fast). */
+ * thread TID alone.  The swaps and the solve go SOLVE_COLS columns at a
+ * time: the solve's recursion sweeps its columns once per leaf and per
+ * level, and a 384-row panel's 256 columns stay in L2 for all of them (the
+ * solve of 3600 columns 1.15x as fast). */
 #define SOLVE_COLS 256
 static void update_cols(struct gemm_ws *ws, int tid, int n, double *a, int lda, const int *ipiv,
 			const double *l21, int j0, int jb, int c0, int c1)
@@ -281,15 +281,20 @@ static void update_cols(struct gemm_ws *ws, int tid, int n, double *a, int lda, 
 			       a + right + (size_t)c0 * lda, lda);
 }
 
-/* The rows below the panel at J0 (JB wide, factored) packed at P once
- * for all of its step's column blocks, whichever thread takes them (each
- * block packed them again: 10% of a 2-thread LU at N = 4000 was packing).
- * Step S's are at L21[S % 2]: the next step's are packed while this
- * step's are read. */
+/* The buffer of the step at column J0: step S's panel rows are at
+ * L21[S % 2], so the next step's are packed while this step's are read. */
+static double *l21_of(double *const *l21, int j0, int nb)
+{
+	return l21[j0 / nb % 2];
+}
+
+/* The rows below the panel at J0 (JB wide, factored) packed once for all
+ * of its step's column blocks, whichever thread takes them (each block
+ * packed them again: 10% of a 2-thread LU at N = 4000 was packing). */
 static void pack_l21(const struct gemm_ws *ws, int n, const double *a, int lda, int j0, int jb,
 		     double *const *l21, int nb)
 {
-	gemm_pack_a(ws, n - j0 - jb, jb, a + j0 + jb + (size_t)j0 * lda, lda, l21[j0 / nb % 2]);
+	gemm_pack_a(ws, n - j0 - jb, jb, a + j0 + jb + (size_t)j0 * lda, lda, l21_of(l21, j0, nb));
 }
 
 /* Factor the panel at column J0 (JB wide) on thread TID: its pivots
@@ -394,8 +399,7 @@ static void team_step(struct gemm_ws *ws, int n, double *a, int lda, int *ipiv, 
 	 * busy meanwhile (at least a panel width each); near the end the
 	 * whole team updates, then factors the next panel together. */
 	const bool ahead = la > 0 && (nt == 1 || n - right - la >= nb * (nt - 1));
-
-	const double *step_l21 = l21[j0 / nb % 2];
+	const double *step_l21 = l21_of(l21, j0, nb);
 
 	if (t == 0 && ahead) {
 		update_cols(ws, 0, n, a, lda, ipiv, step_l21, j0, jb, right, right + la);
