@@ -377,6 +377,7 @@ static void summarise(const struct opts *o, struct outcome *r, double *mf)
 /* Run the factorisations and the checks: 0 verified, else 1. */
 static int factorise(const struct opts *o, struct worker_team *t, struct outcome *r)
 {
+	const struct lu_variant *v = &lu_variants[o->variant];
 	struct lsystem sy = { 0 };
 	unsigned rep;
 	int ret = 1;
@@ -386,9 +387,12 @@ static int factorise(const struct opts *o, struct worker_team *t, struct outcome
 		goto out;
 	r->verified = true;
 	r->residual = 0;
-	/* The kernel is chosen (timed) before the clock starts. */
-	if (lu_variants[o->variant].factor == lu_factor_blocked)
-		(void)gemm_choice();
+	/* The kernel is chosen (timed) and the buffers made before the clock
+	 * starts. */
+	if (v->prepare && v->prepare((int)o->n, (int)o->nb) < 0) {
+		msg_error(PROG, "out of memory for the packing buffers");
+		goto out;
+	}
 	for (rep = 0; rep < o->reps; rep++)
 		if (one_rep(o, t, &sy, r, rep) < 0)
 			goto out;
@@ -401,6 +405,8 @@ static int factorise(const struct opts *o, struct worker_team *t, struct outcome
 	}
 	summarise(o, r, sy.mf);
 out:
+	if (v->release)
+		v->release();
 	system_free(&sy);
 	return ret;
 }

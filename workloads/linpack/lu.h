@@ -17,6 +17,11 @@ struct lu_variant {
 	/* Factor A in place; IPIV[k] is the row swapped with k at step k.
 	 * Returns 0, or k + 1 when the pivot of column k is exactly zero. */
 	int (*factor)(int n, double *a, int lda, int *ipiv, int nb);
+	/* Before the clock (NULL: nothing to do): the buffers the
+	 * factorisations of order N, panel NB, use, made and written once;
+	 * 0, or -1 without the memory.  Undone by RELEASE. */
+	int (*prepare)(int n, int nb);
+	void (*release)(void);
 };
 
 extern const struct lu_variant lu_variants[];
@@ -25,6 +30,8 @@ extern const int lu_nvariants;
 int lu_factor_classic(int n, double *a, int lda, int *ipiv, int nb);
 int lu_factor_region(int n, double *a, int lda, int *ipiv, int nb);
 int lu_factor_blocked(int n, double *a, int lda, int *ipiv, int nb);
+int lu_blocked_prepare(int n, int nb);
+void lu_blocked_release(void);
 /* Variant 2 with kernel K in place of the one start-up chose (NULL: that
  * one); K has the chosen one's tile shape.  For timing the LU's parts. */
 struct gemm_kernel;

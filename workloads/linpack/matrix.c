@@ -9,7 +9,8 @@
 const struct lu_variant lu_variants[] = {
 	{ 0, "classic", "column dgefa, a parallel loop (fork/join) per pivot step", lu_factor_classic },
 	{ 1, "region", "column dgefa in one parallel region, barriers between steps", lu_factor_region },
-	{ 2, "blocked", "blocked right-looking LU with look-ahead, packed vectorised multiply (kernel chosen at start-up)", lu_factor_blocked },
+	{ 2, "blocked", "blocked right-looking LU with look-ahead, packed vectorised multiply (kernel chosen at start-up)", lu_factor_blocked,
+	  lu_blocked_prepare, lu_blocked_release },
 };
 const int lu_nvariants = sizeof(lu_variants) / sizeof(lu_variants[0]);
 
