@@ -631,8 +631,11 @@ out:
 /* The backend cutoffs of the workload (the cutoffs view's computation):
  * one finding per algorithm and backend pair, over its policies and
  * thread counts. */
-static void cutoff_findings(struct wsum *w, const struct cutoff *cut, size_t ncut, const struct cutoff_ref *ref)
+static void cutoff_findings(struct wsum *w, const struct backend_cutoffs *bc)
 {
+	const struct cutoff *cut = bc->cut;
+	const struct cutoff_ref *ref = bc->ref;
+	const size_t ncut = bc->n;
 	size_t i, j, x, found;
 	char fig[64], alg[LABEL_LEN], *t;
 
@@ -670,7 +673,7 @@ static void cutoff_findings(struct wsum *w, const struct cutoff *cut, size_t ncu
 }
 
 /* The workload's findings: its series' facts joined, then its cutoffs. */
-static int findings(struct wsum *w, const struct cutoff *cut, size_t ncut, const struct cutoff_ref *ref)
+static int findings(struct wsum *w, const struct backend_cutoffs *bc)
 {
 	size_t cap = 0, most = 1, n = 0, k;
 	struct fact *f = NULL;
@@ -693,7 +696,7 @@ static int findings(struct wsum *w, const struct cutoff *cut, size_t ncut, const
 	}
 	if (group_facts(w, f, n) < 0)
 		goto out;
-	cutoff_findings(w, cut, ncut, ref);
+	cutoff_findings(w, bc);
 	if (w->more_find) {
 		w->nfind--;
 		w->more_find++;
@@ -977,14 +980,12 @@ static void json_workload(struct json *j, struct wsum *w)
 int summary_emit(FILE *out, const struct dataset *ds, enum format fmt, bool raw, struct json *j)
 {
 	struct table t = { out, fmt, raw, cell_cols, NCOLS(cell_cols), NULL, j };
-	struct cutoff_point *pts = NULL;
-	struct cutoff_ref *ref = NULL;
-	struct cutoff *cut = NULL;
-	size_t i, x, npts, ncut = 0;
+	struct backend_cutoffs bc;
+	size_t i, x;
 	struct wsum w;
 	int ret = -1;
 
-	if (cutoff_points(ds, &pts, &npts, &ref) < 0 || cutoffs_compute(pts, npts, &cut, &ncut) < 0)
+	if (backend_cutoffs_find(ds, &bc) < 0)
 		goto out;
 	if (fmt == FMT_CSV || fmt == FMT_TSV)
 		table_head(&t);
@@ -994,7 +995,7 @@ int summary_emit(FILE *out, const struct dataset *ds, enum format fmt, bool raw,
 			;
 		if (x < i)
 			continue;
-		if (wsum_open(&w, ds, i) < 0 || findings(&w, cut, ncut, ref) < 0) {
+		if (wsum_open(&w, ds, i) < 0 || findings(&w, &bc) < 0) {
 			wsum_close(&w);
 			goto out;
 		}
@@ -1009,9 +1010,7 @@ int summary_emit(FILE *out, const struct dataset *ds, enum format fmt, bool raw,
 	}
 	ret = 0;
 out:
-	free(pts);
-	free(ref);
-	free(cut);
+	backend_cutoffs_free(&bc);
 	return ret;
 }
 
@@ -1063,8 +1062,9 @@ static int by_backend(const void *x, const void *y, void *arg)
 	return strcmp(ref[a].s->key->backend, ref[b].s->key->backend);
 }
 
-/* Interned texts are compared as pointers. */
-int cutoff_points(const struct dataset *ds, struct cutoff_point **pts, size_t *npts,
+/* Every cell of DS as a point for cutoffs_compute; tag x is (*REF)[x].
+ * Interned texts are compared as pointers. */
+static int cutoff_points(const struct dataset *ds, struct cutoff_point **pts, size_t *npts,
 			 struct cutoff_ref **ref)
 {
 	size_t n = 0, i, c, x, rank, *fam = NULL, *cfg = NULL, *order = NULL;
@@ -1115,4 +1115,24 @@ out:
 	free(k);
 	free(fam);
 	return ret;
+}
+
+int backend_cutoffs_find(const struct dataset *ds, struct backend_cutoffs *bc)
+{
+	struct cutoff_point *pts = NULL;
+	size_t npts;
+	int ret;
+
+	*bc = (struct backend_cutoffs){ 0 };
+	ret = cutoff_points(ds, &pts, &npts, &bc->ref) < 0 ||
+			      cutoffs_compute(pts, npts, &bc->cut, &bc->n) < 0 ? -1 : 0;
+	free(pts);
+	return ret;
+}
+
+void backend_cutoffs_free(struct backend_cutoffs *bc)
+{
+	free(bc->cut);
+	free(bc->ref);
+	*bc = (struct backend_cutoffs){ 0 };
 }

@@ -30,10 +30,18 @@ struct cutoff_ref {
 	const struct cell *c;
 };
 
-/* Every cell of DS as a point for cutoffs_compute: family (workload,
- * algorithm, host, unit, size unit), config (policy, threads), backend
- * (rank in byte order).  Tag x is (*REF)[x]; free both. */
-int cutoff_points(const struct dataset *ds, struct cutoff_point **pts, size_t *npts, struct cutoff_ref **ref);
+/* DS's cutoffs between backends (cutoffs_compute over every cell: family
+ * workload, algorithm, host, unit and size unit; config policy and
+ * threads; backends ranked in byte order), and where each came from: a
+ * cutoff's tag_a and tag_b index REF. */
+struct backend_cutoffs {
+	struct cutoff *cut;
+	size_t n;
+	struct cutoff_ref *ref;
+};
+/* 0, or -1 when memory runs out; free with backend_cutoffs_free either way. */
+int backend_cutoffs_find(const struct dataset *ds, struct backend_cutoffs *bc);
+void backend_cutoffs_free(struct backend_cutoffs *bc);
 
 /* FLAGS (FLAG_*) as a json list of their words. */
 void json_flags(struct json *j, unsigned flags);

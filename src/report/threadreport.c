@@ -1117,19 +1117,17 @@ static int emit_cutoffs(struct report *rp, struct json *j)
 {
 	struct table t = { rp->out, rp->fmt, rp->o.raw, cutoff_cols, NCOLS(cutoff_cols), NULL, j };
 	bool human = rp->fmt == FMT_TEXT || rp->fmt == FMT_MARKDOWN, md = rp->fmt == FMT_MARKDOWN;
-	struct cutoff_point *pts = NULL;
-	struct cutoff_ref *ref = NULL;
-	struct cutoff *cut = NULL;
-	size_t i, npts, ncut = 0;
+	struct backend_cutoffs bc;
+	size_t i;
 	int ret = -1;
 
 	if (!human)
 		table_head(&t);
-	if (cutoff_points(&rp->ds, &pts, &npts, &ref) < 0 || cutoffs_compute(pts, npts, &cut, &ncut) < 0)
+	if (backend_cutoffs_find(&rp->ds, &bc) < 0)
 		goto out;
-	for (i = 0; i < ncut; i++) {
-		const struct cutoff *y = &cut[i];
-		struct cut_row r = { ref[y->tag_a].s->key, ref[y->tag_b].s->key, ref[y->tag_a].c, y };
+	for (i = 0; i < bc.n; i++) {
+		const struct cutoff *y = &bc.cut[i];
+		struct cut_row r = { bc.ref[y->tag_a].s->key, bc.ref[y->tag_b].s->key, bc.ref[y->tag_a].c, y };
 
 		r.faster = y->ratio_min > 1 ? r.ka->backend : r.kb->backend;
 		r.above = y->found ? (y->a_wins_above ? r.ka->backend : r.kb->backend) : r.faster;
@@ -1143,13 +1141,11 @@ static int emit_cutoffs(struct report *rp, struct json *j)
 		if (!human)
 			table_row(&t, &r);
 	}
-	if (ncut && human)
+	if (bc.n && human)
 		fputc('\n', rp->out);
 	ret = 0;
 out:
-	free(pts);
-	free(ref);
-	free(cut);
+	backend_cutoffs_free(&bc);
 	return ret;
 }
 
