@@ -12,6 +12,8 @@
 struct pl_topology {
 	hwloc_topology_t topo;
 	char *source;           /* NULL: this machine; else synthetic or XML */
+	char *xml;              /* an XML source's text, as hwloc reads it */
+	size_t xml_len;
 	bool loaded;
 	bool thissystem;
 	bool caches;            /* pl_topology_set_caches(): the data caches kept */

@@ -1,6 +1,7 @@
 /* Loading a topology (this machine, synthetic or XML) and asking where PUs sit. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -122,11 +123,58 @@ static unsigned long long synthetic_pus(const char *spec, unsigned long long *wi
 	return pus;
 }
 
+/* An export larger than any machine's (8192 PUs with their caches make
+ * about 10 MB): a bigger file is not one. */
+#define MAX_XML_BYTES (64u << 20)
+
+/* The XML file's text into TOPO->XML, read once here: only a regular file
+ * of a sane size (O_NONBLOCK: a FIFO named there never holds the caller
+ * up; /dev/zero never fills its memory). */
+static int read_xml(pl_topology_t topo)
+{
+	int fd = open(topo->source, O_RDONLY | O_CLOEXEC | O_NONBLOCK), ret = -1;
+	struct stat st;
+	ssize_t n = 1;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		pl_set_error(topo, errno, "topology: cannot read XML file '%s': %s", topo->source,
+			     strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > MAX_XML_BYTES) {
+		pl_set_error(topo, EINVAL,
+			     "topology: '%s' is %s, accepted: an hwloc XML export (a regular file up to %u MiB) "
+			     "or a synthetic description",
+			     topo->source, S_ISDIR(st.st_mode) ? "a directory" :
+				!S_ISREG(st.st_mode) ? "not a regular file" : "too large",
+			     MAX_XML_BYTES >> 20);
+		goto out;
+	}
+	free(topo->xml);
+	topo->xml_len = 0;
+	if (!(topo->xml = malloc((size_t)st.st_size + 1))) {
+		pl_set_error(topo, ENOMEM, "topology: out of memory");
+		goto out;
+	}
+	while (topo->xml_len < (size_t)st.st_size &&
+	       (n = read(fd, topo->xml + topo->xml_len, (size_t)st.st_size - topo->xml_len)) > 0)
+		topo->xml_len += (size_t)n;
+	topo->xml[topo->xml_len] = '\0';
+	if (n < 0) {
+		pl_set_error(topo, errno, "topology: cannot read XML file '%s': %s", topo->source,
+			     strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 /* Point hwloc at the requested source; fills the error on failure. */
 static int select_source(pl_topology_t topo)
 {
-	FILE *f;
-
 	if (!topo->source)
 		return 0;
 	if (!looks_like_xml(topo->source)) {
@@ -154,14 +202,9 @@ static int select_source(pl_topology_t topo)
 			     topo->source, strlen(topo->source) > 60 ? "..." : "");
 		return -1;
 	}
-	f = fopen(topo->source, "r");
-	if (!f) {
-		pl_set_error(topo, errno, "topology: cannot read XML file '%s': %s",
-			     topo->source, strerror(errno));
+	if (read_xml(topo) < 0)
 		return -1;
-	}
-	fclose(f);
-	if (hwloc_topology_set_xml(topo->topo, topo->source) == 0)
+	if (hwloc_topology_set_xmlbuffer(topo->topo, topo->xml, (int)topo->xml_len + 1) == 0)
 		return 0;
 	bad_xml(topo);
 	return -1;
@@ -498,6 +541,7 @@ void pl_topology_destroy(pl_topology_t topo)
 	free(topo->by_os);
 	free(topo->note);
 	free(topo->source);
+	free(topo->xml);
 	free(topo->cache_file);
 	free(topo);
 }

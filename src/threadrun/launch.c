@@ -69,6 +69,7 @@ int launch_resolve(const char *program, char *buf, size_t len, char *err, size_t
 	char dir[PATH_MAX], cand[PATH_MAX];
 	char *copy, *save = NULL, *d;
 	int st, best = 127;
+	struct stat sb;
 
 	if (!*program) {
 		snprintf(err, errlen, "program: an empty name is not a program");
@@ -79,6 +80,13 @@ int launch_resolve(const char *program, char *buf, size_t len, char *err, size_t
 		if (st == 0) {
 			snprintf(buf, len, "%s", program);
 			return 0;
+		}
+		/* Named by its path: something there that is not a file is
+		 * the shell's 126 ("Is a directory"), not 127. */
+		if (st == 127 && stat(program, &sb) == 0) {
+			snprintf(err, errlen, "program '%s' is %s, not a program", program,
+				 S_ISDIR(sb.st_mode) ? "a directory" : "not a regular file");
+			return 126;
 		}
 		snprintf(err, errlen, st == 126 ? "program '%s' is not executable"
 						: "program '%s' does not exist",

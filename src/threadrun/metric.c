@@ -161,8 +161,10 @@ static int check_unit(const char *unit, char *err, size_t errlen)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			break;
 	if (!*unit || *p || p - unit > UNIT_MAX) {
+		/* The value shown as far as it is printable, 40 at most. */
 		snprintf(err, errlen, "unit: '%.*s%s' is not a unit, allowed 1..%d printable characters, e.g. MB/s",
-			 (int)(p - unit), unit, *p ? "..." : "", UNIT_MAX);
+			 p - unit > 40 ? 40 : (int)(p - unit), unit, *p || p - unit > 40 ? "..." : "",
+			 UNIT_MAX);
 		return -1;
 	}
 	return 0;

@@ -97,6 +97,7 @@ static void elf_read(int fd, off_t size, struct prog_file *pf)
 		} else if (ph.p_type == PT_LOAD && nloads < MAX_LOADS)
 			loads[nloads++] = ph;
 	}
+	pf->headers = true;
 	for (unsigned i = 0; has_dyn && i < MAX_DYN && (i + 1) * sizeof(d) <= dyn.p_filesz; i++) {
 		if (read_at(fd, size, dyn.p_offset + (uint64_t)i * sizeof(d), &d, sizeof(d)) < 0 ||
 		    d.d_tag == DT_NULL)
@@ -217,6 +218,9 @@ static int check_preload(const char *path, const char *what, const struct prog_f
 			 what, pf.elf_class, pf.elf_machine, lib->elf_class, lib->elf_machine);
 		return 3;
 	}
+	/* Headers past its end: no program the loader takes (exec: 126). */
+	if (!pf.headers)
+		return 0;
 	if (!pf.dynamic) {
 		snprintf(err, errlen, "--pthreads: %s is statically linked: no loader preloads the library into it, its threads cannot be placed one by one (without --pthreads it gets the plan's CPU set)",
 			 what);

@@ -103,6 +103,14 @@ refused "a static program" "pthread_where_static is statically linked: no loader
 	threadrun -o "$r" --pthreads 2 pthread_where_static 2
 refused "a sweep of a static program" "is statically linked" \
 	threadrun -o "$r" --sweep 1-2 -s 0x1 -- pthread_where_static 2
+# An ELF whose program headers lie past its end is no program, static or
+# not: the exec says so (126), as without --pthreads.
+head -c 64 "$(command -v pthread_where)" >"$tmp/cut"
+chmod +x "$tmp/cut"
+threadrun -o "$r" --pthreads 1 "$tmp/cut" >/dev/null 2>"$tmp/err"
+st=$?
+check "an ELF cut after its header: exit 126 from the exec (got $st), not called static" bash -c \
+	"[ $st -eq 126 ] && grep -q 'Exec format error' '$tmp/err' && ! grep -q static '$tmp/err'"
 cp "$(command -v pthread_where)" "$tmp/suid"
 if [ "$(id -u)" -eq 0 ] && chown nobody "$tmp/suid" && chmod u+s "$tmp/suid" &&
    [ -z "$(findmnt -n -o OPTIONS -T "$tmp" | grep -w nosuid)" ]; then
