@@ -178,10 +178,15 @@ static double col_value(enum results_col col, const char *s, const char **why)
 	double v;
 
 	if (!decimal(s, real)) {
-		*why = real ? "is not a decimal number" : "is not a whole decimal number";
+		*why = real ? "is not a decimal number of 0 or more" : "is not a whole decimal number of 0 or more";
 		return NAN;
 	}
 	v = strtod(s, NULL);
+	/* A row is of 1 or more workers, as many as threadrun plans. */
+	if (col == RC_THREADS && !(v >= 1 && v <= RESULTS_MAX_THREADS)) {
+		*why = "is out of range, allowed 1..1048576";
+		return NAN;
+	}
 	if (!(v <= (real ? REAL_MAX : COUNT_MAX))) {
 		*why = real ? "is out of range, allowed 0..1e18" : "is out of range, allowed 0..9007199254740992";
 		return NAN;
@@ -398,26 +403,31 @@ static int header_matches(int fd, const char *header, bool *crlf)
 		return -1;
 	n = pread(fd, buf, len + 4, 0);
 	skip = n >= 3 && memcmp(buf, UTF8_BOM, 3) == 0 ? 3 : 0;
-	same = n > (ssize_t)(skip + body) && memcmp(buf + skip, header, body) == 0 &&
-	       (buf[skip + body] == '\n' ||
+	/* The header alone, its newline not written yet, is ours too: the
+	 * first row appended ends the line first. */
+	same = n >= (ssize_t)(skip + body) && memcmp(buf + skip, header, body) == 0 &&
+	       (n == (ssize_t)(skip + body) || buf[skip + body] == '\n' ||
 		(n > (ssize_t)(skip + body + 1) && memcmp(buf + skip + body, "\r\n", 2) == 0));
-	*crlf = same && buf[skip + body] == '\r';
+	*crlf = same && n > (ssize_t)(skip + body) && buf[skip + body] == '\r';
 	free(buf);
 	return same;
 }
 
-/* Why FD's header is not ours, in words: an older version lacks the
- * identity columns (run ... local_rank), which readers leave empty. */
-static const char *header_diff(int fd)
+/* Why FD's header is not ours, in words; *OLDER: an older version's,
+ * which lacks the identity columns (run ... local_rank) and still reads
+ * (readers leave them empty). */
+static const char *header_diff(int fd, bool *older)
 {
 	char buf[4096];
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 
+	*older = false;
 	if (n <= 0)
 		return "unreadable";
 	buf[n] = '\0';
 	buf[strcspn(buf, "\r\n")] = '\0';
-	if (strstr(buf, ",repeat,ops,") && !strstr(buf, ",run,seq,config,"))
+	*older = strstr(buf, ",repeat,ops,") && !strstr(buf, ",run,seq,config,");
+	if (*older)
 		return "an older version, without the run, seq and config columns";
 	return "not this version's columns";
 }
@@ -426,9 +436,10 @@ int results_check(const char *path, char *err, size_t errlen)
 {
 	char *copy = strdup(path), *dir;
 	char *header = format_line(NULL);
+	const char *why;
 	struct stat st;
 	int fd = -1, ret = -1;
-	bool crlf;
+	bool crlf, older;
 
 	if (!copy || !header)
 		goto out;
@@ -449,9 +460,10 @@ int results_check(const char *path, char *err, size_t errlen)
 	fd = datafile_open("results", path, O_RDWR | O_APPEND, err, errlen);
 	if (fd >= 0) {
 		if (fstat(fd, &st) == 0 && st.st_size > 0 && header_matches(fd, header, &crlf) != 1) {
+			why = header_diff(fd, &older);
 			snprintf(err, errlen,
-				 "results: '%s' is not a threadrun results file of this version (header differs: %s); give a new file, it still reads with threadreport",
-				 ESC(path), header_diff(fd));
+				 "results: '%s' is not a threadrun results file of this version (header differs: %s); give a new file%s",
+				 ESC(path), why, older ? ", it still reads with threadreport" : "");
 			goto out;
 		}
 		/* Rows are appended under a lock: a file system without
@@ -519,7 +531,7 @@ static int append_locked(int fd, const char *path, const char *header, const cha
 {
 	struct stat st;
 	char last = '\n', *text = NULL;
-	bool crlf = false;
+	bool crlf = false, older;
 	int ret = -1, saved;
 
 	if (fstat(fd, &st) < 0) {
@@ -528,7 +540,7 @@ static int append_locked(int fd, const char *path, const char *header, const cha
 	}
 	if (st.st_size > 0 && header_matches(fd, header, &crlf) != 1) {
 		snprintf(err, errlen, "results: '%s' has another header (%s); not appending: give a new file",
-			 ESC(path), header_diff(fd));
+			 ESC(path), header_diff(fd, &older));
 		return -1;
 	}
 	/* A file cut short by someone else's crash still gets our row on a line
@@ -899,7 +911,8 @@ static int reader_next(struct reader *r, unsigned *line, FILE *errf, unsigned *b
 			/* fall through */
 		case REC_GO:    /* parse_record's steps only: never */
 		case REC_BAD:
-			fprintf(errf, "%s:%u: malformed row (%s), skipped\n", ESC(r->path), r->line, why);
+			fprintf(errf, "%s: %s:%u: malformed row (%s), skipped\n", program_invocation_short_name,
+				ESC(r->path), r->line, why);
 			(*bad)++;
 			if (split) {
 				r->pos = split;
@@ -938,11 +951,55 @@ static int read_header(const struct reader *r, const char *path, unsigned line, 
 	return 0;
 }
 
-/* A data record as a row, checked, to CB (a bad one counted in *BAD and
- * said on ERRF): CB's answer, non-zero to stop. */
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* RUN into LOST (not "", each once, kept sorted: damaged rows are few):
+ * 0, or 1 when memory runs out. */
+static int lost_add(struct results_lost *lost, const char *run)
+{
+	char **grown;
+	size_t i;
+
+	if (!*run || results_lost_has(lost, run))
+		return 0;
+	if (lost->n == lost->cap) {
+		lost->cap = lost->cap ? lost->cap * 2 : 16;
+		grown = realloc(lost->run, lost->cap * sizeof(*lost->run));
+		if (!grown)
+			return 1;
+		lost->run = grown;
+	}
+	for (i = lost->n; i > 0 && strcmp(lost->run[i - 1], run) > 0; i--)
+		lost->run[i] = lost->run[i - 1];
+	if (!(lost->run[i] = strdup(run))) {
+		memmove(lost->run + i, lost->run + i + 1, (lost->n - i) * sizeof(*lost->run));
+		return 1;
+	}
+	lost->n++;
+	return 0;
+}
+
+bool results_lost_has(const struct results_lost *lost, const char *run)
+{
+	return lost->n && bsearch(&run, lost->run, lost->n, sizeof(*lost->run), by_text);
+}
+
+void results_lost_free(struct results_lost *lost)
+{
+	while (lost->n > 0)
+		free(lost->run[--lost->n]);
+	free(lost->run);
+	memset(lost, 0, sizeof(*lost));
+}
+
+/* A data record as a row, checked, to CB (a bad one counted in *BAD, said
+ * on ERRF and its run added to LOST): CB's answer, non-zero to stop. */
 static int take_record(const struct reader *r, const int *map, const char *path,
 		       unsigned line, FILE *errf, unsigned *bad, struct results_info *info,
-		       results_cb cb, void *arg)
+		       results_cb cb, void *arg, struct results_lost *lost)
 {
 	struct results_row row;
 	char why[160];
@@ -956,10 +1013,16 @@ static int take_record(const struct reader *r, const int *map, const char *path,
 			row.val[map[f]] = strdup(rfield(r, f));
 		}
 	if (results_row_check(&row, why, sizeof(why)) < 0) {
-		fprintf(errf, "%s:%u: %s, row skipped\n", ESC(path), line, why);
+		fprintf(errf, "%s: %s:%u: %s, row skipped\n", program_invocation_short_name, ESC(path),
+			line, why);
 		(*bad)++;
+		/* A run row is no measurement of the program's: damaged, it
+		 * is missing from its run, which has none then. */
+		c = lost && strcmp(results_row_get(&row, RC_ALGORITHM), RESULTS_RUN_ALGORITHM)
+			    ? lost_add(lost, results_row_get(&row, RC_RUN))
+			    : 0;
 		results_row_clear(&row);
-		return 0;
+		return c;
 	}
 	info->rows++;
 	c = cb ? cb(&row, line, arg) : 0;
@@ -998,6 +1061,12 @@ static int read_summary(const char *path, bool any, bool headed, unsigned bad, c
 int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
 		 struct results_info *info, char *err, size_t errlen)
 {
+	return results_read_lost(path, cb, arg, NULL, errf, info, err, errlen);
+}
+
+int results_read_lost(const char *path, results_cb cb, void *arg, struct results_lost *lost,
+		      FILE *errf, struct results_info *info, char *err, size_t errlen)
+{
 	struct reader r;
 	int map[FIELDS_MAX], ret = -1, got;
 	unsigned line, bad = 0;
@@ -1012,7 +1081,7 @@ int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
 			if (read_header(&r, path, line, map, have, err, errlen) < 0)
 				goto out;
 			r.want = r.nfields;
-		} else if (take_record(&r, map, path, line, errf, &bad, info, cb, arg)) {
+		} else if (take_record(&r, map, path, line, errf, &bad, info, cb, arg, lost)) {
 			break;
 		}
 	}

@@ -12,6 +12,8 @@
 
 /* The algorithm column of the rows threadrun writes about whole runs. */
 #define RESULTS_RUN_ALGORITHM "(run)"
+/* The most workers a row says (threads): as many as threadrun plans. */
+#define RESULTS_MAX_THREADS (1u << 20)
 
 /* Columns, in file order.  The names are in results.c's const table. */
 enum results_col {
@@ -159,5 +161,18 @@ struct results_info {
  */
 int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
 		 struct results_info *info, char *err, size_t errlen);
+/* The runs of the rows a read skipped for an invalid value: each of them
+ * lost a measurement (--resume makes it again; its run row does not stand
+ * in for it in a report). */
+struct results_lost {
+	char **run;             /* sorted, each once */
+	size_t n, cap;
+};
+/* results_read, and the run of each row it skips for an invalid value
+ * (but threadrun's run rows) added to LOST (results_lost_free frees it). */
+int results_read_lost(const char *path, results_cb cb, void *arg, struct results_lost *lost,
+		      FILE *errf, struct results_info *info, char *err, size_t errlen);
+bool results_lost_has(const struct results_lost *lost, const char *run);
+void results_lost_free(struct results_lost *lost);
 
 #endif

@@ -1077,7 +1077,7 @@ static bool comparable(struct compare *k, const char *notes)
 		if (!k->ds[s].nseries) {
 			/* The notes say why its rows were not usable. */
 			fputs(notes, stderr);
-			dataset_note_failed(&k->all, stderr, PROG);
+			dataset_note_skipped(&k->all, stderr, PROG);
 			msg_error(PROG, "compare: %s '%s' has no usable rows", side_name[s], k->label[s]);
 			return false;
 		}
@@ -1118,7 +1118,7 @@ int compare_report(char **files, int nfiles, const char *by, enum format fmt, bo
 	if (!comparable(&k, notes))
 		goto out;
 	fputs(notes, stderr);
-	dataset_note_failed(&k.all, stderr, PROG);
+	dataset_note_skipped(&k.all, stderr, PROG);
 	if (fmt == FMT_TEXT || fmt == FMT_MARKDOWN)
 		emit_text(out, &k, fmt == FMT_MARKDOWN);
 	else if (fmt == FMT_JSON)

@@ -92,7 +92,7 @@ static const struct obs_col {
 	{ RC_HOST, OBS(host) }, { RC_WORKLOAD, OBS(workload) }, { RC_ALGORITHM, OBS(algorithm) },
 	{ RC_BACKEND, OBS(backend) }, { RC_IMPL, OBS(impl) }, { RC_NOTE, OBS(note) },
 	{ RC_VERSIONS, OBS(versions) }, { RC_CPUS, OBS(cpus) }, { RC_UNIT, OBS(unit) },
-	{ RC_SIZE_UNIT, OBS(size_unit) }, { RC_JOB, OBS(job) }, { RC_RUN, OBS(run) },
+	{ RC_SIZE_UNIT, OBS(size_unit) }, { RC_JOB, OBS(job) }, { RC_RUN, OBS(run) }, { RC_SEQ, OBS(seq) },
 	{ RC_CONFIG, OBS(config) }, { RC_CPU_MODEL, OBS(cpu_model) }, { RC_TOPOLOGY, OBS(topology) },
 	{ RC_POLICIES, OBS(policies) },
 }, obs_numbers[] = {
@@ -200,7 +200,7 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 {
 	struct reading *rd = arg;
 	struct dataset *ds = rd->ds;
-	long n = results_row_count(row, RC_THREADS, 1 << 20);
+	long n = results_row_count(row, RC_THREADS, RESULTS_MAX_THREADS);
 	struct obs *o, *grown;
 
 	if (ds->nobs == ds->cap) {
@@ -218,10 +218,10 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	 * rate may be empty (a --metric run without a figure). */
 	o->failed = o->status > 0;
 	if (n < 1 || (isnan(o->rate) && !o->failed)) {
-		fprintf(stderr, "threadreport: %s:%u: column '%s': '%s' is not usable, allowed %s; row skipped\n",
+		fprintf(stderr, "threadreport: %s:%u: column '%s': '%s' is not usable, allowed %s, row skipped\n",
 			ESC(rd->file), line, n < 1 ? "threads" : "rate",
 			ESC(results_row_get(row, n < 1 ? RC_THREADS : RC_RATE)),
-			n < 1 ? "1..1048576" : "a decimal number");
+			n < 1 ? "1..1048576" : "a decimal number of 0 or more");
 		ds->bad_lines++;
 		return 0;
 	}
@@ -242,7 +242,7 @@ int dataset_read(struct dataset *ds, const char *path, FILE *errf, char *err, si
 	size_t first = ds->nobs, i, k;
 	char *t;
 
-	if (results_read(path, add_obs, &rd, errf, &info, err, errlen) < 0)
+	if (results_read_lost(path, add_obs, &rd, &ds->lost, errf, &info, err, errlen) < 0)
 		return -1;
 	/* Tables from elsewhere (the published figures) name the variant of
 	 * an implementation in "note": let it tell their series apart. */
@@ -280,7 +280,7 @@ static bool same_series(const struct obs *a, const struct obs *b)
 /* Grouping sorts small keys (never pointers into ds->obs, whose random
  * access would dominate a large file); the row's index breaks ties, so
  * each group keeps file order and no result depends on the sort. */
-#define NKEY (1 + RESULTS_NPOINT_COLS + RESULTS_NREPEAT_COLS)
+#define NKEY (3 + RESULTS_NPOINT_COLS + RESULTS_NREPEAT_COLS)
 struct key {
 	uintptr_t k[NKEY];
 	size_t i;
@@ -363,7 +363,9 @@ static void drop_run_rows(struct dataset *ds, struct key *ks)
 	qsort(ks, ds->nobs, sizeof(*ks), by_key);
 	for (i = 0; i < ds->nobs; i = j) {
 		j = group_end(ks, ds->nobs, i);
-		for (k = i, own = false; k < j; k++)
+		/* Rows of its own that could not be read count as its own. */
+		own = results_lost_has(&ds->lost, ds->obs[ks[i].i].run);
+		for (k = i; k < j; k++)
 			own |= !same(ds->obs[ks[k].i].algorithm, RESULTS_RUN_ALGORITHM);
 		for (k = i; own && k < j; k++)
 			if (same(ds->obs[ks[k].i].algorithm, RESULTS_RUN_ALGORITHM))
@@ -410,6 +412,39 @@ static void drop_reruns(struct dataset *ds, struct key *ks)
 	}
 }
 
+/* A row read twice (the same run and seq, series, point and repeat: a file
+ * named twice, or rows copied into another) is one measurement: counted
+ * once, and said.  Rows without a run or seq (published tables) are never
+ * the same row.  KS: room for every row. */
+static void drop_duplicates(struct dataset *ds, struct key *ks)
+{
+	size_t i, j, k, n = 0;
+
+	for (i = 0; i < ds->nobs; i++) {
+		const struct obs *o = &ds->obs[i];
+
+		if (o->dropped || !*o->run || !*o->seq)
+			continue;
+		ks[n] = (struct key){ { o->sid, (uintptr_t)o->run, (uintptr_t)o->seq }, i };
+		for (k = 0; k < RESULTS_NPOINT_COLS; k++)
+			ks[n].k[3 + k] = (uintptr_t)o->pkey[k];
+		for (k = 0; k < RESULTS_NREPEAT_COLS; k++)
+			ks[n].k[3 + RESULTS_NPOINT_COLS + k] = (uintptr_t)o->rkey[k];
+		n++;
+	}
+	qsort(ks, n, sizeof(*ks), by_key);
+	for (i = 0; i < n; i = j) {
+		j = group_end(ks, n, i);
+		for (k = i + 1; k < j; k++) {
+			ds->obs[ks[k].i].dropped = true;
+			if (!ds->duplicates++ || ks[k].i < (size_t)(ds->first_duplicate - ds->obs)) {
+				ds->first_duplicate = &ds->obs[ks[k].i];
+				ds->first_duplicated = &ds->obs[ks[i].i];
+			}
+		}
+	}
+}
+
 /* The identity of results.h, on observations: run rows and failed repeats
  * step aside (drop_run_rows, drop_reruns); every other row stays, so
  * repeats from several sweeps, single runs or processes all count.
@@ -420,6 +455,7 @@ static int drop_superseded(struct dataset *ds)
 
 	if (!ks)
 		return -1;
+	drop_duplicates(ds, ks);
 	drop_run_rows(ds, ks);
 	drop_reruns(ds, ks);
 	free(ks);
@@ -852,13 +888,19 @@ void dataset_failed_text(const struct dataset *ds, char *buf, size_t len)
 		buf[0] = '\0';
 }
 
-void dataset_note_failed(const struct dataset *ds, FILE *errf, const char *prog)
+void dataset_note_skipped(const struct dataset *ds, FILE *errf, const char *prog)
 {
+	const struct obs *d = ds->first_duplicate, *o = ds->first_duplicated;
 	char line[PATH_MAX + 192];
 
 	dataset_failed_text(ds, line, sizeof(line));
 	if (line[0])
 		fprintf(errf, "%s: %s\n", prog, line);
+	if (ds->duplicates)
+		fprintf(errf, "%s: %u row%s read twice (the same run, measurement and repeat), counted once; %s%s:%u repeats %s:%u\n",
+			prog, ds->duplicates, ds->duplicates == 1 ? "" : "s",
+			ds->duplicates == 1 ? "" : "the first: ", ESC(d->file), d->line, ESC(o->file),
+			o->line);
 }
 
 void dataset_free(struct dataset *ds)
@@ -874,6 +916,7 @@ void dataset_free(struct dataset *ds)
 		free(ds->series[i].rows);
 	}
 	free(ds->obs);
+	results_lost_free(&ds->lost);
 	free(ds->series);
 	memset(ds, 0, sizeof(*ds));
 }

@@ -48,7 +48,7 @@ struct obs {
 	 * (-1 when not said). */
 	char *skey[RESULTS_NSERIES_COLS];
 	char *pkey[RESULTS_NPOINT_COLS], *rkey[RESULTS_NREPEAT_COLS];
-	char *run, *config;
+	char *run, *seq, *config;
 	char *policies;         /* a sweep's -p list (threadrun's rows), "" not said */
 	long status;
 	/* Its cluster measurement (results_same_cluster): that key, interned,
@@ -63,8 +63,9 @@ struct obs {
 	double lat[DATASET_LAT_P], lat_batch;
 	const char *file;
 	unsigned line;
-	bool dropped;           /* superseded by a rerun of the same repeat, or a run row
-	                         * standing aside for the program's own */
+	bool dropped;           /* superseded by a rerun of the same repeat, a run row
+	                         * standing aside for the program's own, or a row read
+	                         * twice (the same run and seq) */
 	bool failed;            /* its status says the run failed (not 0): no measurement,
 	                         * its rate NAN or not one; in no series */
 	size_t sid;             /* series number, for grouping (dataset_build) */
@@ -147,6 +148,11 @@ struct dataset {
 	 * every series, and the first of them (dataset_build). */
 	unsigned failed;
 	const struct obs *first_failed;
+	/* Rows read twice (a file named twice, or copied into another): each
+	 * counted once, and the first repeat with the row it repeats. */
+	unsigned duplicates;
+	const struct obs *first_duplicate, *first_duplicated;
+	struct results_lost lost;   /* the runs of rows skipped for an invalid value */
 	char **pool;            /* the interned texts of obs (hash table) */
 	size_t npool, pool_cap;
 };
@@ -165,9 +171,10 @@ int dataset_read(struct dataset *ds, const char *path, FILE *errf, char *err, si
 int dataset_build(struct dataset *ds);
 
 /* How many rows of failed runs DS left out (the first named) in BUF, ""
- * when none; and that as one line on ERRF, PROG first. */
+ * when none; and that as one line on ERRF, PROG first, with a line for
+ * rows read twice. */
 void dataset_failed_text(const struct dataset *ds, char *buf, size_t len);
-void dataset_note_failed(const struct dataset *ds, FILE *errf, const char *prog);
+void dataset_note_skipped(const struct dataset *ds, FILE *errf, const char *prog);
 void dataset_free(struct dataset *ds);
 
 /* The cell of POLICY at THREADS in S, or NULL. */

@@ -1433,7 +1433,7 @@ static int report_read(struct report *rp)
 		ret = 2;
 		goto out;
 	}
-	dataset_note_failed(&rp->ds, stderr, PROG);
+	dataset_note_skipped(&rp->ds, stderr, PROG);
 	if (cluster_build(&rp->ds, &rp->cl, stderr) < 0)
 		goto oom;
 	ret = 0;

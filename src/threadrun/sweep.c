@@ -165,6 +165,9 @@ struct done {
 	struct results_row *runs;
 	size_t n, cap;
 	char seed[24];          /* the order's seed of the last such row, "" none */
+	/* The runs of rows skipped for an invalid value: each lost a
+	 * measurement, so its repeat is not done (forget_lost). */
+	struct results_lost lost;
 };
 
 /* Copy ROW's N columns COLS into TO: 0, or -1 out of memory. */
@@ -217,7 +220,27 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 	results_row_init(keep);
 	return copy_cols(keep, row, results_series_cols, RESULTS_NSERIES_COLS) < 0 ||
 	       copy_cols(keep, row, results_point_cols, RESULTS_NPOINT_COLS) < 0 ||
-	       copy_cols(keep, row, results_repeat_cols, RESULTS_NREPEAT_COLS) < 0;
+	       copy_cols(keep, row, results_repeat_cols, RESULTS_NREPEAT_COLS) < 0 ||
+	       results_row_set(keep, RC_RUN, "%s", results_row_get(row, RC_RUN)) < 0;
+}
+
+/* A run whose own rows were not all readable is not done, though its run
+ * row is: it is made again.  Returns how many runs that is. */
+static size_t forget_lost(struct done *d)
+{
+	size_t i = 0, forgot = 0;
+
+	while (i < d->n) {
+		if (results_lost_has(&d->lost, results_row_get(&d->runs[i], RC_RUN))) {
+			results_row_clear(&d->runs[i]);
+			d->runs[i] = d->runs[--d->n];
+			forgot++;
+		} else {
+			i++;
+		}
+	}
+	results_lost_free(&d->lost);
+	return forgot;
 }
 
 static bool is_done(struct done *d, unsigned threads, const char *policy, unsigned repeat)
@@ -694,6 +717,7 @@ static int sweep_prepare(struct sweep *sw)
 	const struct sweep_opts *o = sw->o;
 	struct results_info info;
 	char err[PATH_MAX + 256];
+	size_t lost;
 	int i, st;
 
 	if (check_plans(sw->topo, o) < 0)
@@ -729,10 +753,16 @@ static int sweep_prepare(struct sweep *sw)
 		msg_error(PROG, "sweep: %s", err);
 		return st;
 	}
-	if (o->resume && access(sw->ex.results, F_OK) == 0 &&
-	    results_read(sw->ex.results, collect_done, &sw->done, stderr, &info, err, sizeof(err)) < 0) {
-		msg_error(PROG, "sweep: --resume: %s", err);
-		return 2;
+	if (o->resume && access(sw->ex.results, F_OK) == 0) {
+		if (results_read_lost(sw->ex.results, collect_done, &sw->done, &sw->done.lost, stderr,
+				      &info, err, sizeof(err)) < 0) {
+			msg_error(PROG, "sweep: --resume: %s", err);
+			return 2;
+		}
+		lost = forget_lost(&sw->done);
+		if (lost)
+			msg_error(PROG, "sweep: --resume: %zu finished run%s lost a row skipped above: made again",
+				 lost, lost == 1 ? "" : "s");
 	}
 	sw->ex.output_fd = open_beside(sw->ex.results, o->tag, ".log", &sw->log);
 	if (sw->ex.output_fd < 0)
@@ -895,6 +925,7 @@ static void sweep_finish(struct sweep *sw)
 	while (sw->done.n > 0)
 		results_row_clear(&sw->done.runs[--sw->done.n]);
 	free(sw->done.runs);
+	results_lost_free(&sw->done.lost);
 	results_row_clear(&sw->done.want);
 	for (i = 0; sw->names && i < sw->o->npolicies; i++)
 		free(sw->names[i]);

@@ -5,7 +5,7 @@
 set -o pipefail
 
 # n of every point of FILE, "POLICY THREADS N" per line.
-points() { threadreport -f tsv "$1" 2>/dev/null | awk -F'\t' 'NR > 1 { print $10, $11, $12 }'; }
+points() { threadreport -f tsv "$@" 2>/dev/null | awk -F'\t' 'NR > 1 { print $10, $11, $12 }'; }
 
 # The header: the identity columns right after repeat.
 threadrun -q -o "$tmp/h.csv" 1 t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
@@ -35,6 +35,22 @@ check "--resume with other arguments: sha1 is in the file" bash -c \
 threadrun --sweep 1 --resume -o "$tmp/r.csv" -- t2accel -a sha1 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
 check "--resume with the same config (but -q) skips" grep -q 'sweep done: 0 runs, 0 failed, 1 skipped' "$tmp/err"
 
+# --resume makes again a run whose own row is unreadable (an invalid
+# value: the reader skips it), though its run row is whole; the report
+# shows no stray run series for it.
+threadrun -q --sweep 1 --repeat 2 -o "$tmp/d.csv" -- t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
+python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+rows[1][rows[0].index("rate")] = "abc"
+csv.writer(open(sys.argv[1], "w"), lineterminator="\n").writerows(rows)' "$tmp/d.csv"
+threadrun --sweep 1 --repeat 2 --resume -o "$tmp/d.csv" -- t2accel -q -a md5 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
+check "--resume: a run that lost its row to damage is made again" \
+	grep -q 'sweep done: 1 run, 0 failed, 1 skipped' "$tmp/err"
+check "--resume: one line says so" \
+	grep -qx 'threadrun: sweep: --resume: 1 finished run lost a row skipped above: made again' "$tmp/err"
+check "the report: n = 2, no series of the damaged run's run row" \
+	[ "$(points "$tmp/d.csv")" = "compact 1 2" ]
+
 # --resume reruns a failed repeat, and the rerun replaces it in the report.
 threadrun -q --sweep 1 -o "$tmp/f.csv" -- sh -c 'test -e "$0" || { : >"$0"; exit 1; }' "$tmp/mark" 2>/dev/null
 threadrun -q --sweep 1 --resume -o "$tmp/f.csv" -- sh -c 'test -e "$0" || { : >"$0"; exit 1; }' "$tmp/mark"
@@ -53,6 +69,19 @@ threadrun -q -o "$tmp/p.csv" 1 t2accel -q -a md5 -s 16 -d 0.2 >/dev/null &
 threadrun -q -o "$tmp/p.csv" 1 t2accel -q -a md5 -s 16 -d 0.2 >/dev/null
 wait $!
 check "two concurrent processes: n = 2" [ "$(points "$tmp/p.csv")" = "compact 1 2" ]
+
+# A row read twice is one measurement: a file named twice, or copied into
+# another, adds no repeats (it would reach the 3 a verdict needs); the
+# rows skipped are said.  Two measurements of one run (seq) stay two.
+cp "$tmp/s.csv" "$tmp/s2.csv"
+check "a file named twice: n = 3" [ "$(points "$tmp/s.csv" "$tmp/s.csv")" = "compact 2 3" ]
+threadreport -f tsv "$tmp/s.csv" "$tmp/s2.csv" 2>"$tmp/err" >/dev/null
+check "a copy named beside it: one line says the rows read twice" \
+	grep -qx "threadreport: 3 rows read twice (the same run, measurement and repeat), counted once; the first: .*s2.csv:2 repeats .*s.csv:2" "$tmp/err"
+check "a copy named beside it: n = 3" [ "$(points "$tmp/s.csv" "$tmp/s2.csv")" = "compact 2 3" ]
+printf '%s\n' host,workload,algorithm,threads,policy,repeat,run,seq,config,rate,unit,status \
+	h,w,x,1,compact,0,z,0,w,5,ops/s,0 h,w,x,1,compact,0,z,1,w,6,ops/s,0 >"$tmp/seq.csv"
+check "two measurements of one run (seq 0, 1): n = 2" [ "$(points "$tmp/seq.csv")" = "compact 1 2" ]
 
 # Only a rerun of a failed repeat supersedes.  Hand-made rows: repeat 0
 # failed in run a and was rerun in run b; repeat 1 succeeded twice.
@@ -94,6 +123,17 @@ threadrun -q -o "$tmp/old.csv" 1 true 2>"$tmp/err"
 st=$?
 check "old header: threadrun refuses to append (exit $st), says what to do" bash -c \
 	"[ $st -eq 2 ] && grep -q 'an older version, without the run, seq and config columns); give a new file' '$tmp/err'"
+check "old header: it still reads with threadreport, says so" \
+	grep -q 'give a new file, it still reads with threadreport$' "$tmp/err"
+head -1 "$tmp/h.csv" | tr -d '\n' >"$tmp/hdr.csv"
+threadrun -q -o "$tmp/hdr.csv" 1 true
+check "this version's header alone, without its newline: appended to (exit $?)" \
+	[ "$(wc -l <"$tmp/hdr.csv")" = 2 -a "$(results_get "$tmp/hdr.csv" algorithm)" = "(run)" ]
+printf '\001\377garbage\n' >"$tmp/bin.csv"
+threadrun -q -o "$tmp/bin.csv" 1 true 2>"$tmp/err"
+st=$?
+check "not a results file: refused (exit $st), not said to read with threadreport" bash -c \
+	"[ $st -eq 2 ] && grep -q \"header differs: not this version's columns); give a new file\$\" '$tmp/err'"
 
 # A config that cannot be shown plainly is quoted in full, never cut.
 nl=$(printf 'a\nb')

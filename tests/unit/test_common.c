@@ -333,7 +333,7 @@ static const struct damage_case {
 	{ "unterminated quote costs one line", B(DAMAGE_HEAD "x,1,10,a\nx,\"2\nx,4,40,c\n"), 2, 1, ":3: malformed row (unterminated quote)" },
 	{ "text after a closing quote", B(DAMAGE_HEAD "x,\"2\"x,1,a\nx,4,40,c\n"), 1, 1, ":2: malformed row (text after a closing quote)" },
 	{ "line of a record over lines", B(DAMAGE_HEAD "x,1,10,\"a\n\nb\"\nx,2\nx,4,40,c\n"), 2, 1, ":5: malformed row (2 fields, header has 4)" },
-	{ "rate inf", B(DAMAGE_HEAD "x,1,10,a\nx,2,inf,b\n"), 1, 1, ":3: column 'rate': 'inf' is not a decimal number" },
+	{ "rate inf", B(DAMAGE_HEAD "x,1,10,a\nx,2,inf,b\n"), 1, 1, ":3: column 'rate': 'inf' is not a decimal number of 0 or more" },
 	{ "rate nan", B(DAMAGE_HEAD "x,1,10,a\nx,2,nan,b\n"), 1, 1, ":3: column 'rate': 'nan'" },
 	{ "rate negative", B(DAMAGE_HEAD "x,1,10,a\nx,2,-5,b\n"), 1, 1, ":3: column 'rate': '-5'" },
 	{ "rate huge", B(DAMAGE_HEAD "x,1,10,a\nx,2,1e400,b\n"), 1, 1, ":3: column 'rate': '1e400' is out of range" },
