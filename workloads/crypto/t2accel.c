@@ -153,8 +153,10 @@ static const char help_after[] =
 	"  threadrun 2 t2accel -b pkcs11 --module libsoftokn3.so --slot 1 \\\n"
 	"    --module-args \"" P11_NSS_NO_DB "\"\n"
 	"\n"
-	"Exit status: 0 ok; 1 a check failed or a crypto call failed; 2 usage;\n"
-	"3 an algorithm asked for is not available here (with -a all: none is);\n"
+	"Exit status: 0 ok; 1 a check failed or a crypto call failed; 2 usage (a\n"
+	"--module path that is no file, a slot, label or PIN the module lacks too);\n"
+	"3 an algorithm asked for is not available here (with -a all: none is), no\n"
+	"PKCS#11 module of that name here, or a module with no token;\n"
 	"128+N interrupted by signal N.\n";
 
 static volatile sig_atomic_t interrupted;

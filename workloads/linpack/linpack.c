@@ -127,8 +127,8 @@ static const char help_after[] =
 	"--list prints one line per variant, tab-separated: ID (what -v takes), NAME\n"
 	"(in rows: lu-NAME) and what it does.\n"
 	"\n"
-	"Exit status: 0 verified; 1 residual too large, singular matrix or no memory;\n"
-	"2 usage error.\n";
+	"Exit status: 0 verified; 1 residual too large, singular matrix or an allocation\n"
+	"failed; 2 usage error, or an order N whose matrices do not fit in memory.\n";
 
 static void print_peak(void)
 {
