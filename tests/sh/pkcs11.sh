@@ -105,6 +105,14 @@ check "wrong PIN: exit 2 (got $st)" [ $st -eq 2 ]
 check "wrong PIN: said plainly" grep -q 'PIN: the token refused the user PIN (CKR_PIN_INCORRECT)' "$tmp/err"
 check "wrong PIN: the PIN is not printed" bash -c "! grep -q 11112222 '$tmp/err'"
 check "wrong PIN: one line" [ "$(wc -l <"$tmp/err")" -eq 1 ]
+# SoftHSM2's free slot holds a token not initialised: named as such, never
+# taken for one to log into.
+free=$(softhsm2-util --show-slots 2>/dev/null | awk '/^Slot [0-9]+/ {s = $2} /Initialized: *no/ {print s; exit}')
+t2accel -q -b pkcs11 --slot "$free" --pin-file "$tmp/pin" -a sha256 >/dev/null 2>"$tmp/err"
+st=$?
+check "a slot whose token is not initialised: exit 2 (got $st), one line saying so" bash -c \
+	"[ $st -eq 2 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] &&
+	 grep -q \"slot: $free holds a token not initialised yet .*its tokens: .*slot $free (not initialised)\" '$tmp/err'"
 unset SOFTHSM2_CONF
 
 # Faults of a module: the fake module (slot 0, PIN 1234, only CKM_SHA256).

@@ -126,10 +126,14 @@ static CK_ULONG token_list(struct p11 *p, CK_SLOT_ID slot, bool *has, char *buf,
 		return 0;
 	for (i = 0; i < n; i++) {
 		*has |= ids[i] == slot;
+		ti.flags = CKF_TOKEN_INITIALIZED;
+		strcpy(label, "?");
 		if (p->f->C_GetTokenInfo(ids[i], &ti) == CKR_OK)
 			p11_str(label, sizeof(label), ti.label, sizeof(ti.label));
-		k = snprintf(buf + used, len - used, "%sslot %lu '%s'", i ? ", " : "",
-			     (unsigned long)ids[i], ESC(label));
+		k = snprintf(buf + used, len - used, "%sslot %lu %s%s%s", i ? ", " : "",
+			     (unsigned long)ids[i], ti.flags & CKF_TOKEN_INITIALIZED ? "'" : "",
+			     ti.flags & CKF_TOKEN_INITIALIZED ? ESC(label) : "(not initialised)",
+			     ti.flags & CKF_TOKEN_INITIALIZED ? "'" : "");
 		if (k > 0 && (size_t)k < len - used)
 			used += (size_t)k;
 	}
@@ -432,6 +436,11 @@ static int existing_token(struct p11 *p, const struct backend_opts *o, const cha
 	 * session objects are all the workers use. */
 	if (p->f->C_GetTokenInfo(p->slot, &ti) == CKR_OK) {
 		p11_str(label, sizeof(label), ti.label, sizeof(ti.label));
+		if (!(ti.flags & CKF_TOKEN_INITIALIZED)) {
+			snprintf(err, errlen, "slot: %lu holds a token not initialised yet (softhsm2-util --init-token, or leave --slot out for a temporary one); its tokens: %s",
+				 (unsigned long)p->slot, tokens);
+			return BE_USAGE;
+		}
 		if (!(ti.flags & CKF_LOGIN_REQUIRED))
 			return BE_OK;
 	}
