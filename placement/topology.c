@@ -128,18 +128,21 @@ static unsigned long long synthetic_pus(const char *spec, unsigned long long *wi
 #define MAX_XML_BYTES (64u << 20)
 
 /* The XML file's text into TOPO->XML, read once here: only a regular file
- * of a sane size (O_NONBLOCK: a FIFO named there never holds the caller
- * up; /dev/zero never fills its memory). */
+ * of a sane size, looked at before it is opened (a device is never opened:
+ * some act on an open) and again after (O_NONBLOCK: a FIFO put there
+ * meanwhile never holds the caller up; /dev/zero never fills its memory). */
 static int read_xml(pl_topology_t topo)
 {
-	int fd = open(topo->source, O_RDONLY | O_CLOEXEC | O_NONBLOCK), ret = -1;
+	int fd = -1, ret = -1;
 	struct stat st;
 	ssize_t n = 1;
 
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		pl_set_error(topo, errno, "topology: cannot read XML file '%s': %s", topo->source,
-			     strerror(errno));
-		goto out;
+	if (stat(topo->source, &st) < 0)
+		goto unreadable;
+	if (S_ISREG(st.st_mode)) {
+		fd = open(topo->source, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0 || fstat(fd, &st) < 0)
+			goto unreadable;
 	}
 	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > MAX_XML_BYTES) {
 		pl_set_error(topo, EINVAL,
@@ -160,12 +163,13 @@ static int read_xml(pl_topology_t topo)
 	       (n = read(fd, topo->xml + topo->xml_len, (size_t)st.st_size - topo->xml_len)) > 0)
 		topo->xml_len += (size_t)n;
 	topo->xml[topo->xml_len] = '\0';
-	if (n < 0) {
-		pl_set_error(topo, errno, "topology: cannot read XML file '%s': %s", topo->source,
-			     strerror(errno));
-		goto out;
-	}
+	if (n < 0)
+		goto unreadable;
 	ret = 0;
+	goto out;
+unreadable:
+	pl_set_error(topo, errno, "topology: cannot read XML file '%s': %s", topo->source,
+		     strerror(errno));
 out:
 	if (fd >= 0)
 		close(fd);

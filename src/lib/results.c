@@ -178,7 +178,9 @@ static double col_value(enum results_col col, const char *s, const char **why)
 	double v;
 
 	if (!decimal(s, real)) {
-		*why = real ? "is not a decimal number of 0 or more" : "is not a whole decimal number of 0 or more";
+		*why = real ? "is not a decimal number of 0 or more"
+		       : col == RC_THREADS ? "is not a whole decimal number, allowed 1..1048576"
+					   : "is not a whole decimal number of 0 or more";
 		return NAN;
 	}
 	v = strtod(s, NULL);
@@ -957,7 +959,7 @@ static int by_text(const void *a, const void *b)
 }
 
 /* RUN into LOST (not "", each once, kept sorted: damaged rows are few):
- * 0, or 1 when memory runs out. */
+ * 0, or -1 when memory runs out. */
 static int lost_add(struct results_lost *lost, const char *run)
 {
 	char **grown;
@@ -966,17 +968,17 @@ static int lost_add(struct results_lost *lost, const char *run)
 	if (!*run || results_lost_has(lost, run))
 		return 0;
 	if (lost->n == lost->cap) {
-		lost->cap = lost->cap ? lost->cap * 2 : 16;
-		grown = realloc(lost->run, lost->cap * sizeof(*lost->run));
+		grown = realloc(lost->run, (lost->cap ? lost->cap * 2 : 16) * sizeof(*lost->run));
 		if (!grown)
-			return 1;
+			return -1;
 		lost->run = grown;
+		lost->cap = lost->cap ? lost->cap * 2 : 16;
 	}
 	for (i = lost->n; i > 0 && strcmp(lost->run[i - 1], run) > 0; i--)
 		lost->run[i] = lost->run[i - 1];
 	if (!(lost->run[i] = strdup(run))) {
 		memmove(lost->run + i, lost->run + i + 1, (lost->n - i) * sizeof(*lost->run));
-		return 1;
+		return -1;
 	}
 	lost->n++;
 	return 0;
@@ -996,7 +998,9 @@ void results_lost_free(struct results_lost *lost)
 }
 
 /* A data record as a row, checked, to CB (a bad one counted in *BAD, said
- * on ERRF and its run added to LOST): CB's answer, non-zero to stop. */
+ * on ERRF and its run added to LOST): CB's answer, non-zero to stop;
+ * LOST_FULL when LOST cannot grow. */
+#define LOST_FULL INT_MIN
 static int take_record(const struct reader *r, const int *map, const char *path,
 		       unsigned line, FILE *errf, unsigned *bad, struct results_info *info,
 		       results_cb cb, void *arg, struct results_lost *lost)
@@ -1018,8 +1022,9 @@ static int take_record(const struct reader *r, const int *map, const char *path,
 		(*bad)++;
 		/* A run row is no measurement of the program's: damaged, it
 		 * is missing from its run, which has none then. */
-		c = lost && strcmp(results_row_get(&row, RC_ALGORITHM), RESULTS_RUN_ALGORITHM)
-			    ? lost_add(lost, results_row_get(&row, RC_RUN))
+		c = lost && strcmp(results_row_get(&row, RC_ALGORITHM), RESULTS_RUN_ALGORITHM) &&
+				    lost_add(lost, results_row_get(&row, RC_RUN)) < 0
+			    ? LOST_FULL
 			    : 0;
 		results_row_clear(&row);
 		return c;
@@ -1068,7 +1073,7 @@ int results_read_lost(const char *path, results_cb cb, void *arg, struct results
 		      FILE *errf, struct results_info *info, char *err, size_t errlen)
 {
 	struct reader r;
-	int map[FIELDS_MAX], ret = -1, got;
+	int map[FIELDS_MAX], ret = -1, got, stop = 0;
 	unsigned line, bad = 0;
 	bool have[RC_COUNT] = { false }, any = false;
 
@@ -1081,12 +1086,14 @@ int results_read_lost(const char *path, results_cb cb, void *arg, struct results
 			if (read_header(&r, path, line, map, have, err, errlen) < 0)
 				goto out;
 			r.want = r.nfields;
-		} else if (take_record(&r, map, path, line, errf, &bad, info, cb, arg, lost)) {
+		} else if ((stop = take_record(&r, map, path, line, errf, &bad, info, cb, arg, lost))) {
 			break;
 		}
 	}
 	info->bad_lines = bad;
-	if (got >= 0)
+	if (stop == LOST_FULL)
+		snprintf(err, errlen, "'%s': out of memory", ESC(path));
+	else if (got >= 0)
 		ret = read_summary(path, any, r.want > 0, bad, have, info, err, errlen);
 out:
 	reader_close(&r);

@@ -226,9 +226,12 @@ static int split(struct compare *k, size_t boundary)
 		}
 		k->ds[s].obs[k->ds[s].nobs++] = *o;
 	}
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < 2; s++) {
+		/* ALL's runs that lost a row (freed with ALL, not here). */
+		k->ds[s].lost = k->all.lost;
 		if (dataset_build(&k->ds[s]) < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -1070,9 +1073,14 @@ static int read_files(struct compare *k, char **files, int nfiles, char **notes,
  * why, said. */
 static bool comparable(struct compare *k, const char *notes)
 {
-	/* Both sides' failed rows, said in one line with the notes. */
+	const int d = k->ds[BEFORE].duplicates ? BEFORE : AFTER;
+
+	/* Both sides' failed rows and rows read twice, said with the notes. */
 	k->all.failed = k->ds[BEFORE].failed + k->ds[AFTER].failed;
 	k->all.first_failed = k->ds[BEFORE].failed ? k->ds[BEFORE].first_failed : k->ds[AFTER].first_failed;
+	k->all.duplicates = k->ds[BEFORE].duplicates + k->ds[AFTER].duplicates;
+	k->all.first_duplicate = k->ds[d].first_duplicate;
+	k->all.first_duplicated = k->ds[d].first_duplicated;
 	for (int s = 0; s < 2; s++)
 		if (!k->ds[s].nseries) {
 			/* The notes say why its rows were not usable. */
@@ -1134,8 +1142,10 @@ out:
 	free(k.label_buf[BEFORE]);
 	free(k.label_buf[AFTER]);
 	free(k.e);
-	dataset_free(&k.ds[BEFORE]);
-	dataset_free(&k.ds[AFTER]);
+	for (int s = 0; s < 2; s++) {
+		k.ds[s].lost = (struct results_lost){ 0 };      /* ALL's */
+		dataset_free(&k.ds[s]);
+	}
 	dataset_free(&k.all);
 	return ret;
 }

@@ -92,7 +92,7 @@ static const struct obs_col {
 	{ RC_HOST, OBS(host) }, { RC_WORKLOAD, OBS(workload) }, { RC_ALGORITHM, OBS(algorithm) },
 	{ RC_BACKEND, OBS(backend) }, { RC_IMPL, OBS(impl) }, { RC_NOTE, OBS(note) },
 	{ RC_VERSIONS, OBS(versions) }, { RC_CPUS, OBS(cpus) }, { RC_UNIT, OBS(unit) },
-	{ RC_SIZE_UNIT, OBS(size_unit) }, { RC_JOB, OBS(job) }, { RC_RUN, OBS(run) }, { RC_SEQ, OBS(seq) },
+	{ RC_SIZE_UNIT, OBS(size_unit) }, { RC_JOB, OBS(job) }, { RC_RUN, OBS(run) }, { RC_SEQ, OBS(seq) }, { RC_TIME, OBS(time) },
 	{ RC_CONFIG, OBS(config) }, { RC_CPU_MODEL, OBS(cpu_model) }, { RC_TOPOLOGY, OBS(topology) },
 	{ RC_POLICIES, OBS(policies) },
 }, obs_numbers[] = {
@@ -280,7 +280,10 @@ static bool same_series(const struct obs *a, const struct obs *b)
 /* Grouping sorts small keys (never pointers into ds->obs, whose random
  * access would dominate a large file); the row's index breaks ties, so
  * each group keeps file order and no result depends on the sort. */
-#define NKEY (3 + RESULTS_NPOINT_COLS + RESULTS_NREPEAT_COLS)
+/* drop_duplicates' key: the series, run, seq, time, t_start and rate,
+ * then the point's and repeat's columns. */
+#define DUP_KEY 6
+#define NKEY (DUP_KEY + RESULTS_NPOINT_COLS + RESULTS_NREPEAT_COLS)
 struct key {
 	uintptr_t k[NKEY];
 	size_t i;
@@ -373,9 +376,10 @@ static void drop_run_rows(struct dataset *ds, struct key *ks)
 	}
 }
 
-/* A row of a repeat that failed steps aside for a later row of the same
- * repeat from another run (the rerun --resume makes).  Each repeat's rows
- * in file order.  KS: room for every row. */
+/* A row of a repeat that failed, or of a run that lost a row to damage,
+ * steps aside for a later row of the same repeat from another run (the
+ * rerun --resume makes).  Each repeat's rows in file order.  KS: room for
+ * every row. */
 static void drop_reruns(struct dataset *ds, struct key *ks)
 {
 	size_t i, j, k, n = 0;
@@ -401,8 +405,12 @@ static void drop_reruns(struct dataset *ds, struct key *ks)
 		for (k = j; k-- > i;) {
 			struct obs *o = &ds->obs[ks[k].i];
 
-			/* Later rows of several runs: one of them is another run. */
-			if (later && results_rerun_replaces(o->status, o->run, mixed ? "" : later))
+			/* Later rows of several runs: one of them is another run.
+			 * A run that lost a row to damage is rerun (--resume)
+			 * whole: its other rows give way too, as a failed run's. */
+			if (later && results_rerun_replaces(o->status > 0 || !results_lost_has(&ds->lost, o->run)
+								    ? o->status : 1,
+							    o->run, mixed ? "" : later))
 				o->dropped = true;
 			if (!later)
 				later = o->run;
@@ -412,10 +420,20 @@ static void drop_reruns(struct dataset *ds, struct key *ks)
 	}
 }
 
-/* A row read twice (the same run and seq, series, point and repeat: a file
- * named twice, or rows copied into another) is one measurement: counted
- * once, and said.  Rows without a run or seq (published tables) are never
- * the same row.  KS: room for every row. */
+static uintptr_t bits(double v)
+{
+	uint64_t b;
+
+	memcpy(&b, &v, sizeof(b));
+	return (uintptr_t)b;
+}
+
+/* A row read twice (a file named twice, or rows copied into another) is
+ * one measurement: counted once, and said.  The same row is the same run
+ * and seq (seq counts one process's rows: a run of several processes, or
+ * a run id given again, repeats it), written at the same time with the
+ * same rate, of the same series, point and repeat.  Rows without a run or
+ * seq (published tables) are never the same row.  KS: room for every row. */
 static void drop_duplicates(struct dataset *ds, struct key *ks)
 {
 	size_t i, j, k, n = 0;
@@ -425,11 +443,12 @@ static void drop_duplicates(struct dataset *ds, struct key *ks)
 
 		if (o->dropped || !*o->run || !*o->seq)
 			continue;
-		ks[n] = (struct key){ { o->sid, (uintptr_t)o->run, (uintptr_t)o->seq }, i };
+		ks[n] = (struct key){ { o->sid, (uintptr_t)o->run, (uintptr_t)o->seq,
+					(uintptr_t)o->time, bits(o->t_start), bits(o->rate) }, i };
 		for (k = 0; k < RESULTS_NPOINT_COLS; k++)
-			ks[n].k[3 + k] = (uintptr_t)o->pkey[k];
+			ks[n].k[DUP_KEY + k] = (uintptr_t)o->pkey[k];
 		for (k = 0; k < RESULTS_NREPEAT_COLS; k++)
-			ks[n].k[3 + RESULTS_NPOINT_COLS + k] = (uintptr_t)o->rkey[k];
+			ks[n].k[DUP_KEY + RESULTS_NPOINT_COLS + k] = (uintptr_t)o->rkey[k];
 		n++;
 	}
 	qsort(ks, n, sizeof(*ks), by_key);
@@ -896,7 +915,12 @@ void dataset_note_skipped(const struct dataset *ds, FILE *errf, const char *prog
 	dataset_failed_text(ds, line, sizeof(line));
 	if (line[0])
 		fprintf(errf, "%s: %s\n", prog, line);
-	if (ds->duplicates)
+	if (!ds->duplicates)
+		return;
+	if (d->line == o->line && !strcmp(d->file, o->file))
+		fprintf(errf, "%s: %u row%s read twice (the same run, measurement and repeat), counted once: %s named twice\n",
+			prog, ds->duplicates, ds->duplicates == 1 ? "" : "s", ESC(d->file));
+	else
 		fprintf(errf, "%s: %u row%s read twice (the same run, measurement and repeat), counted once; %s%s:%u repeats %s:%u\n",
 			prog, ds->duplicates, ds->duplicates == 1 ? "" : "s",
 			ds->duplicates == 1 ? "" : "the first: ", ESC(d->file), d->line, ESC(o->file),

@@ -48,7 +48,7 @@ struct obs {
 	 * (-1 when not said). */
 	char *skey[RESULTS_NSERIES_COLS];
 	char *pkey[RESULTS_NPOINT_COLS], *rkey[RESULTS_NREPEAT_COLS];
-	char *run, *seq, *config;
+	char *run, *seq, *time, *config;
 	char *policies;         /* a sweep's -p list (threadrun's rows), "" not said */
 	long status;
 	/* Its cluster measurement (results_same_cluster): that key, interned,
@@ -65,7 +65,7 @@ struct obs {
 	unsigned line;
 	bool dropped;           /* superseded by a rerun of the same repeat, a run row
 	                         * standing aside for the program's own, or a row read
-	                         * twice (the same run and seq) */
+	                         * twice (drop_duplicates) */
 	bool failed;            /* its status says the run failed (not 0): no measurement,
 	                         * its rate NAN or not one; in no series */
 	size_t sid;             /* series number, for grouping (dataset_build) */

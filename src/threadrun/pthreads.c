@@ -97,7 +97,7 @@ static void elf_read(int fd, off_t size, struct prog_file *pf)
 		} else if (ph.p_type == PT_LOAD && nloads < MAX_LOADS)
 			loads[nloads++] = ph;
 	}
-	pf->headers = true;
+	pf->headers = nloads > 0;
 	for (unsigned i = 0; has_dyn && i < MAX_DYN && (i + 1) * sizeof(d) <= dyn.p_filesz; i++) {
 		if (read_at(fd, size, dyn.p_offset + (uint64_t)i * sizeof(d), &d, sizeof(d)) < 0 ||
 		    d.d_tag == DT_NULL)
@@ -218,7 +218,8 @@ static int check_preload(const char *path, const char *what, const struct prog_f
 			 what, pf.elf_class, pf.elf_machine, lib->elf_class, lib->elf_machine);
 		return 3;
 	}
-	/* Headers past its end: no program the loader takes (exec: 126). */
+	/* Headers past its end, or no segment to load: no program the
+	 * kernel takes (exec: 126). */
 	if (!pf.headers)
 		return 0;
 	if (!pf.dynamic) {

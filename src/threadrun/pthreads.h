@@ -20,7 +20,7 @@ struct prog_file {
 	unsigned char elf_class, elf_data;      /* ELF: e_ident's EI_CLASS, EI_DATA */
 	unsigned elf_machine;                   /* ELF: e_machine (read in our byte order) */
 	bool native;            /* ELF of this build's class, byte order and machine */
-	bool headers;           /* native ELF whose program headers are all in the file */
+	bool headers;           /* native ELF whose program headers are all in the file, a PT_LOAD among them */
 	bool dynamic;           /* native ELF with a program interpreter (PT_INTERP) */
 	bool openmp;            /* native ELF that needs libgomp, libomp or libiomp5 itself */
 	bool secure;            /* setuid or setgid to another user: the loader ignores LD_PRELOAD */

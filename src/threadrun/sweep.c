@@ -224,23 +224,41 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 	       results_row_set(keep, RC_RUN, "%s", results_row_get(row, RC_RUN)) < 0;
 }
 
+/* Whether run rows A and B are of the same point and repeat (the series
+ * is this sweep's: collect_done). */
+static bool same_combination(const struct results_row *a, const struct results_row *b)
+{
+	return same_but_job(a, b, results_point_cols, RESULTS_NPOINT_COLS) &&
+	       same_but_job(a, b, results_repeat_cols, RESULTS_NREPEAT_COLS);
+}
+
 /* A run whose own rows were not all readable is not done, though its run
- * row is: it is made again.  Returns how many runs that is. */
+ * row is: it is made again.  Returns how many combinations that undoes
+ * (none where a rerun of it is in the file already). */
 static size_t forget_lost(struct done *d)
 {
-	size_t i = 0, forgot = 0;
+	size_t i = 0, j, kept, undone = 0;
+	struct results_row t;
 
-	while (i < d->n) {
+	/* The lost runs' rows to the end: [kept, n). */
+	for (kept = d->n; i < kept;) {
 		if (results_lost_has(&d->lost, results_row_get(&d->runs[i], RC_RUN))) {
-			results_row_clear(&d->runs[i]);
-			d->runs[i] = d->runs[--d->n];
-			forgot++;
+			t = d->runs[i];
+			d->runs[i] = d->runs[--kept];
+			d->runs[kept] = t;
 		} else {
 			i++;
 		}
 	}
+	for (i = kept; i < d->n; i++) {
+		for (j = 0; j < kept && !same_combination(&d->runs[j], &d->runs[i]); j++)
+			;
+		undone += j == kept;
+		results_row_clear(&d->runs[i]);
+	}
+	d->n = kept;
 	results_lost_free(&d->lost);
-	return forgot;
+	return undone;
 }
 
 static bool is_done(struct done *d, unsigned threads, const char *policy, unsigned repeat)
@@ -252,8 +270,7 @@ static bool is_done(struct done *d, unsigned threads, const char *policy, unsign
 	results_row_set(&d->want, RC_REPEAT, "%u", repeat);
 	/* The series is the same already (collect_done). */
 	for (i = 0; i < d->n; i++)
-		if (same_but_job(&d->runs[i], &d->want, results_point_cols, RESULTS_NPOINT_COLS) &&
-		    same_but_job(&d->runs[i], &d->want, results_repeat_cols, RESULTS_NREPEAT_COLS))
+		if (same_combination(&d->runs[i], &d->want))
 			return true;
 	return false;
 }

@@ -27,6 +27,11 @@ check "--compare evp.csv pkcs11.csv: exit 0 (got $st)" [ $st -eq 0 ]
 check "one ratio row per size, n 2+2 each" \
 	[ "$(grep -cE '^(16|1024|8192) bytes +compact +1 .* [0-9]+\.[0-9]{2} +[0-9.]+\.\.[0-9.]+ +[0-9]+\.[0-9]{2} +~ p=[01]\.[0-9]{3} n=2\+2$' "$tmp/out")" -eq 3 ]
 check "the sides say what they ran" bash -c "grep -q '^   before: evp' '$tmp/out' && grep -q '^   after: pkcs11' '$tmp/out'"
+# A side whose file holds its rows twice: still 2 repeats, said once.
+{ cat "$tmp/pkcs11.csv"; tail -n +2 "$tmp/pkcs11.csv"; } >"$tmp/twice.csv"
+threadreport --compare "$tmp/evp.csv" "$tmp/twice.csv" >"$tmp/out" 2>"$tmp/err"
+check "a side's rows twice: n 2+2, one line says they counted once" bash -c \
+	"[ \$(grep -cE ' n=2\+2\$' '$tmp/out') -eq 3 ] && grep -q 'rows read twice .*counted once; the first: .*twice.csv' '$tmp/err'"
 check "one summary line for sha256: 2+2 repeats can show no significant change" \
 	grep -qx '  summary: no significant change (3 configurations)' "$tmp/out"
 threadreport -f tsv --compare "$tmp/evp.csv" "$tmp/pkcs11.csv" >"$tmp/real.tsv" 2>/dev/null

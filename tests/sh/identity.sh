@@ -38,18 +38,21 @@ check "--resume with the same config (but -q) skips" grep -q 'sweep done: 0 runs
 # --resume makes again a run whose own row is unreadable (an invalid
 # value: the reader skips it), though its run row is whole; the report
 # shows no stray run series for it.
-threadrun -q --sweep 1 --repeat 2 -o "$tmp/d.csv" -- t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
+threadrun -q --sweep 1 --repeat 2 -o "$tmp/d.csv" -- t2accel -q -a md5,sha1 -s 16 -d 0.05 >/dev/null
 python3 -c 'import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 rows[1][rows[0].index("rate")] = "abc"
 csv.writer(open(sys.argv[1], "w"), lineterminator="\n").writerows(rows)' "$tmp/d.csv"
-threadrun --sweep 1 --repeat 2 --resume -o "$tmp/d.csv" -- t2accel -q -a md5 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
+threadrun --sweep 1 --repeat 2 --resume -o "$tmp/d.csv" -- t2accel -q -a md5,sha1 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
 check "--resume: a run that lost its row to damage is made again" \
 	grep -q 'sweep done: 1 run, 0 failed, 1 skipped' "$tmp/err"
 check "--resume: one line says so" \
 	grep -qx 'threadrun: sweep: --resume: 1 finished run lost a row skipped above: made again' "$tmp/err"
-check "the report: n = 2, no series of the damaged run's run row" \
-	[ "$(points "$tmp/d.csv")" = "compact 1 2" ]
+check "the report: n = 2 in both series (the damaged run's other row gives way to the rerun's), no series of its run row" \
+	[ "$(points "$tmp/d.csv" | tr '\n' ' ')" = "compact 1 2 compact 1 2 " ]
+threadrun --sweep 1 --repeat 2 --resume -o "$tmp/d.csv" -- t2accel -q -a md5,sha1 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
+check "--resume once more: nothing made again, nothing said of it" bash -c \
+	"grep -q 'sweep done: 0 runs, 0 failed, 2 skipped' '$tmp/err' && ! grep -q 'made again' '$tmp/err'"
 
 # --resume reruns a failed repeat, and the rerun replaces it in the report.
 threadrun -q --sweep 1 -o "$tmp/f.csv" -- sh -c 'test -e "$0" || { : >"$0"; exit 1; }' "$tmp/mark" 2>/dev/null
@@ -82,6 +85,15 @@ check "a copy named beside it: n = 3" [ "$(points "$tmp/s.csv" "$tmp/s2.csv")" =
 printf '%s\n' host,workload,algorithm,threads,policy,repeat,run,seq,config,rate,unit,status \
 	h,w,x,1,compact,0,z,0,w,5,ops/s,0 h,w,x,1,compact,0,z,1,w,6,ops/s,0 >"$tmp/seq.csv"
 check "two measurements of one run (seq 0, 1): n = 2" [ "$(points "$tmp/seq.csv")" = "compact 1 2" ]
+# seq counts one process's rows: a run of two processes (a script that
+# runs the workload twice) has two rows of seq 0, and both are measurements.
+printf '#!/bin/sh\nt2accel -q -a md5 -s 16 -d 0.05\nt2accel -q -a md5 -s 16 -d 0.05\n' >"$tmp/twice.sh"
+chmod +x "$tmp/twice.sh"
+threadrun -q --sweep 1 --repeat 2 -o "$tmp/tw.csv" -- "$tmp/twice.sh" >/dev/null
+check "a run of two processes, each its seq 0: n = 4" [ "$(points "$tmp/tw.csv")" = "compact 1 4" ]
+check "... and that file named twice: still 4" [ "$(points "$tmp/tw.csv" "$tmp/tw.csv")" = "compact 1 4" ]
+threadreport "$tmp/tw.csv" "$tmp/tw.csv" 2>&1 >/dev/null | grep -q 'counted once: .*tw.csv named twice$'
+check "... said as the file named twice ($?)" [ $? -eq 0 ]
 
 # Only a rerun of a failed repeat supersedes.  Hand-made rows: repeat 0
 # failed in run a and was rerun in run b; repeat 1 succeeded twice.

@@ -111,6 +111,12 @@ threadrun -o "$r" --pthreads 1 "$tmp/cut" >/dev/null 2>"$tmp/err"
 st=$?
 check "an ELF cut after its header: exit 126 from the exec (got $st), not called static" bash -c \
 	"[ $st -eq 126 ] && grep -q 'Exec format error' '$tmp/err' && ! grep -q static '$tmp/err'"
+cp "$(command -v pthread_where)" "$tmp/nophdr"
+printf '\0\0' | dd of="$tmp/nophdr" bs=1 seek=56 conv=notrunc 2>/dev/null   # e_phnum = 0
+threadrun -o "$r" --pthreads 1 "$tmp/nophdr" >/dev/null 2>"$tmp/err"
+st=$?
+check "an ELF with no program headers: exit 126 from the exec (got $st), not called static" bash -c \
+	"[ $st -eq 126 ] && grep -q 'Exec format error' '$tmp/err' && ! grep -q static '$tmp/err'"
 cp "$(command -v pthread_where)" "$tmp/suid"
 if [ "$(id -u)" -eq 0 ] && chown nobody "$tmp/suid" && chmod u+s "$tmp/suid" &&
    [ -z "$(findmnt -n -o OPTIONS -T "$tmp" | grep -w nosuid)" ]; then
