@@ -103,7 +103,7 @@ static const char *series_label(const struct wsum *w, size_t k, char *buf, size_
 	return buf;
 }
 
-/* "bou": a letter per flag (busy, oversubscribed, unverified). */
+/* "bous": a letter per flag (busy, oversubscribed, unverified, superlinear). */
 static const char *marks(unsigned flags, char *buf)
 {
 	size_t n = 0;

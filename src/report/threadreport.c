@@ -155,7 +155,8 @@ static const char help_after[] =
 	"\n"
 	"--summary prints the answer first: per workload one table (a row per\n"
 	"series, a column per thread count, in each cell speedup/efficiency% of each\n"
-	"plan, marked b, o, u where busy, oversubscribed, unverified), then at most 6\n"
+	"plan, marked b, o, u, s where busy, oversubscribed, unverified, superlinear:\n"
+	"efficiency over 1.15 on PUs of its own), then at most 6\n"
 	"findings naming their evidence: scales linearly to N (every paired\n"
 	"efficiency interval >= 0.95 up to N), efficiency falls below 0.8 from N (every\n"
 	"plan's interval below), placement mattered (the best-policy verdict) or made\n"
@@ -272,7 +273,7 @@ static unsigned title_with(const struct dataset *ds)
 /* A series' title, and what it says about how far it can be trusted. */
 static void series_facts(const struct dataset *ds, const struct series *s, struct facts *f)
 {
-	size_t used = 0, i, few = 0, wide = 0, over = 0;
+	size_t used = 0, i, few = 0, wide = 0, over = 0, above = 0;
 
 	series_title(s->key, title_with(ds), f->title, sizeof(f->title));
 	f->warnings[0] = '\0';
@@ -291,6 +292,7 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 		wide += s->cells[i].median > 0 &&
 			(s->cells[i].max - s->cells[i].min) / s->cells[i].median > 0.10;
 		over += s->cells[i].oversubscribed;
+		above += (cell_flags(&s->cells[i]) & FLAG_SUPERLINEAR) != 0;
 	}
 	if (over)
 		WARN(f, "oversubscribed", "%zu point%s more threads than the %u PU%s (oversubscribed)", over,
@@ -305,6 +307,9 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 	if (wide)
 		WARN(f, "spread", "%zu point%s over 10%% of %s median (noisy machine?)", wide,
 		     wide == 1 ? " spreads" : "s spread", wide == 1 ? "its" : "their");
+	if (above)
+		WARN(f, "superlinear", "%zu point%s above linear (efficiency over %.2f): a slow 1-thread point (noise) or caches adding up, not the units",
+		     above, above == 1 ? " scales" : "s scale", SUPERLINEAR);
 	if (s->drifted)
 		WARN(f, "drift", "the machine's speed changed by %+.0f%% over the sweep's %.*f %s (Kendall tau %.2f within points, p %.2g)",
 		     100 * s->drift, s->drift_span_s >= 120 ? 0 : 1,

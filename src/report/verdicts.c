@@ -13,13 +13,14 @@ static const struct {
 	const char *name;
 } flag_names[] = {
 	{ FLAG_BUSY, "busy" }, { FLAG_OVERSUBSCRIBED, "oversubscribed" },
-	{ FLAG_UNVERIFIED, "unverified" },
+	{ FLAG_UNVERIFIED, "unverified" }, { FLAG_SUPERLINEAR, "superlinear" },
 };
 
 unsigned cell_flags(const struct cell *c)
 {
 	return (c->busy ? FLAG_BUSY : 0) | (c->oversubscribed ? FLAG_OVERSUBSCRIBED : 0) |
-	       (c->unverified ? FLAG_UNVERIFIED : 0);
+	       (c->unverified ? FLAG_UNVERIFIED : 0) |
+	       (c->threads > 1 && !c->oversubscribed && c->efficiency > SUPERLINEAR ? FLAG_SUPERLINEAR : 0);
 }
 
 void flags_text(unsigned flags, const char *sep, char *buf, size_t len)

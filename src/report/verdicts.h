@@ -18,8 +18,14 @@
 #include "analysis.h"
 #include "dataset.h"
 
-/* What makes a point unfit to carry a verdict silently. */
-enum { FLAG_BUSY = 1, FLAG_OVERSUBSCRIBED = 2, FLAG_UNVERIFIED = 4, FLAG_LAST = FLAG_UNVERIFIED };
+/* What makes a point unfit to carry a verdict silently: superlinear, an
+ * efficiency over SUPERLINEAR on PUs of its own, which no shared unit
+ * makes (a slow 1-thread point or caches adding up do). */
+enum {
+	FLAG_BUSY = 1, FLAG_OVERSUBSCRIBED = 2, FLAG_UNVERIFIED = 4, FLAG_SUPERLINEAR = 8,
+	FLAG_LAST = FLAG_SUPERLINEAR
+};
+#define SUPERLINEAR 1.15
 
 /* The flags of a cell (FLAG_*). */
 unsigned cell_flags(const struct cell *c);
@@ -27,7 +33,8 @@ unsigned cell_flags(const struct cell *c);
 /* FLAGS as words joined by SEP into BUF ("" when none). */
 void flags_text(unsigned flags, const char *sep, char *buf, size_t len);
 
-/* The word of one FLAG_* bit ("busy", "oversubscribed", "unverified"). */
+/* The word of one FLAG_* bit ("busy", "oversubscribed", "unverified",
+ * "superlinear"). */
 const char *flag_name(unsigned bit);
 
 /* Why a verdict is what it is: "winner", "fewer than 3 repeats", "ranges overlap". */
