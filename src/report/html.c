@@ -40,6 +40,7 @@ static const char *const colours[] = {
 void html_begin(FILE *out, const struct dataset *ds)
 {
 	const char *first = ds->nseries ? ds->series[0].key->workload : "";
+	size_t used = 0;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>threadreport: ", out);
@@ -48,10 +49,16 @@ void html_begin(FILE *out, const struct dataset *ds)
 		fputs(" and more", out);
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n<h1>threadreport: ", style);
 	esc_html(out, first);
-	fprintf(out, "%s</h1>\n<p>%zu series from %zu rows. Rates are the median of the repeats; speedup and "
-		"efficiency are against 1 thread of the same policy.</p>\n",
-		ds->nseries > 1 && ds->series[ds->nseries - 1].key->workload != first ? " and more" : "", ds->nseries,
-		ds->nobs);
+	for (size_t i = 0; i < ds->nobs; i++)
+		used += !ds->obs[i].failed && !ds->obs[i].dropped;
+	fprintf(out, "%s</h1>\n<p>%zu series from %zu rows", ds->nseries > 1 &&
+		ds->series[ds->nseries - 1].key->workload != first ? " and more" : "", ds->nseries, used);
+	/* The rows the tables below count, and why the others are not. */
+	if (used < ds->nobs)
+		fprintf(out, " (of %zu read: threadrun's whole-run rows where the program wrote its own, "
+			"rows superseded by a rerun or read twice, and failed runs' rows left out)", ds->nobs);
+	fputs(". Rates are the median of the repeats; speedup and efficiency are against 1 thread of "
+	      "the same policy.</p>\n", out);
 }
 
 void html_end(FILE *out)

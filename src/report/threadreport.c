@@ -1245,7 +1245,7 @@ static void html_notes(FILE *out, const struct sctx *c)
  * warnings also into WARN, the page's list of them. */
 static void html_one_series(FILE *out, struct sctx *c, FILE *warn)
 {
-	struct table t = { out, FMT_HTML, false, cell_cols, NCOLS(cell_cols), c, NULL };
+	struct table t = { out, FMT_HTML, false, cell_cols, NCOLS(cell_cols), c, NULL, c->s->key->unit };
 	struct table lat = { out, FMT_HTML, false, lat_cols, NCOLS(lat_cols), c, NULL };
 
 	html_series(out, c->i, c->f.title, c->s->key->impl);
