@@ -63,36 +63,41 @@ static int check_path(const char *path)
 	return access(path, X_OK) == 0 ? 0 : 126;
 }
 
+/* PROGRAM named by its path (it has a '/'): as launch_resolve. */
+static int resolve_path(const char *program, char *buf, size_t len, char *err, size_t errlen)
+{
+	int st = check_path(program);
+	struct stat sb;
+
+	if (st == 0) {
+		snprintf(buf, len, "%s", program);
+		return 0;
+	}
+	/* Something there that is not a file is the shell's 126 ("Is a
+	 * directory"), not 127. */
+	if (st == 127 && stat(program, &sb) == 0) {
+		snprintf(err, errlen, "program '%s' is %s, not a program", program,
+			 S_ISDIR(sb.st_mode) ? "a directory" : "not a regular file");
+		return 126;
+	}
+	snprintf(err, errlen, st == 126 ? "program '%s' is not executable" : "program '%s' does not exist",
+		 program);
+	return st;
+}
+
 int launch_resolve(const char *program, char *buf, size_t len, char *err, size_t errlen)
 {
 	const char *path = getenv("PATH");
 	char dir[PATH_MAX], cand[PATH_MAX];
 	char *copy, *save = NULL, *d;
 	int st, best = 127;
-	struct stat sb;
 
 	if (!*program) {
 		snprintf(err, errlen, "program: an empty name is not a program");
 		return 127;
 	}
-	if (strchr(program, '/')) {
-		st = check_path(program);
-		if (st == 0) {
-			snprintf(buf, len, "%s", program);
-			return 0;
-		}
-		/* Named by its path: something there that is not a file is
-		 * the shell's 126 ("Is a directory"), not 127. */
-		if (st == 127 && stat(program, &sb) == 0) {
-			snprintf(err, errlen, "program '%s' is %s, not a program", program,
-				 S_ISDIR(sb.st_mode) ? "a directory" : "not a regular file");
-			return 126;
-		}
-		snprintf(err, errlen, st == 126 ? "program '%s' is not executable"
-						: "program '%s' does not exist",
-			 program);
-		return st;
-	}
+	if (strchr(program, '/'))
+		return resolve_path(program, buf, len, err, errlen);
 	if (launch_self_dir(dir, sizeof(dir)) == 0) {
 		if ((size_t)snprintf(cand, sizeof(cand), "%s/%s", dir, program) < sizeof(cand) &&
 		    check_path(cand) == 0) {

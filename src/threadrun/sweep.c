@@ -727,14 +727,32 @@ oom:
 	return 2;
 }
 
+/* --resume: what the file holds done (a run that lost a row, not), said
+ * where that is not all of it.  0, or -1 (said). */
+static int read_done(struct sweep *sw)
+{
+	struct results_info info;
+	char err[PATH_MAX + 256];
+	size_t lost;
+
+	if (results_read_lost(sw->ex.results, collect_done, &sw->done, &sw->done.lost, stderr, &info,
+			      err, sizeof(err)) < 0) {
+		msg_error(PROG, "sweep: --resume: %s", err);
+		return -1;
+	}
+	lost = forget_lost(&sw->done);
+	if (lost)
+		msg_error(PROG, "sweep: --resume: %zu finished run%s lost a row skipped above: made again",
+			  lost, lost == 1 ? "" : "s");
+	return 0;
+}
+
 /* The policies' names, the program set up, the file held and read for
  * --resume, the log opened: 0, or the exit status. */
 static int sweep_prepare(struct sweep *sw)
 {
 	const struct sweep_opts *o = sw->o;
-	struct results_info info;
 	char err[PATH_MAX + 256];
-	size_t lost;
 	int i, st;
 
 	if (check_plans(sw->topo, o) < 0)
@@ -770,17 +788,8 @@ static int sweep_prepare(struct sweep *sw)
 		msg_error(PROG, "sweep: %s", err);
 		return st;
 	}
-	if (o->resume && access(sw->ex.results, F_OK) == 0) {
-		if (results_read_lost(sw->ex.results, collect_done, &sw->done, &sw->done.lost, stderr,
-				      &info, err, sizeof(err)) < 0) {
-			msg_error(PROG, "sweep: --resume: %s", err);
-			return 2;
-		}
-		lost = forget_lost(&sw->done);
-		if (lost)
-			msg_error(PROG, "sweep: --resume: %zu finished run%s lost a row skipped above: made again",
-				 lost, lost == 1 ? "" : "s");
-	}
+	if (o->resume && access(sw->ex.results, F_OK) == 0 && read_done(sw) < 0)
+		return 2;
 	sw->ex.output_fd = open_beside(sw->ex.results, o->tag, ".log", &sw->log);
 	if (sw->ex.output_fd < 0)
 		return 2;

@@ -401,6 +401,27 @@ static int pin_fits(struct p11 *p, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
+/* A session on P's slot, the user logged in with PIN (PINLEN bytes). */
+static int user_login(struct p11 *p, const char *pin, size_t pinlen, char *err, size_t errlen)
+{
+	CK_RV rv;
+
+	if (pin_fits(p, pinlen, err, errlen) < 0)
+		return BE_USAGE;
+	rv = p->f->C_OpenSession(p->slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &p->login);
+	if (rv == CKR_OK)
+		rv = p->f->C_Login(p->login, CKU_USER, (CK_UTF8CHAR_PTR)pin, (CK_ULONG)pinlen);
+	if (rv == CKR_PIN_INCORRECT || rv == CKR_PIN_LEN_RANGE) {
+		snprintf(err, errlen, "PIN: the token refused the user PIN (%s)", p11_rv_name(rv));
+		return BE_USAGE;
+	}
+	if (rv != CKR_OK && rv != CKR_USER_ALREADY_LOGGED_IN) {
+		snprintf(err, errlen, "opening a session and logging in failed: %s", p11_rv_name(rv));
+		return BE_FAIL;
+	}
+	return BE_OK;
+}
+
 /* The token the user named, logged in when it asks for a login.  BE_SKIP
  * when the module has no token at all. */
 static int existing_token(struct p11 *p, const struct backend_opts *o, const char *path,
@@ -409,7 +430,6 @@ static int existing_token(struct p11 *p, const struct backend_opts *o, const cha
 	CK_TOKEN_INFO ti;
 	char tokens[512], label[40] = "?";
 	bool has;
-	CK_RV rv;
 
 	if (!token_list(p, (CK_SLOT_ID)o->slot, &has, tokens, sizeof(tokens))) {
 		snprintf(err, errlen, "module: '%s' offers no slot with a token: nothing to run on", ESC(path));
@@ -449,20 +469,7 @@ static int existing_token(struct p11 *p, const struct backend_opts *o, const cha
 			 ESC(label), (unsigned long)p->slot, tokens);
 		return BE_USAGE;
 	}
-	if (pin_fits(p, pinlen, err, errlen) < 0)
-		return BE_USAGE;
-	rv = p->f->C_OpenSession(p->slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &p->login);
-	if (rv == CKR_OK)
-		rv = p->f->C_Login(p->login, CKU_USER, (CK_UTF8CHAR_PTR)pin, (CK_ULONG)pinlen);
-	if (rv == CKR_PIN_INCORRECT || rv == CKR_PIN_LEN_RANGE) {
-		snprintf(err, errlen, "PIN: the token refused the user PIN (%s)", p11_rv_name(rv));
-		return BE_USAGE;
-	}
-	if (rv != CKR_OK && rv != CKR_USER_ALREADY_LOGGED_IN) {
-		snprintf(err, errlen, "opening a session and logging in failed: %s", p11_rv_name(rv));
-		return BE_FAIL;
-	}
-	return BE_OK;
+	return user_login(p, pin, pinlen, err, errlen);
 }
 
 /* The directory of the module's path as given, and of the file it
