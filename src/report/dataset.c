@@ -807,6 +807,8 @@ static int build_cells(struct dataset *ds, struct series *s, const size_t *m, si
 		 * none: never against another count as if it scaled linearly. */
 		c->speedup_of_medians = base->threads == 1 && base->median > 0 ? c->median / base->median : NAN;
 		cell_speedup(ds, ks, i, j, blo, bhi, buf, c);
+		c->superlinear = c->threads > 1 &&
+				 c->speedup > DATASET_SUPERLINEAR * (c->oversubscribed ? s->pus : c->threads);
 		s->no_one_thread |= isnan(c->speedup);
 		s->unpaired |= !isnan(c->speedup) && !c->pairs;
 	}
@@ -918,10 +920,10 @@ void dataset_note_skipped(const struct dataset *ds, FILE *errf, const char *prog
 	if (!ds->duplicates)
 		return;
 	if (d->line == o->line && !strcmp(d->file, o->file))
-		fprintf(errf, "%s: %u row%s read twice (the same run, measurement and repeat), counted once: %s named twice\n",
+		fprintf(errf, "%s: %u row%s read twice (the same run, seq, time and rate), counted once: %s named twice\n",
 			prog, ds->duplicates, ds->duplicates == 1 ? "" : "s", ESC(d->file));
 	else
-		fprintf(errf, "%s: %u row%s read twice (the same run, measurement and repeat), counted once; %s%s:%u repeats %s:%u\n",
+		fprintf(errf, "%s: %u row%s read twice (the same run, seq, time and rate), counted once; %s%s:%u repeats %s:%u\n",
 			prog, ds->duplicates, ds->duplicates == 1 ? "" : "s",
 			ds->duplicates == 1 ? "" : "the first: ", ESC(d->file), d->line, ESC(o->file),
 			o->line);

@@ -17,6 +17,11 @@
  * its PUs above this many % (results/README.md, threadreport --help). */
 #define DATASET_BUSY_PCT 5
 
+/* A point is "superlinear" when its speedup is over this many times the
+ * PUs it has (its threads, or the machine's PUs when oversubscribed): no
+ * shared unit makes that; a slow 1-thread point or caches adding up do. */
+#define DATASET_SUPERLINEAR 1.15
+
 /* A drift smaller than this fraction is noise, whatever its p-value. */
 #define DATASET_DRIFT_FLOOR 0.03
 
@@ -87,6 +92,7 @@ struct cell {
 	double speedup_of_medians, speedup_lo, speedup_hi;
 	size_t pairs;
 	bool oversubscribed;
+	bool superlinear;       /* above DATASET_SUPERLINEAR */
 	bool unverified;        /* a row of it failed its checks or was never checked */
 	const char *cpus;       /* the plan its rows share; NULL when they differ or none is known */
 	/* The busiest of its rows: steal and others' CPU time on the PUs in the

@@ -278,9 +278,9 @@ static void heat_cell(FILE *out, const struct plans *pl, const struct series *s,
 	if (!c)
 		snprintf(text, sizeof(text), "-");
 	else if (!isfinite(c->efficiency))
-		snprintf(text, sizeof(text), "n/a%s", cell_flags(c) ? "!" : "");
+		snprintf(text, sizeof(text), "n/a%s", cell_marks(c) ? "!" : "");
 	else
-		snprintf(text, sizeof(text), "%.2f%s", c->efficiency, cell_flags(c) ? "!" : "");
+		snprintf(text, sizeof(text), "%.2f%s", c->efficiency, cell_marks(c) ? "!" : "");
 	svg_text(out, x + HM_W / 2 - 1, y + HM_H / 2 + 3, "middle", dark ? "dark" : NULL, text);
 }
 
@@ -414,7 +414,7 @@ static void speedup_line(FILE *out, const struct series *s, size_t from, size_t 
 		}
 		svg_line(out, svg_map(x, s->cells[c].threads), svg_map(y, lo), svg_map(x, s->cells[c].threads),
 			 svg_map(y, hi), "bar");
-		if (cell_flags(&s->cells[c]))
+		if (cell_marks(&s->cells[c]))
 			svg_text(out, svg_map(x, s->cells[c].threads) + 6, svg_map(y, sp) - 6, "start", "flag", "!");
 	}
 	fputs("</g>\n", out);

@@ -81,7 +81,7 @@ static const struct cell *plan_cell(const struct wsum *w, size_t k, size_t j, un
 		if (w->plan[k][p] != j || !(c = series_cell(s, s->policies[p], t)))
 			continue;
 		first = first ? first : c;
-		*flags |= cell_flags(c);
+		*flags |= cell_marks(c);
 	}
 	return first;
 }
@@ -837,7 +837,7 @@ static int series_threads(struct wsum *w)
 
 		for (c = 0; c < s->ncells; c++) {
 			all[n++] = s->cells[c].threads;
-			w->flags |= cell_flags(&s->cells[c]);
+			w->flags |= cell_marks(&s->cells[c]);
 		}
 	}
 	vary(w);

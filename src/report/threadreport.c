@@ -122,7 +122,8 @@ static const char help_after[] =
 	"plan the same PUs (the cpus column) are one plan, never ranked against each\n"
 	"other; policies come in the sweep's -p order (the policies column).  A verdict\n"
 	"on points flagged busy, oversubscribed or unverified says\n"
-	"so.  csv and tsv add per cell: cpus (the plan), flags (those words) and best\n"
+	"so.  csv and tsv add per cell: cpus (the plan), flags (those words, and\n"
+	"superlinear where its speedup is over 1.15x the PUs it had) and best\n"
 	"(winner, beaten, no difference measured, or empty where one plan ran);\n"
 	"json adds per series same_plan and verdicts (winner null where none; p,\n"
 	"ratio_lo, ratio_hi, ratio_paired, settle_repeats).\n"
@@ -156,7 +157,7 @@ static const char help_after[] =
 	"--summary prints the answer first: per workload one table (a row per\n"
 	"series, a column per thread count, in each cell speedup/efficiency% of each\n"
 	"plan, marked b, o, u, s where busy, oversubscribed, unverified, superlinear:\n"
-	"efficiency over 1.15 on PUs of its own), then at most 6\n"
+	"a speedup over 1.15x the PUs it had), then at most 6\n"
 	"findings naming their evidence: scales linearly to N (every paired\n"
 	"efficiency interval >= 0.95 up to N), efficiency falls below 0.8 from N (every\n"
 	"plan's interval below), placement mattered (the best-policy verdict) or made\n"
@@ -292,7 +293,7 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 		wide += s->cells[i].median > 0 &&
 			(s->cells[i].max - s->cells[i].min) / s->cells[i].median > 0.10;
 		over += s->cells[i].oversubscribed;
-		above += (cell_flags(&s->cells[i]) & FLAG_SUPERLINEAR) != 0;
+		above += s->cells[i].superlinear;
 	}
 	if (over)
 		WARN(f, "oversubscribed", "%zu point%s more threads than the %u PU%s (oversubscribed)", over,
@@ -308,8 +309,8 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 		WARN(f, "spread", "%zu point%s over 10%% of %s median (noisy machine?)", wide,
 		     wide == 1 ? " spreads" : "s spread", wide == 1 ? "its" : "their");
 	if (above)
-		WARN(f, "superlinear", "%zu point%s above linear (efficiency over %.2f): a slow 1-thread point (noise) or caches adding up, not the units",
-		     above, above == 1 ? " scales" : "s scale", SUPERLINEAR);
+		WARN(f, "superlinear", "%zu point%s above linear (speedup over %.2fx the PUs it had): a slow 1-thread point (noise) or caches adding up, not the units",
+		     above, above == 1 ? " scales" : "s scale", DATASET_SUPERLINEAR);
 	if (s->drifted)
 		WARN(f, "drift", "the machine's speed changed by %+.0f%% over the sweep's %.*f %s (Kendall tau %.2f within points, p %.2g)",
 		     100 * s->drift, s->drift_span_s >= 120 ? 0 : 1,
@@ -348,7 +349,7 @@ static void series_rows(const struct table *t, const struct sctx *c, bool latenc
 		r.x = &c->s->cells[r.ci];
 		if (latency && !r.x->lat_rows)
 			continue;
-		flags_text(cell_flags(r.x), " ", r.flags, sizeof(r.flags));
+		flags_text(cell_marks(r.x), " ", r.flags, sizeof(r.flags));
 		table_row(t, &r);
 	}
 }
@@ -540,7 +541,7 @@ SHOWN(spread, s->spread && (s->counted || ((const struct sctx *)ctx)->heading))
 static void put_flags(struct json *j, const void *row, const void *ctx)
 {
 	(void)ctx;
-	json_flags(j, cell_flags(((const struct srow *)row)->x));
+	json_flags(j, cell_marks(((const struct srow *)row)->x));
 }
 
 #define CSV (IN(FMT_CSV) | IN(FMT_TSV))

@@ -19,8 +19,12 @@ static const struct {
 unsigned cell_flags(const struct cell *c)
 {
 	return (c->busy ? FLAG_BUSY : 0) | (c->oversubscribed ? FLAG_OVERSUBSCRIBED : 0) |
-	       (c->unverified ? FLAG_UNVERIFIED : 0) |
-	       (c->threads > 1 && !c->oversubscribed && c->efficiency > SUPERLINEAR ? FLAG_SUPERLINEAR : 0);
+	       (c->unverified ? FLAG_UNVERIFIED : 0);
+}
+
+unsigned cell_marks(const struct cell *c)
+{
+	return cell_flags(c) | (c->superlinear ? FLAG_SUPERLINEAR : 0);
 }
 
 void flags_text(unsigned flags, const char *sep, char *buf, size_t len)

@@ -18,17 +18,18 @@
 #include "analysis.h"
 #include "dataset.h"
 
-/* What makes a point unfit to carry a verdict silently: superlinear, an
- * efficiency over SUPERLINEAR on PUs of its own, which no shared unit
- * makes (a slow 1-thread point or caches adding up do). */
+/* What makes a point unfit to carry a verdict silently, and (superlinear:
+ * above DATASET_SUPERLINEAR, a fact of its 1-thread point more than of its
+ * own rates) what only marks it where it is shown. */
 enum {
 	FLAG_BUSY = 1, FLAG_OVERSUBSCRIBED = 2, FLAG_UNVERIFIED = 4, FLAG_SUPERLINEAR = 8,
 	FLAG_LAST = FLAG_SUPERLINEAR
 };
-#define SUPERLINEAR 1.15
 
-/* The flags of a cell (FLAG_*). */
+/* The flags of a cell that its verdicts carry (FLAG_* but superlinear). */
 unsigned cell_flags(const struct cell *c);
+/* The marks of a cell where it is shown: its flags and superlinear. */
+unsigned cell_marks(const struct cell *c);
 
 /* FLAGS as words joined by SEP into BUF ("" when none). */
 void flags_text(unsigned flags, const char *sep, char *buf, size_t len);

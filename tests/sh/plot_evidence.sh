@@ -1,6 +1,6 @@
 # threadplot draws what the report knows about each point: its min..max
 # over the repeats as error bars, and the points threadreport flags (busy,
-# oversubscribed, unverified) ringed, one legend entry per kind.  A gnuplot
+# oversubscribed, unverified, superlinear) ringed, one legend entry per kind.  A gnuplot
 # that keeps a copy of what it was given lets the test read the data files.
 . "$(dirname "$0")/tap.bash"
 cd "$(dirname "$0")/../.." || exit 1
@@ -45,3 +45,10 @@ PATH=$tmp/bin:$PATH plot/threadplot tests/data/drift-step.csv -o "$tmp/drift" >"
 check "a drifted series' panel says so: machine drift -30%" grep -q "machine drift -30%" "$tmp/drift/speedup.svg"
 PATH=$tmp/bin:$PATH plot/threadplot tests/data/drift-none.csv -o "$tmp/steady" >"$tmp/log" 2>&1
 check "a steady series' panel does not" bash -c '[ -s "$1" ] && ! grep -q "machine drift" "$1"' _ "$tmp/steady/speedup.svg"
+# A point above linear (tests/data/verdicts.csv: rsa-sign, scatter, 2 threads
+# at 3.44x on 2 PUs) is ringed as superlinear, with its legend entry.
+rm -f "$k"/*.dat
+PATH=$tmp/bin:$PATH plot/threadplot tests/data/verdicts.csv -o "$tmp/out2" >/dev/null 2>&1
+check "the superlinear point is ringed: $(cat "$k/f0_superlinear.dat" 2>/dev/null)" \
+	bash -c 'awk "\$1 == 2 && \$2 > 3.4" "$1" | grep -q .' _ "$k/f0_superlinear.dat"
+check "... with its legend entry" grep -qF "flagged: above linear (speedup > 1.15 x PUs)" "$tmp/out2/speedup.svg"

@@ -119,6 +119,12 @@ check "compact and scatter planning the same PUs in every series: one heat map" 
 check "flagged.csv: a flagged point is marked ! in the overview" grep -qE '>[0-9.]+!</text>' "$tmp/flagged.html"
 check "cutoff.csv: the cutoffs are on the page" grep -q 'cutoffs between backends' "$tmp/cutoff.html"
 check "latency.csv: the latency table is on the page" grep -q '<th scope="col">p99.9</th>' "$tmp/latency.html"
+check "busy.csv: a rate cell carries its unit" grep -q '<td data-value="90">90.0 B/s</td>' "$tmp/busy.html"
+check "verdicts.csv: every row read is one the tables count: no 'of N read'" bash -c \
+	'grep -q "<p>4 series from 38 rows\. " "$1" && ! grep -q " read: " "$1"' _ "$tmp/verdicts.html"
+threadrun -q --sweep 1 --repeat 2 -o "$tmp/sw.csv" -- t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
+check "a sweep's file: the first line counts the 2 rows its tables count, of the 4 read (threadrun's run rows left out)" \
+	bash -c 'threadreport -f html "$1" 2>/dev/null | grep -q "<p>1 series from 2 rows (of 4 read: threadrun.s whole-run rows where the program wrote its own"' _ "$tmp/sw.csv"
 
 # Hostile names in every text column the page shows, the machine's and the
 # versions' too (sh/plot_hostile's, and markup: tags, handlers, quotes,
