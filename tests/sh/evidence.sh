@@ -37,7 +37,7 @@ threadreport -f csv "$data" >"$tmp/csv" 2>/dev/null
 check "csv: steal_pct, others_pct and busy columns" bash -c \
 	"head -1 '$tmp/csv' | grep -q ',steal_pct,others_pct,busy,lat_batch,lat_p50_s,lat_p90_s,lat_p99_s,lat_p999_s,lat_max_s,cycles_per_byte,cycles_per_op,ipc,flops_per_cycle,worker_spread_pct,median_lo,median_hi,ci_coverage,speedup_of_medians,speedup_lo,speedup_hi,speedup_pairs,drift_pct\$' &&
 	 grep -qx '0,,t2accel,md5,evp,,64,bytes,bytes/s,c1,2,3,200,190,210,2,1,no,2,2,,busy,no difference measured,0,47,yes,,,,,,,,,,,,190,210,0.75,2,1.72727,2.33333,3,' '$tmp/csv' &&
-	 grep -qx '0,,t2accel,md5,evp,,64,bytes,bytes/s,c1,3,1,250,250,250,2.5,0.833333,yes,2,2,,oversubscribed,,5,5,no,,,,,,,,,,,,250,250,0,2.5,2.5,2.5,1,' '$tmp/csv' &&
+	 grep -qx '0,,t2accel,md5,evp,,64,bytes,bytes/s,c1,3,1,250,250,250,2.5,0.833333,yes,2,2,,oversubscribed superlinear,,5,5,no,,,,,,,,,,,,250,250,0,2.5,2.5,2.5,1,' '$tmp/csv' &&
 	 grep -qx '0,,t2accel,md5,evp,,64,bytes,bytes/s,scatter,1,1,100,100,100,1,1,no,2,2,,,no difference measured,,,no,,,,,,,,,,,,100,100,0,1,1,1,1,' '$tmp/csv'"
 threadreport -f tsv "$data" 2>/dev/null | tr '\t' , >"$tmp/tsv"
 check "tsv: the same columns" bash -c \

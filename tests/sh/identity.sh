@@ -53,6 +53,16 @@ check "the report: n = 2 in both series (the damaged run's other row gives way t
 threadrun --sweep 1 --repeat 2 --resume -o "$tmp/d.csv" -- t2accel -q -a md5,sha1 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
 check "--resume once more: nothing made again, nothing said of it" bash -c \
 	"grep -q 'sweep done: 0 runs, 0 failed, 2 skipped' '$tmp/err' && ! grep -q 'made again' '$tmp/err'"
+# A run whose only own row is unreadable: its run row is no measurement of
+# the program's, so no "(run)" series stands in for it.
+threadrun -q --sweep 1 -o "$tmp/d1.csv" -- t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
+python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+rows[1][rows[0].index("rate")] = "abc"
+csv.writer(open(sys.argv[1], "w"), lineterminator="\n").writerows(rows)' "$tmp/d1.csv"
+threadreport "$tmp/d1.csv" >"$tmp/out" 2>"$tmp/err"
+check "a run's only own row unreadable: no series of its run row, the row named" bash -c \
+	"! grep -q '(run)' '$tmp/out' && grep -q \"d1.csv:2: column 'rate': 'abc'\" '$tmp/err'"
 
 # --resume reruns a failed repeat, and the rerun replaces it in the report.
 threadrun -q --sweep 1 -o "$tmp/f.csv" -- sh -c 'test -e "$0" || { : >"$0"; exit 1; }' "$tmp/mark" 2>/dev/null
