@@ -958,14 +958,14 @@ static int by_text(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* RUN into LOST (not "", each once, kept sorted: damaged rows are few):
- * 0, or -1 when memory runs out. */
+/* RUN into LOST (not ""; sorted and made unique when the read ends, so
+ * that a file of many damaged rows costs n log n): 0, or -1 when memory
+ * runs out. */
 static int lost_add(struct results_lost *lost, const char *run)
 {
 	char **grown;
-	size_t i;
 
-	if (!*run || results_lost_has(lost, run))
+	if (!*run)
 		return 0;
 	if (lost->n == lost->cap) {
 		grown = realloc(lost->run, (lost->cap ? lost->cap * 2 : 16) * sizeof(*lost->run));
@@ -974,14 +974,25 @@ static int lost_add(struct results_lost *lost, const char *run)
 		lost->run = grown;
 		lost->cap = lost->cap ? lost->cap * 2 : 16;
 	}
-	for (i = lost->n; i > 0 && strcmp(lost->run[i - 1], run) > 0; i--)
-		lost->run[i] = lost->run[i - 1];
-	if (!(lost->run[i] = strdup(run))) {
-		memmove(lost->run + i, lost->run + i + 1, (lost->n - i) * sizeof(*lost->run));
+	if (!(lost->run[lost->n] = strdup(run)))
 		return -1;
-	}
 	lost->n++;
 	return 0;
+}
+
+/* LOST sorted, each run once (results_lost_has searches it). */
+static void lost_sort(struct results_lost *lost)
+{
+	size_t i, n = 0;
+
+	qsort(lost->run, lost->n, sizeof(*lost->run), by_text);
+	for (i = 0; i < lost->n; i++) {
+		if (n && !strcmp(lost->run[n - 1], lost->run[i]))
+			free(lost->run[i]);
+		else
+			lost->run[n++] = lost->run[i];
+	}
+	lost->n = n;
 }
 
 bool results_lost_has(const struct results_lost *lost, const char *run)
@@ -1091,6 +1102,8 @@ int results_read_lost(const char *path, results_cb cb, void *arg, struct results
 		}
 	}
 	info->bad_lines = bad;
+	if (lost)
+		lost_sort(lost);
 	if (stop == LOST_FULL)
 		snprintf(err, errlen, "'%s': out of memory", ESC(path));
 	else if (got >= 0)

@@ -165,7 +165,7 @@ int results_read(const char *path, results_cb cb, void *arg, FILE *errf,
  * lost a measurement (--resume makes it again; its run row does not stand
  * in for it in a report). */
 struct results_lost {
-	char **run;             /* sorted, each once */
+	char **run;             /* sorted, each once, when a read has ended */
 	size_t n, cap;
 };
 /* results_read, and the run of each row it skips for an invalid value

@@ -63,6 +63,22 @@ csv.writer(open(sys.argv[1], "w"), lineterminator="\n").writerows(rows)' "$tmp/d
 threadreport "$tmp/d1.csv" >"$tmp/out" 2>"$tmp/err"
 check "a run's only own row unreadable: no series of its run row, the row named" bash -c \
 	"! grep -q '(run)' '$tmp/out' && grep -q \"d1.csv:2: column 'rate': 'abc'\" '$tmp/err'"
+# Three such runs, their rows in falling order of run: each is known lost
+# (the runs are looked up in a list sorted once the read ends).
+for i in 1 2 3; do
+	threadrun -q --sweep 1 -o "$tmp/d3.csv" -- t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
+done
+python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+h = rows[0]
+for r in rows[1:]:
+    if r[h.index("algorithm")] != "(run)":
+        r[h.index("rate")] = "abc"
+rows[1:] = sorted(rows[1:], key=lambda r: r[h.index("run")], reverse=True)
+csv.writer(open(sys.argv[1], "w"), lineterminator="\n").writerows(rows)' "$tmp/d3.csv"
+threadreport "$tmp/d3.csv" >"$tmp/out" 2>"$tmp/err"
+check "three runs' only rows unreadable, in falling order: no series of their run rows" bash -c \
+	"! grep -q '(run)' '$tmp/out' && [ \$(grep -c \"column 'rate': 'abc'\" '$tmp/err') = 3 ]"
 
 # --resume reruns a failed repeat, and the rerun replaces it in the report.
 threadrun -q --sweep 1 -o "$tmp/f.csv" -- sh -c 'test -e "$0" || { : >"$0"; exit 1; }' "$tmp/mark" 2>/dev/null
