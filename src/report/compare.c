@@ -1133,8 +1133,7 @@ int compare_report(char **files, int nfiles, const char *by, enum format fmt, bo
 		emit_json(out, &k, by);
 	else
 		emit_csv(out, &k, fmt, raw);
-	if (k.all.bad_lines)
-		fprintf(stderr, "%s: %u malformed line(s) skipped, named above\n", PROG, k.all.bad_lines);
+	dataset_note_damaged(&k.all, stderr, PROG);
 	ret = 0;
 out:
 	free(notes);

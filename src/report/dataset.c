@@ -929,6 +929,13 @@ void dataset_note_skipped(const struct dataset *ds, FILE *errf, const char *prog
 			o->line);
 }
 
+void dataset_note_damaged(const struct dataset *ds, FILE *errf, const char *prog)
+{
+	if (ds->bad_lines)
+		fprintf(errf, "%s: %u damaged row%s skipped, named above\n", prog, ds->bad_lines,
+			ds->bad_lines == 1 ? "" : "s");
+}
+
 void dataset_free(struct dataset *ds)
 {
 	size_t i;

@@ -181,6 +181,8 @@ int dataset_build(struct dataset *ds);
  * rows read twice. */
 void dataset_failed_text(const struct dataset *ds, char *buf, size_t len);
 void dataset_note_skipped(const struct dataset *ds, FILE *errf, const char *prog);
+/* After the output: how many rows the reader skipped, if any. */
+void dataset_note_damaged(const struct dataset *ds, FILE *errf, const char *prog);
 void dataset_free(struct dataset *ds);
 
 /* The cell of POLICY at THREADS in S, or NULL. */

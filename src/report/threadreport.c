@@ -1419,7 +1419,7 @@ static int report_read(struct report *rp)
 		msg_error(PROG, "FILE: missing, usage: %s [-f FORMAT] FILE...", PROG);
 		return 2;
 	}
-	/* Notes on the files (missing columns, malformed lines) wait until every
+	/* Notes on the files (missing columns, damaged rows) wait until every
 	 * file has read: a file that cannot be read is then the only line. */
 	notes = open_memstream(&notes_buf, &notes_len);
 	if (!notes)
@@ -1487,9 +1487,7 @@ static int run_view(const struct view *v, struct report *rp)
 		msg_error(PROG, "out of memory");
 		return 1;
 	}
-	if (rp->ds.bad_lines)
-		fprintf(stderr, "%s: %u malformed line%s skipped, named above\n", PROG, rp->ds.bad_lines,
-			rp->ds.bad_lines == 1 ? "" : "s");
+	dataset_note_damaged(&rp->ds, stderr, PROG);
 	return 0;
 }
 

@@ -310,8 +310,12 @@ int outfile_hold(const char *results, long rank, bool shared, double wait_s, boo
 		ret = 0;
 		goto out;
 	}
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == ENOENT)
+			snprintf(err, errlen, "results: no lock file can be made beside '%s' ('%s' does not exist and cannot be created there); give a file in a folder of files",
+				 ESC(results), ESC(path));
 		goto out;
+	}
 	ret = take_lock(fd, path, results, rank, shared, wait_s, quiet, err, errlen);
 	if (!ret) {
 		*fdp = fd;

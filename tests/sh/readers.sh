@@ -29,4 +29,4 @@ check "a run appends after the damage (exit $?)" [ "$(results_get "$f" threads 2
 threadreport "$f" >"$tmp/out" 2>"$tmp/err"
 st=$?
 check "threadreport reads the damaged file (exit $st)" [ $st -eq 0 ]
-check "threadreport counts four damaged lines" grep -q 'threadreport: 4 malformed lines skipped' "$tmp/err"
+check "threadreport counts four damaged lines" grep -q 'threadreport: 4 damaged rows skipped, named above' "$tmp/err"

@@ -176,3 +176,13 @@ else
 	skip "a writable file in a read-only folder: needs root to run as another user"
 fi
 chmod 755 "$ro"
+# A file where no lock file can be made beside it (procfs, as root, who
+# may open /proc/version for writing): exit 2, naming both.
+if [ "$(id -u)" -eq 0 ] && [ -f /proc/version ]; then
+	threadrun -q -o /proc/version 1 true 2>"$tmp/err" >/dev/null
+	st=$?
+	check "-o /proc/version: exit 2 (got $st), no lock file can be made beside it" bash -c \
+		"[ $st -eq 2 ] && grep -qx \"threadrun: results: no lock file can be made beside '/proc/version' ('/proc/version.lock' does not exist and cannot be created there); give a file in a folder of files\" '$tmp/err'"
+else
+	skip "-o /proc/version: needs root to open it for writing"
+fi
