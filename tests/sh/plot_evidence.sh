@@ -52,3 +52,10 @@ PATH=$tmp/bin:$PATH plot/threadplot tests/data/verdicts.csv -o "$tmp/out2" >/dev
 check "the superlinear point is ringed: $(cat "$k/f0_superlinear.dat" 2>/dev/null)" \
 	bash -c 'awk "\$1 == 2 && \$2 > 3.4" "$1" | grep -q .' _ "$k/f0_superlinear.dat"
 check "... with its legend entry" grep -qF "flagged: above linear (speedup > 1.15 x PUs)" "$tmp/out2/speedup.svg"
+# A policy has one colour in the PNG and on the HTML page: compact and
+# scatter, the first two lines of rsa-sign, are the page's first two.
+threadreport -f html tests/data/verdicts.csv >"$tmp/v.html" 2>/dev/null
+check "the page draws compact and scatter in #0072b2 and #d55e00" \
+	bash -c 'grep -q "#0072b2" "$1" && grep -q "#d55e00" "$1"' _ "$tmp/v.html"
+check "... and so does threadplot (SVG: rgb(0, 114, 178) and rgb(213, 94, 0))" \
+	bash -c 'tr -d " " <"$1" | grep -q "rgb(0,114,178)" && tr -d " " <"$1" | grep -q "rgb(213,94,0)"' _ "$tmp/out2/speedup.svg"
