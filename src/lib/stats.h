@@ -23,7 +23,8 @@ double stats_median_ci(const double *x, size_t n, double alpha, double *lo, doub
 /*
  * The Mann-Whitney U test of A[0..NA) against B[0..NB), two-sided, as
  * scipy.stats.mannwhitneyu(a, b, alternative='two-sided') computes it by
- * default: exact where there are no ties and NA or NB is at most 8, else
+ * default: exact where there are no ties and NA or NB is at most 8 (and
+ * the other at most about 240: the exact table is held to 32 MiB), else
  * the normal approximation with the tie correction and the continuity
  * correction.  Returns the p-value (NAN when a side is empty); U gets A's
  * U statistic and EXACT whether the exact distribution was used, where
@@ -44,7 +45,8 @@ unsigned stats_mw_repeats(double p, size_t n, double alpha);
  * Kendall's S of X[0..N) against Y[0..N) (concordant pairs less discordant
  * ones) and its variance under independence with the tie corrections (Kendall
  * 1970) into VAR.  Strata add: a test within groups sums S and VAR over
- * them, z = S / sqrt(VAR) ~ N(0, 1).
+ * them, z = S / sqrt(VAR) ~ N(0, 1).  N log N (Knight 1966); NAN when
+ * memory runs out.
  */
 double stats_kendall_s(const double *x, const double *y, size_t n, double *var);
 

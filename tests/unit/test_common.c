@@ -1063,7 +1063,7 @@ static void escape_fields(void **state)
  * (x(2)..x(8), 96.1%), [min, max] where nothing narrower covers 95%. */
 static void median_interval(void **state)
 {
-	double nine[] = { 9, 1, 8, 2, 7, 3, 6, 4, 5 }, five[] = { 5, 1, 4, 2, 3 };
+	double nine[] = { 9, 1, 8, 2, 7, 3, 6, 4, 5 }, five[] = { 5, 1, 4, 2, 3 }, hundred[100];
 	double lo, hi, cov;
 
 	(void)state;
@@ -1077,12 +1077,67 @@ static void median_interval(void **state)
 	assert_true(lo == 1 && hi == 5);
 	assert_true(fabs(cov - (1 - 2.0 / 32)) < 1e-9);
 	assert_true(stats_median_ci(five, 0, 0.05, &lo, &hi) == 0 && isnan(lo) && isnan(hi));
+	/* n = 100: x(40)..x(61), 96.48% (the textbook's table). */
+	for (int i = 0; i < 100; i++)
+		hundred[i] = 100 - i;
+	cov = stats_median_ci(hundred, 100, 0.05, &lo, &hi);
+	assert_true(lo == 40 && hi == 61);
+	assert_true(fabs(cov - 0.9648) < 1e-4);
+}
+
+/* Kendall's S and its variance by their definitions: every pair, and each
+ * value's group of equals counted from every member. */
+static double kendall_by_pairs(const double *x, const double *y, size_t n, double *var)
+{
+	double s = 0, nn = (double)n, t3[2] = { 0 }, t2[2] = { 0 }, t1[2] = { 0 };
+	const double *v[2] = { x, y };
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			s += ((x[j] > x[i]) - (x[j] < x[i])) * ((y[j] > y[i]) - (y[j] < y[i]));
+	for (int w = 0; w < 2; w++)
+		for (size_t i = 0; i < n; i++) {
+			double t = 0;
+
+			for (size_t j = 0; j < n; j++)
+				t += v[w][j] == v[w][i];
+			t3[w] += (t - 1) * (2 * t + 5);
+			t2[w] += (t - 1) * (t - 2);
+			t1[w] += t - 1;
+		}
+	*var = n < 2 ? 0 : (nn * (nn - 1) * (2 * nn + 5) - t3[0] - t3[1]) / 18 +
+			   t1[0] * t1[1] / (2 * nn * (nn - 1)) +
+			   (n > 2 ? t2[0] * t2[1] / (9 * nn * (nn - 1) * (nn - 2)) : 0);
+	return s;
+}
+
+/* The n log n count agrees with every pair's, ties in x, y and both. */
+static void kendall_against_pairs(void **state)
+{
+	double x[60], y[60], var, want_var, s, want;
+	unsigned seed = 27;
+
+	(void)state;
+	for (int it = 0; it < 2000; it++) {
+		size_t n = (size_t)(rand_r(&seed) % 60);
+		int mx = 1 + rand_r(&seed) % 12, my = 1 + rand_r(&seed) % 12;
+
+		for (size_t i = 0; i < n; i++) {
+			x[i] = rand_r(&seed) % mx + (it % 3 ? 0 : rand_r(&seed) / (double)RAND_MAX);
+			y[i] = rand_r(&seed) % my;
+		}
+		s = stats_kendall_s(x, y, n, &var);
+		want = kendall_by_pairs(x, y, n, &want_var);
+		assert_true(s == want);
+		assert_true(fabs(var - want_var) <= 1e-9 * fabs(want_var));
+	}
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(median_interval),
+		cmocka_unit_test(kendall_against_pairs),
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(escape_line),
 		cmocka_unit_test(escape_json),
