@@ -1008,9 +1008,25 @@ void results_lost_free(struct results_lost *lost)
 	memset(lost, 0, sizeof(*lost));
 }
 
-/* A data record as a row, checked, to CB (a bad one counted in *BAD, said
- * on ERRF and its run added to LOST): CB's answer, non-zero to stop;
- * LOST_FULL when LOST cannot grow. */
+/* Whether ROW, a program's row (not threadrun's run row) of a run that did
+ * not fail, lacks its threads or its rate, said in WHY: a measurement lost
+ * as surely as one with an invalid value. */
+static bool lacks_measurement(const struct results_row *row, char *why, size_t len)
+{
+	const char *status = results_row_get(row, RC_STATUS);
+	enum results_col empty = !*results_row_get(row, RC_THREADS) ? RC_THREADS : RC_RATE;
+
+	if (!strcmp(results_row_get(row, RC_ALGORITHM), RESULTS_RUN_ALGORITHM) ||
+	    (*status && strcmp(status, "0")) || *results_row_get(row, empty))
+		return false;
+	snprintf(why, len, "column '%s' is empty in a run that did not fail", col_names[empty]);
+	return true;
+}
+
+/* A data record as a row, checked, to CB (a bad one, or with LOST one
+ * without its measurement, counted in *BAD, said on ERRF and its run added
+ * to LOST): CB's answer, non-zero to stop; LOST_FULL when LOST cannot
+ * grow. */
 #define LOST_FULL INT_MIN
 static int take_record(const struct reader *r, const int *map, const char *path,
 		       unsigned line, FILE *errf, unsigned *bad, struct results_info *info,
@@ -1027,7 +1043,8 @@ static int take_record(const struct reader *r, const int *map, const char *path,
 			free(row.val[map[f]]);
 			row.val[map[f]] = strdup(rfield(r, f));
 		}
-	if (results_row_check(&row, why, sizeof(why)) < 0) {
+	if (results_row_check(&row, why, sizeof(why)) < 0 ||
+	    (lost && lacks_measurement(&row, why, sizeof(why)))) {
 		fprintf(errf, "%s: %s:%u: %s, row skipped\n", program_invocation_short_name, ESC(path),
 			line, why);
 		(*bad)++;

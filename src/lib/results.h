@@ -168,8 +168,9 @@ struct results_lost {
 	char **run;             /* sorted, each once, when a read has ended */
 	size_t n, cap;
 };
-/* results_read, and the run of each row it skips for an invalid value
- * (but threadrun's run rows) added to LOST (results_lost_free frees it). */
+/* results_read, and added to LOST (results_lost_free frees it) the run of
+ * each row it skips for an invalid value and of each row without its
+ * threads or rate (its run did not fail), threadrun's run rows aside. */
 int results_read_lost(const char *path, results_cb cb, void *arg, struct results_lost *lost,
 		      FILE *errf, struct results_info *info, char *err, size_t errlen);
 bool results_lost_has(const struct results_lost *lost, const char *run);

@@ -165,8 +165,8 @@ struct done {
 	struct results_row *runs;
 	size_t n, cap;
 	char seed[24];          /* the order's seed of the last such row, "" none */
-	/* The runs of rows skipped for an invalid value: each lost a
-	 * measurement, so its repeat is not done (forget_lost). */
+	/* The runs of rows that lost their measurement (results_read_lost):
+	 * their repeats are not done (forget_lost). */
 	struct results_lost lost;
 };
 
@@ -182,17 +182,18 @@ static int copy_cols(struct results_row *to, const struct results_row *row,
 	return 0;
 }
 
-/* Whether A and B agree on the N columns COLS, the job aside. */
-static bool same_but_job(const struct results_row *a, const struct results_row *b,
-			 const enum results_col *cols, size_t n)
+/* A and B compared on the N columns COLS, the job aside (strcmp's sign). */
+static int cmp_but_job(const struct results_row *a, const struct results_row *b,
+		       const enum results_col *cols, size_t n)
 {
 	size_t i;
+	int c;
 
 	for (i = 0; i < n; i++)
 		if (cols[i] != RC_JOB &&
-		    strcmp(results_row_get(a, cols[i]), results_row_get(b, cols[i])))
-			return false;
-	return true;
+		    (c = strcmp(results_row_get(a, cols[i]), results_row_get(b, cols[i]))))
+			return c;
+	return 0;
 }
 
 static int collect_done(const struct results_row *row, unsigned line, void *arg)
@@ -203,7 +204,7 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 
 	(void)line;
 	/* Algorithm and backend are series columns: run rows only. */
-	if (!same_but_job(row, &d->want, results_series_cols, RESULTS_NSERIES_COLS) ||
+	if (cmp_but_job(row, &d->want, results_series_cols, RESULTS_NSERIES_COLS) ||
 	    strcmp(results_row_get(row, RC_STATUS), "0"))
 		return 0;
 	if (*results_row_get(row, RC_SEED))
@@ -224,38 +225,43 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 	       results_row_set(keep, RC_RUN, "%s", results_row_get(row, RC_RUN)) < 0;
 }
 
-/* Whether run rows A and B are of the same point and repeat (the series
- * is this sweep's: collect_done). */
-static bool same_combination(const struct results_row *a, const struct results_row *b)
+/* Run rows A and B in the order of their point and repeat (the series is
+ * this sweep's: collect_done), for qsort and bsearch. */
+static int cmp_combination(const void *a, const void *b)
 {
-	return same_but_job(a, b, results_point_cols, RESULTS_NPOINT_COLS) &&
-	       same_but_job(a, b, results_repeat_cols, RESULTS_NREPEAT_COLS);
+	int c = cmp_but_job(a, b, results_point_cols, RESULTS_NPOINT_COLS);
+
+	return c ? c : cmp_but_job(a, b, results_repeat_cols, RESULTS_NREPEAT_COLS);
 }
 
 /* A run whose own rows were not all readable is not done, though its run
  * row is: it is made again.  Returns how many combinations that undoes
- * (none where a rerun of it is in the file already). */
+ * (each once; none where a rerun of it is in the file already).  Leaves
+ * the runs done sorted for is_done. */
 static size_t forget_lost(struct done *d)
 {
-	size_t i = 0, j, kept, undone = 0;
-	struct results_row t;
+	size_t i = 0, kept, undone = 0;
+	struct results_row t, *r = d->runs;
 
 	/* The lost runs' rows to the end: [kept, n). */
 	for (kept = d->n; i < kept;) {
-		if (results_lost_has(&d->lost, results_row_get(&d->runs[i], RC_RUN))) {
-			t = d->runs[i];
-			d->runs[i] = d->runs[--kept];
-			d->runs[kept] = t;
+		if (results_lost_has(&d->lost, results_row_get(&r[i], RC_RUN))) {
+			t = r[i];
+			r[i] = r[--kept];
+			r[kept] = t;
 		} else {
 			i++;
 		}
 	}
-	for (i = kept; i < d->n; i++) {
-		for (j = 0; j < kept && !same_combination(&d->runs[j], &d->runs[i]); j++)
-			;
-		undone += j == kept;
-		results_row_clear(&d->runs[i]);
+	if (d->n) {
+		qsort(r, kept, sizeof(*r), cmp_combination);
+		qsort(r + kept, d->n - kept, sizeof(*r), cmp_combination);
 	}
+	for (i = kept; i < d->n; i++)
+		undone += (i == kept || cmp_combination(&r[i - 1], &r[i])) &&
+			  !bsearch(&r[i], r, kept, sizeof(*r), cmp_combination);
+	for (i = kept; i < d->n; i++)
+		results_row_clear(&r[i]);
 	d->n = kept;
 	results_lost_free(&d->lost);
 	return undone;
@@ -263,16 +269,12 @@ static size_t forget_lost(struct done *d)
 
 static bool is_done(struct done *d, unsigned threads, const char *policy, unsigned repeat)
 {
-	size_t i;
-
 	results_row_set(&d->want, RC_THREADS, "%u", threads);
 	results_row_set(&d->want, RC_POLICY, "%s", policy);
 	results_row_set(&d->want, RC_REPEAT, "%u", repeat);
-	/* The series is the same already (collect_done). */
-	for (i = 0; i < d->n; i++)
-		if (same_combination(&d->runs[i], &d->want))
-			return true;
-	return false;
+	/* The series is the same already (collect_done); the runs are sorted
+	 * (forget_lost). */
+	return d->n && bsearch(&d->want, d->runs, d->n, sizeof(*d->runs), cmp_combination);
 }
 
 /* Whether --resume skips combination INDEX: when this file has it, or,
@@ -648,7 +650,7 @@ static int resume_rate_cb(const struct results_row *row, unsigned line, void *ar
 
 	if (strcmp(results_row_get(row, RC_ALGORITHM), RESULTS_RUN_ALGORITHM))
 		return run_rate_cb(row, line, arg);
-	if (!same_but_job(row, &sw->done.want, results_series_cols, RESULTS_NSERIES_COLS) ||
+	if (cmp_but_job(row, &sw->done.want, results_series_cols, RESULTS_NSERIES_COLS) ||
 	    strcmp(results_row_get(row, RC_STATUS), "0") || rep < 0)
 		return 0;
 	for (p = 0; p < nc * (unsigned)sw->o->npolicies; p++)

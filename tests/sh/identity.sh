@@ -35,14 +35,30 @@ check "--resume with other arguments: sha1 is in the file" bash -c \
 threadrun --sweep 1 --resume -o "$tmp/r.csv" -- t2accel -a sha1 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
 check "--resume with the same config (but -q) skips" grep -q 'sweep done: 0 runs, 0 failed, 1 skipped' "$tmp/err"
 
+# set_rate FILE VALUE [WHICH]: the rate of FILE's first row (WHICH
+# "every": of every row of a program's, threadrun's run rows aside;
+# "falling": that, the rows then in falling order of run) set to VALUE.
+set_rate() {
+	python3 - "$@" <<'PY'
+import csv, sys
+path, value = sys.argv[1], sys.argv[2]
+which = sys.argv[3] if len(sys.argv) > 3 else "first"
+rows = list(csv.reader(open(path)))
+h = rows[0]
+for r in rows[1:2] if which == "first" else rows[1:]:
+    if r[h.index("algorithm")] != "(run)" or which == "first":
+        r[h.index("rate")] = value
+if which == "falling":
+    rows[1:] = sorted(rows[1:], key=lambda r: r[h.index("run")], reverse=True)
+csv.writer(open(path, "w"), lineterminator="\n").writerows(rows)
+PY
+}
+
 # --resume makes again a run whose own row is unreadable (an invalid
 # value: the reader skips it), though its run row is whole; the report
 # shows no stray run series for it.
 threadrun -q --sweep 1 --repeat 2 -o "$tmp/d.csv" -- t2accel -q -a md5,sha1 -s 16 -d 0.05 >/dev/null
-python3 -c 'import csv, sys
-rows = list(csv.reader(open(sys.argv[1])))
-rows[1][rows[0].index("rate")] = "abc"
-csv.writer(open(sys.argv[1], "w"), lineterminator="\n").writerows(rows)' "$tmp/d.csv"
+set_rate "$tmp/d.csv" abc
 threadrun --sweep 1 --repeat 2 --resume -o "$tmp/d.csv" -- t2accel -q -a md5,sha1 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
 check "--resume: a run that lost its row to damage is made again" \
 	grep -q 'sweep done: 1 run, 0 failed, 1 skipped' "$tmp/err"
@@ -56,10 +72,7 @@ check "--resume once more: nothing made again, nothing said of it" bash -c \
 # A run whose only own row is unreadable: its run row is no measurement of
 # the program's, so no "(run)" series stands in for it.
 threadrun -q --sweep 1 -o "$tmp/d1.csv" -- t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
-python3 -c 'import csv, sys
-rows = list(csv.reader(open(sys.argv[1])))
-rows[1][rows[0].index("rate")] = "abc"
-csv.writer(open(sys.argv[1], "w"), lineterminator="\n").writerows(rows)' "$tmp/d1.csv"
+set_rate "$tmp/d1.csv" abc
 threadreport "$tmp/d1.csv" >"$tmp/out" 2>"$tmp/err"
 check "a run's only own row unreadable: no series of its run row, the row named" bash -c \
 	"! grep -q '(run)' '$tmp/out' && grep -q \"d1.csv:2: column 'rate': 'abc'\" '$tmp/err'"
@@ -68,17 +81,30 @@ check "a run's only own row unreadable: no series of its run row, the row named"
 for i in 1 2 3; do
 	threadrun -q --sweep 1 -o "$tmp/d3.csv" -- t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
 done
-python3 -c 'import csv, sys
-rows = list(csv.reader(open(sys.argv[1])))
-h = rows[0]
-for r in rows[1:]:
-    if r[h.index("algorithm")] != "(run)":
-        r[h.index("rate")] = "abc"
-rows[1:] = sorted(rows[1:], key=lambda r: r[h.index("run")], reverse=True)
-csv.writer(open(sys.argv[1], "w"), lineterminator="\n").writerows(rows)' "$tmp/d3.csv"
+set_rate "$tmp/d3.csv" abc falling
 threadreport "$tmp/d3.csv" >"$tmp/out" 2>"$tmp/err"
 check "three runs' only rows unreadable, in falling order: no series of their run rows" bash -c \
 	"! grep -q '(run)' '$tmp/out' && [ \$(grep -c \"column 'rate': 'abc'\" '$tmp/err') = 3 ]"
+# One repeat lost twice (the run and its rerun each lost their row): one
+# run is made again, and the line counts it once.
+threadrun -q --sweep 1 -o "$tmp/d2.csv" -- t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
+set_rate "$tmp/d2.csv" abc every
+threadrun -q --sweep 1 --resume -o "$tmp/d2.csv" -- t2accel -q -a md5 -s 16 -d 0.05 >/dev/null 2>&1
+set_rate "$tmp/d2.csv" abc every
+threadrun --sweep 1 --resume -o "$tmp/d2.csv" -- t2accel -q -a md5 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
+check "a repeat lost twice: made again once, counted once" bash -c \
+	"grep -q 'sweep done: 1 run, 0 failed, 0 skipped' '$tmp/err' &&
+	 grep -qx 'threadrun: sweep: --resume: 1 finished run lost a row skipped above: made again' '$tmp/err'"
+# A row without its rate, in a run that did not fail, lost its measurement
+# as surely: named, no run row stands in for it, and --resume makes it again.
+threadrun -q --sweep 1 -o "$tmp/e.csv" -- t2accel -q -a md5 -s 16 -d 0.05 >/dev/null
+set_rate "$tmp/e.csv" ""
+threadreport "$tmp/e.csv" >"$tmp/out" 2>"$tmp/err"
+check "a row without its rate: named, no series of its run row" bash -c \
+	"! grep -q '(run)' '$tmp/out' && grep -qx \"threadreport: $tmp/e.csv:2: column 'rate' is empty in a run that did not fail, row skipped\" '$tmp/err'"
+threadrun --sweep 1 --resume -o "$tmp/e.csv" -- t2accel -q -a md5 -s 16 -d 0.05 2>"$tmp/err" >/dev/null
+check "--resume makes it again" \
+	grep -q 'sweep done: 1 run, 0 failed, 0 skipped' "$tmp/err"
 
 # --resume reruns a failed repeat, and the rerun replaces it in the report.
 threadrun -q --sweep 1 -o "$tmp/f.csv" -- sh -c 'test -e "$0" || { : >"$0"; exit 1; }' "$tmp/mark" 2>/dev/null
