@@ -204,11 +204,11 @@ static int add_obs(const struct results_row *row, unsigned line, void *arg)
 	struct obs *o, *grown;
 
 	if (ds->nobs == ds->cap) {
-		ds->cap = ds->cap ? ds->cap * 2 : 256;
-		grown = realloc(ds->obs, ds->cap * sizeof(*ds->obs));
+		grown = realloc(ds->obs, (ds->cap ? ds->cap * 2 : 256) * sizeof(*ds->obs));
 		if (!grown)
 			return 1;
 		ds->obs = grown;
+		ds->cap = ds->cap ? ds->cap * 2 : 256;
 	}
 	o = memset(&ds->obs[ds->nobs], 0, sizeof(*o));
 	o->rate = results_row_num(row, RC_RATE);
@@ -407,8 +407,8 @@ static void drop_reruns(struct dataset *ds, struct key *ks)
 			/* Later rows of several runs: one of them is another run.
 			 * A run that lost a row to damage is rerun (--resume)
 			 * whole: its other rows give way too, as a failed run's. */
-			if (later && results_rerun_replaces(o->status > 0 || !results_lost_has(&ds->lost, o->run)
-								    ? o->status : 1,
+			if (later && results_rerun_replaces(o->status <= 0 && results_lost_has(&ds->lost, o->run)
+								    ? 1 : o->status,
 							    o->run, mixed ? "" : later))
 				o->dropped = true;
 			if (!later)
@@ -919,10 +919,10 @@ void dataset_note_skipped(const struct dataset *ds, FILE *errf, const char *prog
 	if (!ds->duplicates)
 		return;
 	if (d->line == o->line && !strcmp(d->file, o->file))
-		fprintf(errf, "%s: %u row%s read twice (the same run, seq, time and rate), counted once: %s named twice\n",
+		fprintf(errf, "%s: %u row%s read twice (the same run, seq, time, t_start and rate), counted once: %s named twice\n",
 			prog, ds->duplicates, ds->duplicates == 1 ? "" : "s", ESC(d->file));
 	else
-		fprintf(errf, "%s: %u row%s read twice (the same run, seq, time and rate), counted once; %s%s:%u repeats %s:%u\n",
+		fprintf(errf, "%s: %u row%s read twice (the same run, seq, time, t_start and rate), counted once; %s%s:%u repeats %s:%u\n",
 			prog, ds->duplicates, ds->duplicates == 1 ? "" : "s",
 			ds->duplicates == 1 ? "" : "the first: ", ESC(d->file), d->line, ESC(o->file),
 			o->line);

@@ -309,8 +309,8 @@ static void series_facts(const struct dataset *ds, const struct series *s, struc
 		WARN(f, "spread", "%zu point%s over 10%% of %s median (noisy machine?)", wide,
 		     wide == 1 ? " spreads" : "s spread", wide == 1 ? "its" : "their");
 	if (above)
-		WARN(f, "superlinear", "%zu point%s above linear (speedup over %.2fx the PUs it had): a slow 1-thread point (noise) or caches adding up, not the units",
-		     above, above == 1 ? " scales" : "s scale", DATASET_SUPERLINEAR);
+		WARN(f, "superlinear", "%zu point%s above linear (speedup over %.2fx the PUs %s had): a slow 1-thread point (noise) or caches adding up, not the units",
+		     above, above == 1 ? " scales" : "s scale", DATASET_SUPERLINEAR, above == 1 ? "it" : "they");
 	if (s->drifted)
 		WARN(f, "drift", "the machine's speed changed by %+.0f%% over the sweep's %.*f %s (Kendall tau %.2f within points, p %.2g)",
 		     100 * s->drift, s->drift_span_s >= 120 ? 0 : 1,

@@ -210,11 +210,11 @@ static int collect_done(const struct results_row *row, unsigned line, void *arg)
 	if (*results_row_get(row, RC_SEED))
 		snprintf(d->seed, sizeof(d->seed), "%s", results_row_get(row, RC_SEED));
 	if (d->n == d->cap) {
-		d->cap = d->cap ? d->cap * 2 : 64;
-		grown = realloc(d->runs, d->cap * sizeof(*d->runs));
+		grown = realloc(d->runs, (d->cap ? d->cap * 2 : 64) * sizeof(*d->runs));
 		if (!grown)
 			return 1;
 		d->runs = grown;
+		d->cap = d->cap ? d->cap * 2 : 64;
 	}
 	/* The identity columns only: a file may hold millions of rows. */
 	keep = &d->runs[d->n++];

@@ -132,7 +132,7 @@ cp "$tmp/s.csv" "$tmp/s2.csv"
 check "a file named twice: n = 3" [ "$(points "$tmp/s.csv" "$tmp/s.csv")" = "compact 2 3" ]
 threadreport -f tsv "$tmp/s.csv" "$tmp/s2.csv" 2>"$tmp/err" >/dev/null
 check "a copy named beside it: one line says the rows read twice" \
-	grep -qx "threadreport: 3 rows read twice (the same run, seq, time and rate), counted once; the first: .*s2.csv:2 repeats .*s.csv:2" "$tmp/err"
+	grep -qx "threadreport: 3 rows read twice (the same run, seq, time, t_start and rate), counted once; the first: .*s2.csv:2 repeats .*s.csv:2" "$tmp/err"
 check "a copy named beside it: n = 3" [ "$(points "$tmp/s.csv" "$tmp/s2.csv")" = "compact 2 3" ]
 printf '%s\n' host,workload,algorithm,threads,policy,repeat,run,seq,config,rate,unit,status \
 	h,w,x,1,compact,0,z,0,w,5,ops/s,0 h,w,x,1,compact,0,z,1,w,6,ops/s,0 >"$tmp/seq.csv"
