@@ -985,6 +985,8 @@ static void lost_sort(struct results_lost *lost)
 {
 	size_t i, n = 0;
 
+	if (lost->n < 2)
+		return;
 	qsort(lost->run, lost->n, sizeof(*lost->run), by_text);
 	for (i = 0; i < lost->n; i++) {
 		if (n && !strcmp(lost->run[n - 1], lost->run[i]))
