@@ -41,7 +41,7 @@ static double binom_half_pmf(size_t n, size_t i)
 
 double stats_median_ci(const double *x, size_t n, double alpha, double *lo, double *hi)
 {
-	double *s = sorted(x, n), cdf = n ? binom_half_pmf(n, 0) : 1, coverage = 1 - 2 * cdf;
+	double *s = sorted(x, n), cdf = binom_half_pmf(n, 0), coverage = 1 - 2 * cdf;
 	size_t k = 1; /* x(k) .. x(n+1-k), 1-based */
 
 	*lo = *hi = NAN;
@@ -157,13 +157,12 @@ static int by_x_then_y(const void *p, const void *q)
 }
 
 /* Of a group of T equal values, into T3, T2 and T1: t(t-1)(2t+5),
- * t(t-1)(t-2) and t(t-1); the number of its pairs returned. */
-static double tie_group(double t, double *t3, double *t2, double *t1)
+ * t(t-1)(t-2) and t(t-1) (twice its pairs). */
+static void tie_group(double t, double *t3, double *t2, double *t1)
 {
 	*t3 += t * (t - 1) * (2 * t + 5);
 	*t2 += t * (t - 1) * (t - 2);
 	*t1 += t * (t - 1);
-	return t * (t - 1) / 2;
 }
 
 /* Sorts Y[lo..hi) by merging (TMP as long), counting the pairs out of
@@ -199,7 +198,7 @@ double stats_kendall_s(const double *x, const double *y, size_t n, double *var)
 	struct xy *p = n > 1 ? malloc(n * sizeof(*p)) : NULL;
 	double *ys = n > 1 ? malloc(2 * n * sizeof(*ys)) : NULL;
 	double nn = (double)n, x3 = 0, x2 = 0, x1 = 0, y3 = 0, y2 = 0, y1 = 0;
-	double tx = 0, ty = 0, tb = 0, swaps = 0, s = NAN;
+	double tb = 0, swaps = 0, s = NAN;
 	size_t i, j, k, m;
 
 	*var = 0;
@@ -213,7 +212,7 @@ double stats_kendall_s(const double *x, const double *y, size_t n, double *var)
 	for (i = 0; i < n; i = j) {
 		for (j = i; j < n && p[j].x == p[i].x; j++)
 			;
-		tx += tie_group((double)(j - i), &x3, &x2, &x1);
+		tie_group((double)(j - i), &x3, &x2, &x1);
 		for (k = i; k < j; k = m) {
 			for (m = k; m < j && p[m].y == p[k].y; m++)
 				;
@@ -226,9 +225,10 @@ double stats_kendall_s(const double *x, const double *y, size_t n, double *var)
 	for (i = 0; i < n; i = j) {
 		for (j = i; j < n && ys[j] == ys[i]; j++)
 			;
-		ty += tie_group((double)(j - i), &y3, &y2, &y1);
+		tie_group((double)(j - i), &y3, &y2, &y1);
 	}
-	s = nn * (nn - 1) / 2 - tx - ty + tb - 2 * swaps;
+	/* The pairs tied in neither, less twice the discordant ones. */
+	s = nn * (nn - 1) / 2 - x1 / 2 - y1 / 2 + tb - 2 * swaps;
 	*var = (nn * (nn - 1) * (2 * nn + 5) - x3 - y3) / 18 + x1 * y1 / (2 * nn * (nn - 1)) +
 	       (n > 2 ? x2 * y2 / (9 * nn * (nn - 1) * (nn - 2)) : 0);
 out:
