@@ -334,6 +334,38 @@ static void lu_parts(void **state)
 		      p.kernel, p.outside);
 }
 
+/* --peak's theory line for a measured peak at, below and above the
+ * theory: below, the clock the measured rate means is named. */
+static void peak_theory_line(void **state)
+{
+	static const struct {
+		double gflops, ghz;
+		const char *says;
+	} cases[] = {
+		{ 94.0, 2.97, "measured 99% of it: they agree\n" },
+		{ 88.3, 2.97, "measured 93% of it: they DISAGREE by more than 5%: at 2 FMA per cycle the measured rate means 2.76 GHz under the FMAs, against the add chain's 2.97 (many cores run 512-bit code" },
+		{ 88.3, 2.50, "measured 110% of it: they DISAGREE by more than 5%: the measured rate is above the theory" },
+	};
+	struct fma_peak p = { .width = "512-bit", .vw = 8, .chains = 16, .fma_per_cycle = 2 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		assert_non_null(f);
+		p.gflops = cases[i].gflops;
+		p.ghz = cases[i].ghz;
+		p.theoretical = p.fma_per_cycle * p.vw * 2 * p.ghz;
+		fma_peak_print(f, &p);
+		fclose(f);
+		if (!strstr(text, cases[i].says))
+			fail_msg("case %zu: wanted '%s' in:\n%s", i, cases[i].says, text);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	/* One group: the fixed tests, then one per kernel compiled in. */
@@ -347,6 +379,7 @@ int main(void)
 		cmocka_unit_test(kernel_choice),
 		cmocka_unit_test(multiply_parts),
 		cmocka_unit_test(lu_parts),
+		cmocka_unit_test(peak_theory_line),
 	};
 	char names[24][64];
 	size_t nt = 0;
